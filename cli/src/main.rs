@@ -1,1 +1,98 @@
-fn main() {}
+//! `semfuzz`: the command line. See DESIGN.md "Command-line contract".
+
+mod check;
+mod eval;
+mod list;
+mod selfcheck;
+
+use anyhow::{Context, Result};
+use clap::{Parser, Subcommand};
+use semfuzz_spec::Spec;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "semfuzz", version, about = "Formal specs and differential checks for NVIDIA PTX floating-point instructions")]
+struct Cli {
+    /// Load the `*.sem` specs from this directory instead of the ones built in.
+    #[arg(long, global = true, value_name = "DIR")]
+    spec_dir: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Every variant, its operand signature and its PTX ISA / target requirements.
+    List {
+        /// Only variants whose text contains this.
+        pattern: Option<String>,
+        /// One JSON array instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Evaluate one instruction on operands given as hex bit patterns.
+    Eval {
+        /// The instruction, e.g. `fma.rn.ftz.f32`.
+        instr: String,
+        /// Source operands as hex bit patterns, e.g. 0x3f800000.
+        #[arg(allow_hyphen_values = true)]
+        operands: Vec<String>,
+    },
+    /// Check lines `INSTR OPERAND... RESULT` (hex) against the spec; exits 1 on any mismatch.
+    Check {
+        /// The file to read; `-` or nothing reads standard input.
+        file: Option<PathBuf>,
+    },
+    /// Check that the evaluator and the Z3 encoding agree, on boundary and random inputs.
+    Selfcheck {
+        /// Only variants whose text contains this.
+        pattern: Option<String>,
+        /// Inputs per variant.
+        #[arg(long, default_value_t = 64)]
+        cases: usize,
+        /// Seed of the random part of the inputs.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
+}
+
+fn load(dir: &Option<PathBuf>) -> Result<Spec> {
+    match dir {
+        Some(d) => Spec::load_dir(d).map_err(|e| anyhow::anyhow!("{e}")).with_context(|| format!("loading specs from {}", d.display())),
+        None => Spec::embedded().map_err(|e| anyhow::anyhow!("{e}")).context("loading the built-in specs"),
+    }
+}
+
+fn run(cli: Cli) -> Result<bool> {
+    let spec = load(&cli.spec_dir)?;
+    match cli.command {
+        Command::List { pattern, json } => list::run(&spec, pattern.as_deref(), json).map(|()| true),
+        Command::Eval { instr, operands } => eval::run(&spec, &instr, &operands).map(|()| true),
+        Command::Check { file } => check::run(&spec, file.as_deref()),
+        Command::Selfcheck { pattern, cases, seed } => selfcheck::run(&spec, pattern.as_deref(), cases, seed),
+    }
+}
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(e) => {
+            eprintln!("{e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Parses a hex bit pattern operand that must fit in `width` bits.
+pub fn parse_hex(text: &str, width: u32, what: &str) -> Result<u64, String> {
+    let digits = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")).ok_or_else(|| {
+        format!("{what}: `{text}` is not a hex bit pattern (write it like 0x3f800000)")
+    })?;
+    let v = u64::from_str_radix(&digits.replace('_', ""), 16).map_err(|_| format!("{what}: `{text}` is not a hex bit pattern (write it like 0x3f800000)"))?;
+    if width < 64 && v >> width != 0 {
+        return Err(format!("{what}: `{text}` does not fit in {width} bits"));
+    }
+    Ok(v)
+}

@@ -1,1 +1,22 @@
-//! placeholder
+//! The semfuzz spec language and what it compiles to.
+//!
+//! `*.sem` sources are parsed ([`parser`]), checked ([`check`]), and every instruction variant
+//! they describe is lowered ([`lower`]) to the variant IR ([`ir`]). The [`catalog::Spec`] holds
+//! the result and finds variants from instruction text; [`eval`] runs them and returns the
+//! ISA's accept set ([`outcome`]).
+
+pub mod ast;
+pub mod catalog;
+pub mod check;
+pub mod diag;
+pub mod eval;
+pub mod form;
+pub mod ir;
+pub mod lexer;
+pub mod lower;
+pub mod outcome;
+pub mod parser;
+pub mod printer;
+
+pub use catalog::{Spec, Variant};
+pub use diag::{Diagnostic, Diagnostics};

@@ -1,0 +1,231 @@
+//! The semantic checker: what can be known about a spec before any variant is built.
+//!
+//! It walks every branch, including those a given variant folds away, so a misspelt name in
+//! a rarely taken branch is still reported. Types depend on the modifiers and are checked
+//! when each variant is lowered ([`crate::lower`]).
+
+use crate::ast::{Block, Else, Expr, ExprKind, Index, Stmt};
+use crate::catalog::{Family, Spec};
+use crate::diag::Diagnostic;
+
+/// Built-in functions and their argument counts (`None`: any number).
+pub const BUILTINS: &[(&str, Option<usize>)] = &[
+    ("add", Some(3)),
+    ("sub", Some(3)),
+    ("mul", Some(3)),
+    ("div", Some(3)),
+    ("fma", Some(4)),
+    ("sqrt", Some(2)),
+    ("cvt", Some(3)),
+    ("is_nan", Some(1)),
+    ("is_snan", Some(1)),
+    ("is_inf", Some(1)),
+    ("is_zero", Some(1)),
+    ("is_subnormal", Some(1)),
+    ("is_normal", Some(1)),
+    ("is_finite", Some(1)),
+    ("sign", Some(1)),
+    ("with_sign", Some(2)),
+    ("fabs", Some(1)),
+    ("quiet", Some(1)),
+    ("zero", Some(1)),
+    ("one", Some(1)),
+    ("bits", Some(1)),
+    ("like", Some(2)),
+    ("lanes", Some(1)),
+    ("width", Some(1)),
+    ("format_of", Some(1)),
+    ("present", Some(1)),
+    ("any_nan", Some(1)),
+    ("one_of", None),
+];
+
+const ROUNDING: &[&str] = &["rn", "rz", "rm", "rp", "rna"];
+
+struct Scope<'a> {
+    spec: &'a Spec,
+    family: Option<&'a Family>,
+    names: Vec<String>,
+    errors: Vec<Diagnostic>,
+}
+
+/// Checks every def and instruction; returns all problems found.
+pub fn check_spec(spec: &Spec) -> Vec<Diagnostic> {
+    let mut errors = Vec::new();
+    let mut defs: Vec<_> = spec.defs.values().collect();
+    defs.sort_by_key(|d| (d.name.span.file.name.clone(), d.name.span.start));
+    for def in defs {
+        let mut s = Scope { spec, family: None, names: def.params.iter().map(|p| p.text.clone()).collect(), errors: Vec::new() };
+        match def.body.stmts.last() {
+            Some(Stmt::Return { .. }) => {}
+            _ => s.errors.push(
+                Diagnostic::at(&def.name.span, format!("`{}` does not end with `return`", def.name.text))
+                    .with_hint("a def computes one value: finish its body with `return e;`"),
+            ),
+        }
+        s.block(&def.body, true);
+        errors.extend(s.errors);
+    }
+    for fam in &spec.families {
+        let mut names: Vec<String> = fam.forms.iter().flat_map(|f| f.pattern.operands.iter().cloned()).collect();
+        names.dedup();
+        let mut s = Scope { spec, family: Some(fam), names, errors: Vec::new() };
+        for (_, cond) in &fam.requires {
+            s.expr(cond);
+        }
+        s.block(&fam.sem, false);
+        errors.extend(s.errors);
+    }
+    errors
+}
+
+impl Scope<'_> {
+    fn block(&mut self, b: &Block, in_def: bool) {
+        let mark = self.names.len();
+        let n = b.stmts.len();
+        for (i, stmt) in b.stmts.iter().enumerate() {
+            self.stmt(stmt, in_def, i + 1 == n);
+        }
+        self.names.truncate(mark);
+    }
+
+    fn stmt(&mut self, stmt: &Stmt, in_def: bool, last: bool) {
+        match stmt {
+            Stmt::Let { name, value } => {
+                self.expr(value);
+                self.names.push(name.text.clone());
+            }
+            Stmt::Assign { place, value } => {
+                self.expr(value);
+                if !self.names.contains(&place.name.text) {
+                    self.errors.push(
+                        Diagnostic::at(&place.name.span, format!("`{}` is not declared", place.name.text))
+                            .with_hint(format!("declare it first: `let {} = ...;`", place.name.text)),
+                    );
+                }
+                match &place.index {
+                    Some(Index::Lane(e)) => self.expr(e),
+                    Some(Index::Slice(a, b)) => {
+                        self.expr(a);
+                        self.expr(b);
+                    }
+                    None => {}
+                }
+            }
+            Stmt::If { cond, then, els } => {
+                self.expr(cond);
+                self.block(then, in_def);
+                match els {
+                    Some(Else::Block(b)) => self.block(b, in_def),
+                    Some(Else::If(s)) => self.stmt(s, in_def, false),
+                    None => {}
+                }
+            }
+            Stmt::For { var, from, to, body } => {
+                self.expr(from);
+                self.expr(to);
+                self.names.push(var.text.clone());
+                self.block(body, in_def);
+                self.names.pop();
+            }
+            Stmt::Return { value, span } => {
+                self.expr(value);
+                if !in_def {
+                    self.errors.push(Diagnostic::at(span, "`return` outside a `def`").with_hint("a `sem` block assigns its destination instead"));
+                } else if !last {
+                    self.errors.push(Diagnostic::at(span, "`return` must be the last statement of a `def`").with_hint("use `c ? a : b` to choose the returned value"));
+                }
+            }
+        }
+    }
+
+    fn known_name(&self, n: &str) -> bool {
+        self.names.iter().any(|x| x == n)
+            || self.spec.consts.contains_key(n)
+            || self.family.is_some_and(|f| {
+                n == "type"
+                    || n == "opcode"
+                    || f.groups.iter().any(|g| g.name == n)
+                    || f.forms.iter().any(|form| {
+                        form.pattern.elems.iter().any(|e| matches!(e, crate::form::Elem::Flags(fs) if fs.iter().any(|x| x == n)))
+                    })
+            })
+    }
+
+    fn known_modifier(&self, m: &str) -> bool {
+        ROUNDING.contains(&m)
+            || self.spec.formats.contains_key(m)
+            || self.spec.families.iter().any(|f| f.opcodes.iter().any(|o| o == m))
+            || self.spec.families.iter().any(|f| f.groups.iter().any(|g| g.members.iter().any(|x| x == m)))
+    }
+
+    fn expr(&mut self, e: &Expr) {
+        match &e.kind {
+            ExprKind::Int(_) | ExprKind::Real(_) | ExprKind::Bool(_) => {}
+            ExprKind::Mod(m) => {
+                if !self.known_modifier(m) {
+                    self.errors.push(
+                        Diagnostic::at(&e.span, format!("`.{m}` is not a rounding mode, a format, or a member of any group"))
+                            .with_hint("modifiers compared in `sem` must be declared in a `group` or be a format"),
+                    );
+                }
+            }
+            ExprKind::Name(n) => {
+                if !self.known_name(n) {
+                    let hint = if self.family.is_none() {
+                        "a def sees only its parameters, its lets and constants: pass modifiers as arguments"
+                    } else {
+                        "names are operands, lets, loop variables, flags, groups, `type` and constants"
+                    };
+                    self.errors.push(Diagnostic::at(&e.span, format!("unknown name `{n}`")).with_hint(hint));
+                }
+            }
+            ExprKind::Call { func, args } => {
+                let expected = if let Some(d) = self.spec.defs.get(&func.text) {
+                    Some(Some(d.params.len()))
+                } else if self.spec.formats.contains_key(&func.text) {
+                    Some(Some(1))
+                } else {
+                    BUILTINS.iter().find(|(n, _)| *n == func.text).map(|(_, a)| *a)
+                };
+                match expected {
+                    None => self.errors.push(
+                        Diagnostic::at(&func.span, format!("unknown function `{}`", func.text))
+                            .with_hint("built-ins are listed in docs/spec-language.md; helpers are declared with `def`"),
+                    ),
+                    Some(Some(n)) if n != args.len() => self.errors.push(Diagnostic::at(
+                        &e.span,
+                        format!("`{}` takes {n} argument{}, found {}", func.text, if n == 1 { "" } else { "s" }, args.len()),
+                    )),
+                    _ => {}
+                }
+                if func.text == "present" {
+                    return;
+                }
+                for a in args {
+                    self.expr(a);
+                }
+            }
+            ExprKind::Unary { expr, .. } => self.expr(expr),
+            ExprKind::Binary { lhs, rhs, .. } => {
+                self.expr(lhs);
+                self.expr(rhs);
+            }
+            ExprKind::Ternary { cond, then, els } => {
+                self.expr(cond);
+                self.expr(then);
+                self.expr(els);
+            }
+            ExprKind::Index { base, index } => {
+                self.expr(base);
+                match index {
+                    Index::Lane(i) => self.expr(i),
+                    Index::Slice(a, b) => {
+                        self.expr(a);
+                        self.expr(b);
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,175 @@
+//! Form strings (the manual's syntax lines) as patterns, and their expansion into the
+//! modifier sequences of concrete variants.
+
+use crate::diag::{Diagnostic, Span};
+
+/// One element of a form's modifier sequence.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Elem {
+    /// A modifier that must be written as is (`.f32`, `.approx`).
+    Lit(String),
+    /// One member of a group (`.rnd`), optional when written `{.rnd}`.
+    Group {
+        /// Index into the instruction's groups.
+        group: usize,
+        /// Whether it may be left out.
+        optional: bool,
+    },
+    /// `{.ftz}` or `{.xorsign.abs}`: flags written together or not at all.
+    Flags(Vec<String>),
+}
+
+/// A parsed form string.
+#[derive(Clone, Debug)]
+pub struct Pattern {
+    /// The opcode before the first modifier.
+    pub opcode: String,
+    /// The modifier sequence.
+    pub elems: Vec<Elem>,
+    /// Operand names, destination first.
+    pub operands: Vec<String>,
+}
+
+/// A group as the pattern parser needs it.
+pub struct GroupRef<'a> {
+    /// The group name.
+    pub name: &'a str,
+    /// Its members.
+    pub members: &'a [String],
+}
+
+/// Parses `syntax` (whose string literal is at `span`) against the instruction's groups.
+pub fn parse_pattern(syntax: &str, span: &Span, groups: &[GroupRef<'_>]) -> Result<Pattern, Diagnostic> {
+    // Byte offset `i` of the syntax is at `span.start + 1 + i` in the file (after the quote).
+    let at = |s: usize, e: usize| Diagnostic::at(&Span::new(&span.file, span.start + 1 + s, span.start + 1 + e.max(s + 1)), "");
+    let err = |s: usize, e: usize, msg: String| {
+        let mut d = at(s, e);
+        d.message = msg;
+        d
+    };
+    let head_end = syntax.find(char::is_whitespace).unwrap_or(syntax.len());
+    let head = &syntax[..head_end];
+    let op_end = head.find(['.', '{']).unwrap_or(head.len());
+    let opcode = &head[..op_end];
+    if opcode.is_empty() || !opcode.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return Err(err(0, op_end, "a form starts with the opcode".into()).with_hint("e.g. \"add{.rnd}.f32 d, a, b\""));
+    }
+    let name_at = |i: usize| -> (String, usize) {
+        let end = head[i..].find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).map_or(head.len(), |n| i + n);
+        (head[i..end].to_string(), end)
+    };
+    let group_of = |name: &str| groups.iter().position(|g| g.name == name);
+    let mut elems = Vec::new();
+    let mut i = op_end;
+    while i < head.len() {
+        if head[i..].starts_with('.') {
+            let (name, end) = name_at(i + 1);
+            if name.is_empty() {
+                return Err(err(i, i + 1, "expected a modifier name after `.`".into()));
+            }
+            elems.push(match group_of(&name) {
+                Some(group) => Elem::Group { group, optional: false },
+                None => Elem::Lit(name),
+            });
+            i = end;
+        } else if head[i..].starts_with('{') {
+            let close = head[i..].find('}').map(|n| i + n).ok_or_else(|| err(i, i + 1, "`{` without `}`".into()))?;
+            let mut names = Vec::new();
+            let mut j = i + 1;
+            while j < close {
+                if !head[j..].starts_with('.') {
+                    return Err(err(j, j + 1, "expected `.modifier` inside `{}`".into()));
+                }
+                let (name, end) = name_at(j + 1);
+                if name.is_empty() {
+                    return Err(err(j, j + 1, "expected a modifier name after `.`".into()));
+                }
+                names.push((name, j, end));
+                j = end;
+            }
+            match names.as_slice() {
+                [] => return Err(err(i, close + 1, "empty `{}` in a form".into())),
+                [(name, _, _)] if group_of(name).is_some() => {
+                    elems.push(Elem::Group { group: group_of(name).unwrap_or_default(), optional: true })
+                }
+                _ => {
+                    if let Some((name, s, e)) = names.iter().find(|(n, _, _)| group_of(n).is_some()) {
+                        return Err(err(*s, *e, format!("group `.{name}` cannot be combined with other modifiers in one `{{}}`")));
+                    }
+                    elems.push(Elem::Flags(names.into_iter().map(|(n, _, _)| n).collect()));
+                }
+            }
+            i = close + 1;
+        } else {
+            return Err(err(i, i + 1, format!("unexpected `{}` in the modifiers", &head[i..i + 1]))
+                .with_hint("modifiers are `.name` or optional `{.name}`"));
+        }
+    }
+    let mut operands = Vec::new();
+    let mut off = head_end;
+    for piece in syntax[head_end..].split(',') {
+        let trimmed = piece.trim();
+        let start = off + piece.find(|c: char| !c.is_whitespace()).unwrap_or(0);
+        if trimmed.is_empty() || !trimmed.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return Err(err(start, start + trimmed.len(), format!("`{trimmed}` is not an operand name"))
+                .with_hint("operands are names separated by commas: `d, a, b`"));
+        }
+        if operands.iter().any(|o| o == trimmed) {
+            return Err(err(start, start + trimmed.len(), format!("operand `{trimmed}` is named twice")));
+        }
+        operands.push(trimmed.to_string());
+        off += piece.len() + 1;
+    }
+    if operands.len() < 2 {
+        return Err(err(0, syntax.len(), "a form needs a destination and at least one source operand".into()));
+    }
+    Ok(Pattern { opcode: opcode.to_string(), elems, operands })
+}
+
+/// The modifier choices of one concrete variant of a form.
+#[derive(Clone, Debug, Default)]
+pub struct Choice {
+    /// The modifiers as written, in order (without dots).
+    pub tokens: Vec<String>,
+    /// Flags that are set.
+    pub flags: Vec<String>,
+    /// Per group of the instruction: the member written, if any.
+    pub written: Vec<Option<String>>,
+}
+
+/// Every modifier sequence a pattern allows.
+pub fn expand(pattern: &Pattern, groups: &[GroupRef<'_>]) -> Vec<Choice> {
+    let mut out = vec![Choice { written: vec![None; groups.len()], ..Choice::default() }];
+    for elem in &pattern.elems {
+        let mut next = Vec::new();
+        for c in &out {
+            match elem {
+                Elem::Lit(l) => {
+                    let mut c = c.clone();
+                    c.tokens.push(l.clone());
+                    next.push(c);
+                }
+                Elem::Group { group, optional } => {
+                    if *optional {
+                        next.push(c.clone());
+                    }
+                    for m in groups[*group].members {
+                        let mut c = c.clone();
+                        c.tokens.push(m.clone());
+                        c.written[*group] = Some(m.clone());
+                        next.push(c);
+                    }
+                }
+                Elem::Flags(fs) => {
+                    next.push(c.clone());
+                    let mut c = c.clone();
+                    c.tokens.extend(fs.iter().cloned());
+                    c.flags.extend(fs.iter().cloned());
+                    next.push(c);
+                }
+            }
+        }
+        out = next;
+    }
+    out
+}

@@ -1,0 +1,276 @@
+//! The variant IR: one instruction variant as a flat SSA program over bit-vectors of at most
+//! 64 bits, plus an outcome tree per destination part.
+//!
+//! Both compilation targets consume exactly this: the evaluator runs [`Op::exec`] over a slot
+//! array; the SMT compiler maps each [`Op`] to a Z3 term. Predicates are 1-bit values.
+
+use semfuzz_fp::{self as fp, Format, Round};
+
+/// Index of a value: the op that defines it.
+pub type ValueId = u32;
+
+/// Floating-point classification predicates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Class {
+    /// Any NaN.
+    Nan,
+    /// A signaling NaN.
+    SignalingNan,
+    /// ±infinity.
+    Inf,
+    /// ±0.
+    Zero,
+    /// A nonzero value with the minimum exponent field.
+    Subnormal,
+    /// A finite nonzero value that is not subnormal.
+    Normal,
+    /// Not infinite and not NaN.
+    Finite,
+}
+
+/// IEEE comparison predicates (false when unordered).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Cmp {
+    /// `==`
+    Eq,
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+}
+
+/// One operation. Operands are earlier [`ValueId`]s.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Op {
+    /// The bits of source operand `n` (in the variant's operand order).
+    Input(u16),
+    /// A constant.
+    Const(u64),
+    /// IEEE addition.
+    Add(Format, Round, ValueId, ValueId),
+    /// IEEE subtraction.
+    Sub(Format, Round, ValueId, ValueId),
+    /// IEEE multiplication.
+    Mul(Format, Round, ValueId, ValueId),
+    /// IEEE division.
+    Div(Format, Round, ValueId, ValueId),
+    /// Fused multiply-add `a*b+c`, one rounding.
+    Fma(Format, Round, ValueId, ValueId, ValueId),
+    /// IEEE square root.
+    Sqrt(Format, Round, ValueId),
+    /// Conversion from the first format to the second.
+    Cvt(Format, Format, Round, ValueId),
+    /// A classification predicate.
+    Class(Format, Class, ValueId),
+    /// An IEEE comparison predicate.
+    FCmp(Format, Cmp, ValueId, ValueId),
+    /// Bitwise and of two `width`-bit values.
+    And(u32, ValueId, ValueId),
+    /// Bitwise or.
+    Or(u32, ValueId, ValueId),
+    /// Bitwise exclusive or.
+    Xor(u32, ValueId, ValueId),
+    /// Bitwise complement of a `width`-bit value.
+    Not(u32, ValueId),
+    /// Wrapping addition of `width`-bit values.
+    BvAdd(u32, ValueId, ValueId),
+    /// Wrapping subtraction of `width`-bit values.
+    BvSub(u32, ValueId, ValueId),
+    /// Bit equality (a predicate).
+    BvEq(ValueId, ValueId),
+    /// Unsigned less-than (a predicate).
+    BvUlt(ValueId, ValueId),
+    /// `width` bits starting at bit `lo`.
+    Extract {
+        /// The source value.
+        value: ValueId,
+        /// Lowest bit taken.
+        lo: u32,
+        /// Number of bits.
+        width: u32,
+    },
+    /// `hi` above `lo`, where `lo` is `lo_width` bits wide.
+    Concat {
+        /// The high part.
+        hi: ValueId,
+        /// The low part.
+        lo: ValueId,
+        /// Width of the low part.
+        lo_width: u32,
+    },
+    /// Shift left by a constant, within `width` bits.
+    Shl(u32, ValueId, u32),
+    /// Logical shift right by a constant.
+    Shr(u32, ValueId, u32),
+    /// `cond ? a : b`.
+    Select(ValueId, ValueId, ValueId),
+}
+
+/// A mask of the low `width` bits.
+#[inline]
+pub fn mask(width: u32) -> u64 {
+    if width >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << width) - 1
+    }
+}
+
+impl Op {
+    /// Computes the op given the values of earlier ops. Shared by the evaluator and by constant
+    /// folding during lowering, so that both can never disagree.
+    #[inline(always)]
+    pub fn exec(&self, v: &[u64]) -> u64 {
+        let g = |i: &ValueId| v[*i as usize];
+        match self {
+            Op::Input(_) => unreachable!("inputs are loaded by the evaluator before execution"),
+            Op::Const(c) => *c,
+            Op::Add(f, r, a, b) => fp::add(*f, g(a), g(b), *r),
+            Op::Sub(f, r, a, b) => fp::sub(*f, g(a), g(b), *r),
+            Op::Mul(f, r, a, b) => fp::mul(*f, g(a), g(b), *r),
+            Op::Div(f, r, a, b) => fp::div(*f, g(a), g(b), *r),
+            Op::Fma(f, r, a, b, c) => fp::fma(*f, g(a), g(b), g(c), *r),
+            Op::Sqrt(f, r, a) => fp::sqrt(*f, g(a), *r),
+            Op::Cvt(from, to, r, a) => fp::convert(*from, *to, g(a), *r),
+            Op::Class(f, c, a) => {
+                let x = g(a);
+                (match c {
+                    Class::Nan => f.is_nan(x),
+                    Class::SignalingNan => f.is_signaling_nan(x),
+                    Class::Inf => f.is_inf(x),
+                    Class::Zero => f.is_zero(x),
+                    Class::Subnormal => f.is_subnormal(x),
+                    Class::Normal => f.is_normal(x),
+                    Class::Finite => f.is_finite(x),
+                }) as u64
+            }
+            Op::FCmp(f, c, a, b) => {
+                use std::cmp::Ordering::*;
+                let o = fp::compare(*f, g(a), g(b));
+                (match c {
+                    Cmp::Eq => o == Some(Equal),
+                    Cmp::Lt => o == Some(Less),
+                    Cmp::Le => matches!(o, Some(Less | Equal)),
+                }) as u64
+            }
+            Op::And(_, a, b) => g(a) & g(b),
+            Op::Or(_, a, b) => g(a) | g(b),
+            Op::Xor(_, a, b) => g(a) ^ g(b),
+            Op::Not(w, a) => !g(a) & mask(*w),
+            Op::BvAdd(w, a, b) => g(a).wrapping_add(g(b)) & mask(*w),
+            Op::BvSub(w, a, b) => g(a).wrapping_sub(g(b)) & mask(*w),
+            Op::BvEq(a, b) => (g(a) == g(b)) as u64,
+            Op::BvUlt(a, b) => (g(a) < g(b)) as u64,
+            Op::Extract { value, lo, width } => (g(value) >> lo) & mask(*width),
+            Op::Concat { hi, lo, lo_width } => (g(hi) << lo_width) | g(lo),
+            Op::Shl(w, a, n) => if *n >= 64 { 0 } else { (g(a) << n) & mask(*w) },
+            Op::Shr(_, a, n) => if *n >= 64 { 0 } else { g(a) >> n },
+            Op::Select(c, a, b) => if g(c) != 0 { g(a) } else { g(b) },
+        }
+    }
+
+    /// The values this op reads, mutably (for renumbering).
+    pub fn args_mut(&mut self) -> Vec<&mut ValueId> {
+        match self {
+            Op::Input(_) | Op::Const(_) => vec![],
+            Op::Sqrt(_, _, a) | Op::Cvt(_, _, _, a) | Op::Class(_, _, a) | Op::Not(_, a) => vec![a],
+            Op::Extract { value, .. } | Op::Shl(_, value, _) | Op::Shr(_, value, _) => vec![value],
+            Op::Add(_, _, a, b)
+            | Op::Sub(_, _, a, b)
+            | Op::Mul(_, _, a, b)
+            | Op::Div(_, _, a, b)
+            | Op::FCmp(_, _, a, b)
+            | Op::And(_, a, b)
+            | Op::Or(_, a, b)
+            | Op::Xor(_, a, b)
+            | Op::BvAdd(_, a, b)
+            | Op::BvSub(_, a, b)
+            | Op::BvEq(a, b)
+            | Op::BvUlt(a, b) => vec![a, b],
+            Op::Concat { hi, lo, .. } => vec![hi, lo],
+            Op::Fma(_, _, a, b, c) | Op::Select(a, b, c) => vec![a, b, c],
+        }
+    }
+
+    /// The values this op reads.
+    pub fn args(&self) -> Vec<ValueId> {
+        self.clone().args_mut().into_iter().map(|a| *a).collect()
+    }
+}
+
+/// What a destination part may hold: the accept set, as a tree over run-time conditions.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome {
+    /// Exactly these bits.
+    Exact(ValueId),
+    /// Any NaN of the format.
+    AnyNan(Format),
+    /// Any of these values.
+    OneOf(Vec<ValueId>),
+    /// `cond ? then : else`, decided at run time.
+    Select(ValueId, Box<Outcome>, Box<Outcome>),
+}
+
+impl Outcome {
+    /// Every value the tree reads.
+    pub fn values(&self, out: &mut Vec<ValueId>) {
+        match self {
+            Outcome::Exact(v) => out.push(*v),
+            Outcome::AnyNan(_) => {}
+            Outcome::OneOf(vs) => out.extend(vs),
+            Outcome::Select(c, a, b) => {
+                out.push(*c);
+                a.values(out);
+                b.values(out);
+            }
+        }
+    }
+}
+
+/// How the bits of a destination part are to be read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PartKind {
+    /// A predicate (one bit).
+    Pred,
+    /// Raw bits.
+    Bits,
+    /// A floating-point value.
+    Float(Format),
+}
+
+/// One independently specified range of a destination (a lane, or the whole register).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Part {
+    /// Lowest bit of the range in the destination register.
+    pub lo: u32,
+    /// Width of the range.
+    pub width: u32,
+    /// How to read it.
+    pub kind: PartKind,
+    /// What it may hold.
+    pub outcome: Outcome,
+}
+
+/// A destination operand and its parts, which tile it from bit 0 upward.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Dest {
+    /// The operand name in the form (`d`, `p`).
+    pub name: String,
+    /// Register width.
+    pub width: u32,
+    /// The parts, lowest first.
+    pub parts: Vec<Part>,
+}
+
+/// A lowered instruction variant.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Program {
+    /// Source operand widths, in operand order.
+    pub input_widths: Vec<u32>,
+    /// The ops; op `i` defines value `i`.
+    pub ops: Vec<Op>,
+    /// Width of each value.
+    pub widths: Vec<u32>,
+    /// The destinations.
+    pub dests: Vec<Dest>,
+}

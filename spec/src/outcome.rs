@@ -1,0 +1,171 @@
+//! What the ISA allows a destination part to hold, whether a backend's bits are allowed, and
+//! how a rejected result differs (the classification findings are filed under).
+
+use crate::ir::PartKind;
+use semfuzz_fp::Format;
+use std::fmt;
+
+/// The most values a `one_of` may list (NaN propagation over three inputs needs three).
+pub const MAX_ONE_OF: usize = 4;
+
+/// The accept set of one destination part for one input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Accept {
+    /// Exactly these bits.
+    Exact(u64),
+    /// Any NaN of the format.
+    AnyNan(Format),
+    /// Any of the first `len` values.
+    OneOf {
+        /// How many of `values` are used.
+        len: u8,
+        /// The values.
+        values: [u64; MAX_ONE_OF],
+    },
+}
+
+impl Default for Accept {
+    fn default() -> Accept {
+        Accept::Exact(0)
+    }
+}
+
+impl Accept {
+    /// Whether `bits` is in the set.
+    pub fn accepts(&self, bits: u64) -> bool {
+        match *self {
+            Accept::Exact(b) => b == bits,
+            Accept::AnyNan(f) => f.is_nan(bits),
+            Accept::OneOf { len, values } => values[..len as usize].contains(&bits),
+        }
+    }
+
+    /// One member of the set: the value a backend is most likely to produce.
+    pub fn representative(&self) -> u64 {
+        match *self {
+            Accept::Exact(b) => b,
+            Accept::AnyNan(f) => f.default_nan(),
+            Accept::OneOf { values, .. } => values[0],
+        }
+    }
+
+    /// The listed values (for `Exact` and `OneOf`).
+    pub fn values(&self) -> &[u64] {
+        match self {
+            Accept::Exact(b) => std::slice::from_ref(b),
+            Accept::AnyNan(_) => &[],
+            Accept::OneOf { len, values } => &values[..*len as usize],
+        }
+    }
+}
+
+/// Renders bits as the part's kind reads them: `0x3f800000 (1)`, `0x7fc00000 (qNaN)`.
+pub fn describe(kind: PartKind, bits: u64) -> String {
+    match kind {
+        PartKind::Pred => format!("{bits} ({})", if bits != 0 { "true" } else { "false" }),
+        PartKind::Bits => format!("0x{bits:x}"),
+        PartKind::Float(f) => {
+            let hex = format!("0x{:0w$x}", bits, w = (f.width() as usize).div_ceil(4));
+            if f.is_nan(bits) {
+                let payload = bits & ((1u64 << (f.precision() - 2)) - 1);
+                let sign = if f.sign_bit(bits) { "-" } else { "" };
+                let kind = if f.is_signaling_nan(bits) { "sNaN" } else { "qNaN" };
+                format!("{hex} ({sign}{kind} payload 0x{payload:x})")
+            } else {
+                let v = f.to_f64(bits);
+                let sub = if f.is_subnormal(bits) { ", subnormal" } else { "" };
+                format!("{hex} ({v:e}{sub})")
+            }
+        }
+    }
+}
+
+/// Renders an accept set.
+pub fn describe_accept(kind: PartKind, a: &Accept) -> String {
+    match a {
+        Accept::Exact(b) => describe(kind, *b),
+        Accept::AnyNan(_) => "any NaN".to_string(),
+        Accept::OneOf { .. } => {
+            let vs: Vec<String> = a.values().iter().map(|b| describe(kind, *b)).collect();
+            format!("one of {}", vs.join(" | "))
+        }
+    }
+}
+
+/// How a rejected result differs from what the ISA allows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Mismatch {
+    /// A NaN where a number was required.
+    NanExpectedNumber,
+    /// A number where a NaN was required.
+    NumberExpectedNan,
+    /// A NaN, but not one of the allowed NaNs (payload or sign).
+    WrongNan,
+    /// Zero of the wrong sign.
+    SignOfZero,
+    /// A zero where a subnormal was required: flush-to-zero applied where it should not be.
+    FtzOverApplied,
+    /// A subnormal where zero was required: flush-to-zero not applied.
+    FtzNotApplied,
+    /// Outside [0, 1] where `.sat` clamps, or clamped where it should not.
+    Saturation,
+    /// The right kind of number, off by this many units in the last place (+: too large).
+    Ulps(i64),
+    /// Bits that differ otherwise (integers, predicates, sign of a nonzero).
+    Bits,
+}
+
+impl fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Mismatch::NanExpectedNumber => write!(f, "NaN where a number is required"),
+            Mismatch::NumberExpectedNan => write!(f, "a number where NaN is required"),
+            Mismatch::WrongNan => write!(f, "a NaN the ISA does not allow here"),
+            Mismatch::SignOfZero => write!(f, "wrong sign of zero"),
+            Mismatch::FtzOverApplied => write!(f, "subnormal flushed to zero (FTZ over-applied)"),
+            Mismatch::FtzNotApplied => write!(f, "subnormal not flushed (FTZ not applied)"),
+            Mismatch::Saturation => write!(f, "saturation to [0, 1] wrong"),
+            Mismatch::Ulps(n) => write!(f, "off by {} ulp {}", n.unsigned_abs(), if *n > 0 { "up" } else { "down" }),
+            Mismatch::Bits => write!(f, "different bits"),
+        }
+    }
+}
+
+/// The position of a non-NaN value on the number line, in ulps from +0 (signed).
+fn ordinal(f: Format, bits: u64) -> i64 {
+    let mag = (bits & !(1u64 << (f.width() - 1))) as i64;
+    if f.sign_bit(bits) {
+        -mag
+    } else {
+        mag
+    }
+}
+
+/// Classifies `got`, which `expected` rejects.
+pub fn classify(kind: PartKind, expected: &Accept, got: u64) -> Mismatch {
+    let PartKind::Float(f) = kind else { return Mismatch::Bits };
+    let want = expected.representative();
+    match (expected, f.is_nan(got)) {
+        (Accept::AnyNan(_), false) => return Mismatch::NumberExpectedNan,
+        (_, true) if f.is_nan(want) => return Mismatch::WrongNan,
+        (_, true) => return Mismatch::NanExpectedNumber,
+        (_, false) if f.is_nan(want) => return Mismatch::NumberExpectedNan,
+        _ => {}
+    }
+    if f.is_zero(got) && f.is_zero(want) {
+        return Mismatch::SignOfZero;
+    }
+    if f.is_zero(got) && f.is_subnormal(want) {
+        return Mismatch::FtzOverApplied;
+    }
+    if f.is_subnormal(got) && f.is_zero(want) {
+        return Mismatch::FtzNotApplied;
+    }
+    let one = f.one(false);
+    let in_unit = |b: u64| !f.sign_bit(b) || f.is_zero(b);
+    let in_range = |b: u64| in_unit(b) && ordinal(f, b) <= ordinal(f, one);
+    if in_range(want) != in_range(got) && (ordinal(f, got) == ordinal(f, one) || f.is_zero(got) || f.is_zero(want) || want == one) {
+        return Mismatch::Saturation;
+    }
+    Mismatch::Ulps(ordinal(f, got) - ordinal(f, want))
+}
