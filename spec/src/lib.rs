@@ -17,6 +17,7 @@ pub mod lower;
 pub mod outcome;
 pub mod parser;
 pub mod printer;
+pub mod samples;
 
 pub use catalog::{Spec, Variant};
 pub use diag::{Diagnostic, Diagnostics};

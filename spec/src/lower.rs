@@ -239,7 +239,7 @@ struct Lowerer<'a> {
     ops: Vec<Op>,
     widths: Vec<u32>,
     known: Vec<Option<u64>>,
-    memo: HashMap<Op, ValueId>,
+    memo: HashMap<(Op, u32), ValueId>,
     depth: usize,
 }
 
@@ -280,12 +280,12 @@ impl<'a> Lowerer<'a> {
             }
             op => op,
         };
-        if let Some(&id) = self.memo.get(&op) {
+        if let Some(&id) = self.memo.get(&(op.clone(), width)) {
             return id;
         }
         let id = self.ops.len() as ValueId;
         self.known.push(if let Op::Const(c) = op { Some(c) } else { None });
-        self.memo.insert(op.clone(), id);
+        self.memo.insert((op.clone(), width), id);
         self.ops.push(op);
         self.widths.push(width);
         id

@@ -1,0 +1,173 @@
+//! Evaluator ≡ Z3: on concrete inputs, the formulas must admit every result the evaluator's
+//! accept set names, and nothing outside it.
+
+use crate::encode::{encode_concrete, is_nan, NanBits};
+use semfuzz_spec::ir::Program;
+use semfuzz_spec::outcome::{describe_accept, Accept};
+use std::fmt;
+use z3::ast::{Bool, BV};
+use z3::{Params, SatResult, Solver};
+
+/// A disagreement between the evaluator and the formulas.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Inconsistency {
+    /// The formulas reject a result the evaluator accepts.
+    Rejects {
+        /// Destination part.
+        part: usize,
+        /// The result.
+        bits: u64,
+        /// The evaluator's accept set, described.
+        expected: String,
+    },
+    /// The formulas allow a result the evaluator rejects.
+    AdmitsMore {
+        /// Destination part.
+        part: usize,
+        /// The extra result Z3 found.
+        bits: u64,
+        /// The evaluator's accept set, described.
+        expected: String,
+    },
+    /// Z3 gave no answer in time.
+    Unknown(String),
+}
+
+impl fmt::Display for Inconsistency {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Inconsistency::Rejects { part, bits, expected } => {
+                write!(f, "part {part}: Z3 rejects 0x{bits:x}, which the evaluator accepts ({expected})")
+            }
+            Inconsistency::AdmitsMore { part, bits, expected } => {
+                write!(f, "part {part}: Z3 admits 0x{bits:x}, which the evaluator rejects (it allows {expected})")
+            }
+            Inconsistency::Unknown(why) => write!(f, "Z3 answered unknown: {why}"),
+        }
+    }
+}
+
+/// A solver for one program, reused across inputs.
+pub struct Checker<'p> {
+    solver: Solver,
+    program: &'p Program,
+}
+
+fn accept_formula(a: &Accept, r: &BV) -> Bool {
+    match a {
+        Accept::AnyNan(f) => is_nan(r, *f),
+        _ => Bool::or(&a.values().iter().map(|v| r.eq(BV::from_u64(*v, r.get_size()))).collect::<Vec<_>>()),
+    }
+}
+
+impl<'p> Checker<'p> {
+    /// A checker for `program`; `timeout_ms` bounds each query.
+    pub fn new(program: &'p Program, timeout_ms: u32) -> Checker<'p> {
+        let solver = Solver::new();
+        let mut params = Params::new();
+        params.set_u32("timeout", timeout_ms);
+        solver.set_params(&params);
+        Checker { solver, program }
+    }
+
+    fn check_with(&self, extra: &[Bool]) -> SatResult {
+        self.solver.push();
+        for e in extra {
+            self.solver.assert(e);
+        }
+        self.solver.check()
+    }
+
+    /// Checks one input tuple against the evaluator's accept sets for it.
+    pub fn check(&mut self, inputs: &[u64], expected: &[Accept]) -> Result<(), Inconsistency> {
+        let enc = encode_concrete(self.program, "", NanBits::Free, inputs);
+        self.solver.push();
+        self.solver.assert(enc.constraints());
+        let result = self.check_encoded(&enc, expected);
+        self.solver.pop(1);
+        result
+    }
+
+    fn check_encoded(&self, enc: &crate::encode::Encoded, expected: &[Accept]) -> Result<(), Inconsistency> {
+        // 1. Every value the evaluator accepts is allowed by the formulas.
+        for (i, (part, acc)) in enc.parts.iter().zip(expected).enumerate() {
+            let probes: Vec<u64> = match acc {
+                Accept::AnyNan(f) => vec![f.default_nan(), f.neg(f.quiet(f.inf(false) | 1))],
+                _ => acc.values().to_vec(),
+            };
+            for bits in probes {
+                let r = self.check_with(&[part.result.eq(BV::from_u64(bits, part.result.get_size()))]);
+                self.solver.pop(1);
+                match r {
+                    SatResult::Sat => {}
+                    SatResult::Unsat => {
+                        return Err(Inconsistency::Rejects { part: i, bits, expected: describe_accept(part.kind, acc) })
+                    }
+                    SatResult::Unknown => return Err(Inconsistency::Unknown(self.solver.get_reason_unknown().unwrap_or_default())),
+                }
+            }
+        }
+        // 2. Nothing outside the evaluator's accept sets is allowed.
+        let outside: Vec<Bool> = enc
+            .parts
+            .iter()
+            .zip(expected)
+            .map(|(part, acc)| accept_formula(acc, &part.result).not())
+            .collect();
+        let r = self.check_with(&[Bool::or(&outside)]);
+        let result = match r {
+            SatResult::Unsat => Ok(()),
+            SatResult::Unknown => Err(Inconsistency::Unknown(self.solver.get_reason_unknown().unwrap_or_default())),
+            SatResult::Sat => {
+                let model = self.solver.get_model();
+                let mut found = Err(Inconsistency::Unknown("a model with no offending part".into()));
+                for (i, (part, acc)) in enc.parts.iter().zip(expected).enumerate() {
+                    let bits = model.as_ref().and_then(|m| m.eval(&part.result, true)).and_then(|b| b.as_u64());
+                    if let Some(bits) = bits {
+                        if !acc.accepts(bits) {
+                            found = Err(Inconsistency::AdmitsMore { part: i, bits, expected: describe_accept(part.kind, acc) });
+                            break;
+                        }
+                    }
+                }
+                found
+            }
+        };
+        self.solver.pop(1);
+        result
+    }
+}
+
+/// The result of checking one variant on many inputs.
+#[derive(Debug)]
+pub struct VariantReport {
+    /// Inputs checked.
+    pub cases: usize,
+    /// The first disagreement, with its inputs.
+    pub failure: Option<(Vec<u64>, Inconsistency)>,
+}
+
+/// Checks `variant` on `cases` sampled inputs (seeded), calling `progress` after each.
+pub fn check_variant(
+    spec: &semfuzz_spec::Spec,
+    variant: &semfuzz_spec::Variant,
+    cases: usize,
+    seed: u64,
+    timeout_ms: u32,
+    mut progress: impl FnMut(),
+) -> VariantReport {
+    let mut checker = Checker::new(&variant.program, timeout_ms);
+    let mut ev = semfuzz_spec::eval::Evaluator::new(&variant.program);
+    let mut samples = semfuzz_spec::samples::Samples::new(spec, variant, seed);
+    let mut inputs = vec![0; variant.sources.len()];
+    let mut expected = vec![Accept::default(); ev.n_parts()];
+    for done in 0..cases {
+        samples.fill(&mut inputs);
+        ev.eval(&inputs, &mut expected);
+        if let Err(e) = checker.check(&inputs, &expected) {
+            return VariantReport { cases: done + 1, failure: Some((inputs, e)) };
+        }
+        progress();
+    }
+    VariantReport { cases, failure: None }
+}

@@ -1,0 +1,184 @@
+//! The variant IR as Z3 terms.
+//!
+//! Every IR value is a bit-vector (predicates are 1-bit). Floating-point ops reinterpret their
+//! operands with [`fp_from_bits`], compute in the SMT FP theory, and bind the result to a fresh
+//! bit-vector `v` with `to_fp(v) = result`. SMT `=` identifies all NaNs, so a NaN result leaves
+//! `v` free among the NaN encodings: the formulas never assume a NaN pattern the spec did not
+//! state. A destination part is a fresh bit-vector constrained by its outcome tree.
+
+use crate::fpbits::{fp_from_bits, fp_sort, rounding_mode, Rm};
+use semfuzz_fp::{Format, Round};
+use semfuzz_spec::ir::{Class, Cmp, Op, Outcome, PartKind, Program};
+use z3::ast::{Bool, Float, BV};
+
+/// One destination part as a Z3 variable plus what the spec allows it to be.
+pub struct EncodedPart {
+    /// The part's bits.
+    pub result: BV,
+    /// The outcome tree as a formula over `result`.
+    pub allowed: Bool,
+    /// How to read the bits.
+    pub kind: PartKind,
+}
+
+/// A program as formulas over free input variables.
+pub struct Encoded {
+    /// One variable per source operand.
+    pub inputs: Vec<BV>,
+    /// Definitions of the fresh variables behind floating-point results.
+    pub definitions: Vec<Bool>,
+    /// The destination parts, in order.
+    pub parts: Vec<EncodedPart>,
+}
+
+impl Encoded {
+    /// Everything that must hold: the definitions and every part's outcome.
+    pub fn constraints(&self) -> Bool {
+        let mut all: Vec<Bool> = self.definitions.clone();
+        all.extend(self.parts.iter().map(|p| p.allowed.clone()));
+        Bool::and(&all)
+    }
+}
+
+fn rm(r: Round) -> Rm {
+    match r {
+        Round::NearestEven => Rm::NearestEven,
+        Round::TowardZero => Rm::TowardZero,
+        Round::Down => Rm::Down,
+        Round::Up => Rm::Up,
+        Round::NearestAway => Rm::NearestAway,
+    }
+}
+
+fn float(bv: &BV, f: Format) -> Float {
+    fp_from_bits(bv, f.exp_bits(), f.precision())
+}
+
+fn bit(b: &Bool) -> BV {
+    b.ite(&BV::from_u64(1, 1), &BV::from_u64(0, 1))
+}
+
+fn truth(bv: &BV) -> Bool {
+    bv.eq(BV::from_u64(1, 1))
+}
+
+/// Whether `bv` is a NaN encoding of `f`.
+pub fn is_nan(bv: &BV, f: Format) -> Bool {
+    float(bv, f).is_nan()
+}
+
+/// How the bits of a NaN produced by a floating-point op are encoded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NanBits {
+    /// Any NaN encoding (a fresh variable): what the ISA permits of an op whose NaN the spec
+    /// does not pin. The consistency check uses this, so a spec whose outcome leaks such bits
+    /// fails it.
+    Free,
+    /// The format's default NaN: no fresh variables, so an outcome can be negated without a
+    /// quantifier. Sound for proofs over specs that pass the consistency check, whose outcomes
+    /// never depend on those bits.
+    Pinned,
+}
+
+/// Encodes `program` over free inputs; variable names start with `prefix` so two encodings
+/// can share a solver.
+pub fn encode(program: &Program, prefix: &str, nan: NanBits) -> Encoded {
+    let inputs = program.input_widths.iter().enumerate().map(|(i, w)| BV::new_const(format!("{prefix}in{i}"), *w)).collect();
+    encode_over(program, prefix, nan, inputs)
+}
+
+/// Encodes `program` with its inputs fixed to `values`. Z3 then folds the floating-point
+/// operations on constants instead of bit-blasting them, so each query is fast.
+pub fn encode_concrete(program: &Program, prefix: &str, nan: NanBits, values: &[u64]) -> Encoded {
+    let inputs = program.input_widths.iter().zip(values).map(|(w, v)| BV::from_u64(*v, *w)).collect();
+    encode_over(program, prefix, nan, inputs)
+}
+
+fn encode_over(program: &Program, prefix: &str, nan: NanBits, inputs: Vec<BV>) -> Encoded {
+    let mut values: Vec<BV> = Vec::with_capacity(program.ops.len());
+    let mut definitions = Vec::new();
+    for (i, op) in program.ops.iter().enumerate() {
+        let w = program.widths[i];
+        let v = |k: &u32| values[*k as usize].clone();
+        let mut fp_result = |f: Format, r: Float| match nan {
+            NanBits::Free => {
+                let out = BV::new_const(format!("{prefix}v{i}"), f.width());
+                definitions.push(float(&out, f).eq(&r));
+                out
+            }
+            NanBits::Pinned => r.is_nan().ite(&BV::from_u64(f.default_nan(), f.width()), &r.to_ieee_bv()),
+        };
+        let term = match op {
+            Op::Input(k) => inputs[*k as usize].clone(),
+            Op::Const(c) => BV::from_u64(*c, w),
+            Op::Add(f, r, a, b) => fp_result(*f, float(&v(a), *f).add_with_rounding_mode(float(&v(b), *f), &rounding_mode(rm(*r)))),
+            Op::Sub(f, r, a, b) => fp_result(*f, float(&v(a), *f).sub_with_rounding_mode(float(&v(b), *f), &rounding_mode(rm(*r)))),
+            Op::Mul(f, r, a, b) => fp_result(*f, float(&v(a), *f).mul_with_rounding_mode(float(&v(b), *f), &rounding_mode(rm(*r)))),
+            Op::Div(f, r, a, b) => fp_result(*f, float(&v(a), *f).div_with_rounding_mode(float(&v(b), *f), &rounding_mode(rm(*r)))),
+            Op::Fma(f, r, a, b, c) => fp_result(
+                *f,
+                float(&v(a), *f).fma_with_rounding_mode(float(&v(b), *f), float(&v(c), *f), &rounding_mode(rm(*r))),
+            ),
+            Op::Sqrt(f, r, a) => fp_result(*f, float(&v(a), *f).sqrt_with_rounding_mode(&rounding_mode(rm(*r)))),
+            Op::Cvt(from, to, r, a) => fp_result(
+                *to,
+                float(&v(a), *from).to_fp_with_rounding_mode(&rounding_mode(rm(*r)), &fp_sort(to.exp_bits(), to.precision())),
+            ),
+            Op::Class(f, c, a) => {
+                let x = float(&v(a), *f);
+                bit(&match c {
+                    Class::Nan => x.is_nan(),
+                    Class::Inf => x.is_infinite(),
+                    Class::Zero => x.is_zero(),
+                    Class::Subnormal => x.is_subnormal(),
+                    Class::Normal => x.is_normal(),
+                    Class::Finite => Bool::or(&[x.is_nan(), x.is_infinite()]).not(),
+                    Class::SignalingNan => {
+                        let quiet_bit = f.precision() - 2;
+                        Bool::and(&[x.is_nan(), v(a).extract(quiet_bit, quiet_bit).eq(BV::from_u64(0, 1))])
+                    }
+                })
+            }
+            Op::FCmp(f, c, a, b) => {
+                let (x, y) = (float(&v(a), *f), float(&v(b), *f));
+                bit(&match c {
+                    Cmp::Eq => x.eq_fpa(&y),
+                    Cmp::Lt => x.lt(&y),
+                    Cmp::Le => x.le(&y),
+                })
+            }
+            Op::And(_, a, b) => v(a).bvand(v(b)),
+            Op::Or(_, a, b) => v(a).bvor(v(b)),
+            Op::Xor(_, a, b) => v(a).bvxor(v(b)),
+            Op::Not(_, a) => v(a).bvnot(),
+            Op::BvAdd(_, a, b) => v(a).bvadd(v(b)),
+            Op::BvSub(_, a, b) => v(a).bvsub(v(b)),
+            Op::BvEq(a, b) => bit(&v(a).eq(v(b))),
+            Op::BvUlt(a, b) => bit(&v(a).bvult(v(b))),
+            Op::Extract { value, lo, width } => v(value).extract(lo + width - 1, *lo),
+            Op::Concat { hi, lo, .. } => v(hi).concat(v(lo)),
+            Op::Shl(w, a, n) => if n >= w { BV::from_u64(0, *w) } else { v(a).bvshl(BV::from_u64(u64::from(*n), *w)) },
+            Op::Shr(w, a, n) => if n >= w { BV::from_u64(0, *w) } else { v(a).bvlshr(BV::from_u64(u64::from(*n), *w)) },
+            Op::Select(c, a, b) => truth(&v(c)).ite(&v(a), &v(b)),
+        };
+        values.push(term);
+    }
+    let mut parts = Vec::new();
+    for d in &program.dests {
+        for (j, p) in d.parts.iter().enumerate() {
+            let result = BV::new_const(format!("{prefix}{}_{j}", d.name), p.width);
+            let allowed = allowed(&p.outcome, &result, &values);
+            parts.push(EncodedPart { result, allowed, kind: p.kind });
+        }
+    }
+    Encoded { inputs, definitions, parts }
+}
+
+fn allowed(o: &Outcome, r: &BV, values: &[BV]) -> Bool {
+    match o {
+        Outcome::Exact(v) => r.eq(&values[*v as usize]),
+        Outcome::AnyNan(f) => is_nan(r, *f),
+        Outcome::OneOf(vs) => Bool::or(&vs.iter().map(|v| r.eq(&values[*v as usize])).collect::<Vec<_>>()),
+        Outcome::Select(c, a, b) => truth(&values[*c as usize]).ite(&allowed(a, r, values), &allowed(b, r, values)),
+    }
+}

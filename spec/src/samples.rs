@@ -1,0 +1,56 @@
+//! Inputs for a variant: per source operand, boundary-heavy values of its format (whole
+//! lanes for packed formats), random bits otherwise. Deterministic in the seed.
+
+use crate::catalog::{FormatInfo, Spec, Variant};
+use semfuzz_fp::vectors::{BoundaryGen, SplitMix64};
+
+enum OperandGen {
+    Lanes { gens: Vec<BoundaryGen>, width: u32 },
+    Bits { rng: SplitMix64, width: u32 },
+}
+
+impl OperandGen {
+    fn next(&mut self) -> u64 {
+        match self {
+            OperandGen::Lanes { gens, width } => {
+                gens.iter_mut().enumerate().fold(0, |acc, (i, g)| acc | (g.next().unwrap_or(0) << (i as u32 * *width)))
+            }
+            OperandGen::Bits { rng, width } => rng.next_u64() & crate::ir::mask(*width),
+        }
+    }
+}
+
+/// An endless stream of operand tuples for one variant.
+pub struct Samples {
+    gens: Vec<OperandGen>,
+}
+
+impl Samples {
+    /// The stream for `variant`, determined by `seed`.
+    pub fn new(spec: &Spec, variant: &Variant, seed: u64) -> Samples {
+        let gens = variant
+            .sources
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let seed = seed.wrapping_mul(0x9E37_79B9).wrapping_add(i as u64 * 7919);
+                match spec.format(&s.ty) {
+                    Some(FormatInfo::Scalar(f)) => OperandGen::Lanes { gens: vec![BoundaryGen::new(f, seed)], width: f.width() },
+                    Some(FormatInfo::Packed(f, n)) => OperandGen::Lanes {
+                        gens: (0..n).map(|l| BoundaryGen::new(f, seed ^ (u64::from(l) << 32))).collect(),
+                        width: f.width(),
+                    },
+                    None => OperandGen::Bits { rng: SplitMix64::new(seed), width: s.width },
+                }
+            })
+            .collect();
+        Samples { gens }
+    }
+
+    /// Writes the next tuple into `out` (one value per source operand).
+    pub fn fill(&mut self, out: &mut [u64]) {
+        for (o, g) in out.iter_mut().zip(&mut self.gens) {
+            *o = g.next();
+        }
+    }
+}
