@@ -25,14 +25,14 @@ pub fn run(spec: &Spec, pattern: Option<&str>, json: bool) -> Result<()> {
                 })
             })
             .collect();
-        println!("{}", serde_json::to_string_pretty(&items)?);
+        crate::emit(&format!("{}\n", serde_json::to_string_pretty(&items)?));
         return Ok(());
     }
     let width = variants.iter().map(|v| v.signature().len()).max().unwrap_or(0);
     for v in &variants {
         let types: Vec<String> = v.dests.iter().chain(&v.sources).map(|o| format!("{}:{}", o.name, o.ty)).collect();
         let fuse = if v.fusable { "  [no rounding modifier: may be fused into fma]" } else { "" };
-        println!("{:width$}  {:28}  {}{fuse}", v.signature(), types.join(" "), v.requirement);
+        crate::emit(&format!("{:width$}  {:28}  {}{fuse}\n", v.signature(), types.join(" "), v.requirement));
     }
     eprintln!("{} variants", variants.len());
     Ok(())

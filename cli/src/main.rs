@@ -85,6 +85,19 @@ fn main() -> ExitCode {
     }
 }
 
+/// Writes to standard output; a closed pipe (`semfuzz list | head`) ends the program quietly.
+pub fn emit(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("cannot write to standard output: {e}");
+        std::process::exit(2);
+    }
+}
+
 /// Parses a hex bit pattern operand that must fit in `width` bits.
 pub fn parse_hex(text: &str, width: u32, what: &str) -> Result<u64, String> {
     let digits = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")).ok_or_else(|| {

@@ -74,7 +74,12 @@ pub fn describe(kind: PartKind, bits: u64) -> String {
             } else {
                 let v = f.to_f64(bits);
                 let sub = if f.is_subnormal(bits) { ", subnormal" } else { "" };
-                format!("{hex} ({v:e}{sub})")
+                let a = v.abs();
+                if a != 0.0 && !a.is_infinite() && !(1e-4..1e16).contains(&a) {
+                    format!("{hex} ({v:e}{sub})")
+                } else {
+                    format!("{hex} ({v}{sub})")
+                }
             }
         }
     }
