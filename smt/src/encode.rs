@@ -94,7 +94,9 @@ pub fn encode_concrete(program: &Program, prefix: &str, nan: NanBits, values: &[
     encode_over(program, prefix, nan, inputs)
 }
 
-fn encode_over(program: &Program, prefix: &str, nan: NanBits, inputs: Vec<BV>) -> Encoded {
+/// Encodes `program` over the given input terms (e.g. another encoding's inputs, so that
+/// the rewriter sees shared subterms).
+pub fn encode_over(program: &Program, prefix: &str, nan: NanBits, inputs: Vec<BV>) -> Encoded {
     let mut values: Vec<BV> = Vec::with_capacity(program.ops.len());
     let mut definitions = Vec::new();
     for (i, op) in program.ops.iter().enumerate() {

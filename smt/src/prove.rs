@@ -1,6 +1,6 @@
 //! Refinement queries: does every result one program allows lie in what another allows?
 
-use crate::encode::{encode, NanBits};
+use crate::encode::{encode, encode_over, NanBits};
 use semfuzz_spec::ir::Program;
 use z3::ast::{Bool, BV};
 use z3::{Params, SatResult, Solver};
@@ -28,8 +28,8 @@ pub enum ProveError {
     /// The destinations have different parts.
     #[error("the two sides' destinations differ: {0}")]
     Shape(String),
-    /// The input mapping is not one source operand per target operand.
-    #[error("input mapping {0:?} does not fit: the target takes {1} operands, the source {2}")]
+    /// The input mapping is not one source operand of the same width per target operand.
+    #[error("input mapping {0:?} does not fit: the target takes {1} operands, the source {2} (widths must match)")]
     Inputs(Vec<usize>, usize, usize),
 }
 
@@ -37,10 +37,13 @@ pub enum ProveError {
 /// `src`. Target operand `i` is source operand `tgt_inputs[i]`.
 pub fn refines(src: &Program, tgt: &Program, tgt_inputs: &[usize], timeout_ms: u32) -> Result<Verdict, ProveError> {
     let s = encode(src, "src_", NanBits::Pinned);
-    let t = encode(tgt, "tgt_", NanBits::Pinned);
-    if tgt_inputs.len() != t.inputs.len() || tgt_inputs.iter().any(|&i| i >= s.inputs.len()) {
-        return Err(ProveError::Inputs(tgt_inputs.to_vec(), t.inputs.len(), s.inputs.len()));
+    if tgt_inputs.len() != tgt.input_widths.len()
+        || tgt_inputs.iter().enumerate().any(|(t, &i)| i >= s.inputs.len() || s.inputs[i].get_size() != tgt.input_widths[t])
+    {
+        return Err(ProveError::Inputs(tgt_inputs.to_vec(), tgt.input_widths.len(), s.inputs.len()));
     }
+    // The target reads the source's input terms themselves, so common subterms are shared.
+    let t = encode_over(tgt, "tgt_", NanBits::Pinned, tgt_inputs.iter().map(|&i| s.inputs[i].clone()).collect());
     if s.parts.len() != t.parts.len() || s.parts.iter().zip(&t.parts).any(|(a, b)| a.result.get_size() != b.result.get_size()) {
         return Err(ProveError::Shape(format!("{} part(s) against {}", s.parts.len(), t.parts.len())));
     }
@@ -48,9 +51,6 @@ pub fn refines(src: &Program, tgt: &Program, tgt_inputs: &[usize], timeout_ms: u
     let mut params = Params::new();
     params.set_u32("timeout", timeout_ms);
     solver.set_params(&params);
-    for (ti, &si) in tgt_inputs.iter().enumerate() {
-        solver.assert(t.inputs[ti].eq(&s.inputs[si]));
-    }
     for (a, b) in s.parts.iter().zip(&t.parts) {
         solver.assert(a.result.eq(&b.result));
         solver.assert(&b.allowed);

@@ -1,1 +1,328 @@
-fn main() {}
+//! Project automation: `cargo xtask <command>` (alias in `.cargo/config.toml`).
+//!
+//! Std-only on purpose, and it must never depend on `z3`: `setup` has to run
+//! before anything that links libz3 can be built.
+//!
+//! Commands:
+//!   setup         install what the build needs (idempotent)
+//!   test [ARGS]   setup, then `cargo test --workspace [ARGS]`
+//!   demo [ARGS]   setup, `cargo build --release`, then `scripts/demo.sh [ARGS]`
+
+use std::env;
+use std::ffi::OsString;
+use std::fs;
+use std::io::ErrorKind;
+use std::path::{Path, PathBuf};
+use std::process::{exit, Command};
+
+/// z3-solver wheel providing libz3.so + headers. When bumping it, also update
+/// `Z3_SYS_Z3_VERSION` in `.cargo/config.toml` (checked by `setup`).
+const Z3_WHEEL_VERSION: &str = "5.4.0.0";
+/// Where the wheel is installed, relative to the workspace root (git-ignored).
+const Z3_DIR: &str = ".deps/z3";
+/// Directory inside the wheel that holds libz3.so.
+const Z3_LIB_SUBDIR: &str = "z3/lib";
+
+type Result<T> = std::result::Result<T, String>;
+
+fn main() {
+    let mut args = env::args_os().skip(1);
+    let cmd = args.next().map(|a| a.to_string_lossy().into_owned());
+    let rest: Vec<OsString> = args.collect();
+    let root = workspace_root();
+
+    let result = match cmd.as_deref() {
+        Some("setup") if rest.is_empty() => setup(&root).map(|()| 0),
+        Some("test") => setup(&root).and_then(|()| test(&root, &rest)),
+        Some("demo") => setup(&root).and_then(|()| demo(&root, &rest)),
+        Some("help" | "-h" | "--help") => {
+            usage();
+            Ok(0)
+        }
+        _ => {
+            usage();
+            Ok(2)
+        }
+    };
+    match result {
+        Ok(code) => exit(code),
+        Err(msg) => {
+            eprintln!("xtask: error: {msg}");
+            exit(1);
+        }
+    }
+}
+
+fn usage() {
+    eprintln!(
+        "usage: cargo xtask <command>\n\n\
+         commands:\n  \
+         setup         install build dependencies (z3-solver wheel into {Z3_DIR}, libmpfr-dev)\n  \
+         test [ARGS]   setup, then `cargo test --workspace [ARGS]`\n  \
+         demo [ARGS]   setup, `cargo build --release`, then `scripts/demo.sh [ARGS]`"
+    );
+}
+
+fn workspace_root() -> PathBuf {
+    // `cargo run` sets CARGO_MANIFEST_DIR at run time too; fall back to the
+    // compile-time value when the binary is started directly.
+    let manifest = env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
+    manifest
+        .parent()
+        .expect("xtask lives one level below the workspace root")
+        .to_path_buf()
+}
+
+fn step(msg: &str) {
+    println!("xtask: {msg}");
+}
+
+// ---------------------------------------------------------------- setup ----
+
+fn setup(root: &Path) -> Result<()> {
+    check_config_version(root)?;
+    setup_z3(root)?;
+    setup_mpfr()?;
+    Ok(())
+}
+
+/// `.cargo/config.toml` tells z3-sys the Z3 version (the wheel has no
+/// z3_version.h / pkg-config file to detect it from); make sure it matches.
+fn check_config_version(root: &Path) -> Result<()> {
+    let path = root.join(".cargo/config.toml");
+    let text = fs::read_to_string(&path).map_err(|e| format!("reading {}: {e}", path.display()))?;
+    let configured = text
+        .lines()
+        .map(str::trim)
+        .find_map(|l| l.strip_prefix("Z3_SYS_Z3_VERSION"))
+        .and_then(|l| l.split('"').nth(1))
+        .ok_or_else(|| format!("{}: no Z3_SYS_Z3_VERSION in [env]", path.display()))?;
+    if !Z3_WHEEL_VERSION.starts_with(&format!("{configured}.")) && Z3_WHEEL_VERSION != configured {
+        return Err(format!(
+            "{}: Z3_SYS_Z3_VERSION = \"{configured}\" does not match the z3-solver wheel \
+             {Z3_WHEEL_VERSION} pinned in xtask",
+            path.display()
+        ));
+    }
+    Ok(())
+}
+
+fn setup_z3(root: &Path) -> Result<()> {
+    let dir = root.join(Z3_DIR);
+    let dist_info = dir.join(format!("z3_solver-{Z3_WHEEL_VERSION}.dist-info"));
+    let lib_dir = dir.join(Z3_LIB_SUBDIR);
+
+    if dist_info.is_dir() && lib_dir.join("libz3.so").exists() {
+        step(&format!("z3-solver {Z3_WHEEL_VERSION} already in {Z3_DIR}"));
+    } else {
+        // Install into a scratch dir and rename, so an interrupted install
+        // never looks complete.
+        let tmp = root.join(format!("{Z3_DIR}.partial"));
+        remove_dir_if_exists(&tmp)?;
+        step(&format!("installing z3-solver=={Z3_WHEEL_VERSION} into {Z3_DIR} (pip)"));
+        let python = find_python()?;
+        run_checked(
+            Command::new(&python)
+                .args(["-m", "pip", "install", "--no-deps", "--disable-pip-version-check"])
+                .args(["--no-warn-script-location", "--target"])
+                .arg(&tmp)
+                .arg(format!("z3-solver=={Z3_WHEEL_VERSION}")),
+        )?;
+        if dir.exists() {
+            step(&format!("removing old {Z3_DIR}"));
+            remove_dir_if_exists(&dir)?;
+        }
+        fs::rename(&tmp, &dir)
+            .map_err(|e| format!("renaming {} -> {}: {e}", tmp.display(), dir.display()))?;
+    }
+    fix_z3_lib_names(&lib_dir)
+}
+
+/// The linker needs `libz3.so`; the loader needs the library's SONAME
+/// (`libz3.so.5.4` for 5.4.0.0, which ships both as plain copies). Create
+/// whichever is missing as a symlink.
+fn fix_z3_lib_names(lib_dir: &Path) -> Result<()> {
+    let entries = fs::read_dir(lib_dir)
+        .map_err(|e| format!("{}: {e} (broken z3-solver install?)", lib_dir.display()))?;
+    let mut versioned: Vec<String> = entries
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("libz3.so."))
+        .collect();
+    versioned.sort();
+    let plain = lib_dir.join("libz3.so");
+
+    if !plain.exists() {
+        let target = versioned
+            .last()
+            .ok_or_else(|| format!("no libz3.so* in {}", lib_dir.display()))?;
+        step(&format!("symlinking libz3.so -> {target}"));
+        symlink(target, &plain)?;
+    }
+    match soname(&plain) {
+        Some(so) if so != "libz3.so" && !lib_dir.join(&so).exists() => {
+            step(&format!("symlinking {so} -> libz3.so (SONAME)"));
+            symlink("libz3.so", &lib_dir.join(&so))?;
+        }
+        Some(_) => {}
+        None => step("note: could not read libz3.so's SONAME (no readelf?); not checked"),
+    }
+    Ok(())
+}
+
+/// SONAME of an ELF shared library, via binutils' readelf (always present
+/// where we can link C code).
+fn soname(lib: &Path) -> Option<String> {
+    let out = Command::new("readelf").arg("-d").arg(lib).output().ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text.lines().find(|l| l.contains("(SONAME)"))?;
+    let start = line.find('[')? + 1;
+    let end = line.rfind(']')?;
+    Some(line[start..end].to_string())
+}
+
+fn symlink(target: &str, link: &Path) -> Result<()> {
+    std::os::unix::fs::symlink(target, link)
+        .map_err(|e| format!("symlink {} -> {target}: {e}", link.display()))
+}
+
+fn remove_dir_if_exists(dir: &Path) -> Result<()> {
+    match fs::remove_dir_all(dir) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(format!("removing {}: {e}", dir.display())),
+    }
+}
+
+fn find_python() -> Result<String> {
+    for py in ["python3", "python"] {
+        let ok = Command::new(py)
+            .args(["-m", "pip", "--version"])
+            .output()
+            .map(|o| o.status.success())
+            .unwrap_or(false);
+        if ok {
+            return Ok(py.to_string());
+        }
+    }
+    Err("need python3 with pip to install the z3-solver wheel \
+         (Debian: apt-get install python3-pip)"
+        .into())
+}
+
+/// The FP tests use MPFR through `rug` with the system libraries.
+fn setup_mpfr() -> Result<()> {
+    let status = match Command::new("dpkg").args(["-s", "libmpfr-dev"]).output() {
+        Ok(out) => out,
+        Err(e) if e.kind() == ErrorKind::NotFound => {
+            step("note: no dpkg (not Debian?); make sure MPFR/GMP development files are installed");
+            return Ok(());
+        }
+        Err(e) => return Err(format!("running dpkg: {e}")),
+    };
+    let installed = status.status.success()
+        && String::from_utf8_lossy(&status.stdout)
+            .lines()
+            .any(|l| l.starts_with("Status:") && l.trim_end().ends_with("ok installed"));
+    if installed {
+        step("libmpfr-dev already installed");
+        return Ok(());
+    }
+    if !is_root() {
+        return Err("libmpfr-dev is not installed and xtask is not running as root; \
+                    install it with `sudo apt-get install -y libmpfr-dev` and re-run"
+            .into());
+    }
+    step("installing libmpfr-dev (apt-get update && apt-get install -y libmpfr-dev)");
+    run_checked(Command::new("apt-get").arg("update"))?;
+    run_checked(
+        Command::new("apt-get")
+            .args(["install", "-y", "--no-install-recommends", "libmpfr-dev"])
+            .env("DEBIAN_FRONTEND", "noninteractive"),
+    )
+}
+
+fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+        .unwrap_or(false)
+}
+
+// ---------------------------------------------------------- test / demo ----
+
+fn cargo() -> Command {
+    let mut cmd = Command::new(env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    // Binaries find libz3 via an $ORIGIN-relative rpath (.cargo/config.toml),
+    // which only works with the default ./target dir; LD_LIBRARY_PATH covers
+    // a custom CARGO_TARGET_DIR for everything run from here.
+    cmd.env("LD_LIBRARY_PATH", ld_library_path());
+    cmd
+}
+
+fn ld_library_path() -> OsString {
+    let root = workspace_root();
+    let mut paths = vec![root.join(Z3_DIR).join(Z3_LIB_SUBDIR)];
+    if let Some(old) = env::var_os("LD_LIBRARY_PATH") {
+        paths.extend(env::split_paths(&old));
+    }
+    env::join_paths(paths).expect("paths without ':'")
+}
+
+fn test(root: &Path, args: &[OsString]) -> Result<i32> {
+    // [profile.test] has opt-level = 3, so no --release needed.
+    step("cargo test --workspace");
+    run_status(cargo().current_dir(root).args(["test", "--workspace"]).args(args))
+}
+
+fn demo(root: &Path, args: &[OsString]) -> Result<i32> {
+    step("cargo build --release");
+    let code = run_status(cargo().current_dir(root).args(["build", "--release"]))?;
+    if code != 0 {
+        return Ok(code);
+    }
+    let script = root.join("scripts/demo.sh");
+    if !script.exists() {
+        step("note: scripts/demo.sh does not exist yet; nothing to run");
+        return Ok(0);
+    }
+    step("bash scripts/demo.sh");
+    let mut cmd = Command::new("bash");
+    cmd.arg(&script)
+        .args(args)
+        .current_dir(root)
+        .env("LD_LIBRARY_PATH", ld_library_path());
+    run_status(&mut cmd)
+}
+
+// -------------------------------------------------------------- helpers ----
+
+fn describe(cmd: &Command) -> String {
+    let mut s = cmd.get_program().to_string_lossy().into_owned();
+    for a in cmd.get_args() {
+        s.push(' ');
+        s.push_str(&a.to_string_lossy());
+    }
+    s
+}
+
+/// Runs `cmd`, returning its exit code (128+signal if killed by a signal).
+fn run_status(cmd: &mut Command) -> Result<i32> {
+    let status = cmd
+        .status()
+        .map_err(|e| format!("could not run `{}`: {e}", describe(cmd)))?;
+    Ok(status.code().unwrap_or_else(|| {
+        use std::os::unix::process::ExitStatusExt;
+        128 + status.signal().unwrap_or(0)
+    }))
+}
+
+fn run_checked(cmd: &mut Command) -> Result<()> {
+    match run_status(cmd)? {
+        0 => Ok(()),
+        code => Err(format!("`{}` failed with exit code {code}", describe(cmd))),
+    }
+}
