@@ -2,6 +2,7 @@
 //! Run with `cargo bench -p semfuzz-smt --bench prove`.
 
 use criterion::{criterion_group, criterion_main, Criterion};
+use semfuzz_smt::prove::{refines, Verdict};
 use semfuzz_smt::fpbits::{fp_from_bits, fp_same, rounding_mode, Rm};
 use semfuzz_smt::z3::ast::{Float, BV};
 use semfuzz_smt::z3::{SatResult, Solver};
@@ -49,6 +50,16 @@ fn bench(c: &mut Criterion) {
     g.bench_function("add_self_is_mul2_f32", |b| {
         b.iter(prove_add_self_is_mul2_f32)
     });
+    // The same property through the spec: the add.rn.f32 variant's whole outcome (NaN rule
+    // included) refines itself with its operands swapped.
+    let spec = semfuzz_spec::Spec::embedded().expect("specs load");
+    for text in ["add.rn.f32", "fma.rn.f32"] {
+        let n = if text.starts_with("fma") { 3 } else { 2 };
+        let p = &spec.lookup(text, Some(n)).expect("variant").program;
+        let swap: Vec<usize> = if n == 3 { vec![1, 0, 2] } else { vec![1, 0] };
+        assert_eq!(refines(p, p, &swap, 600_000).expect("poses"), Verdict::Proved);
+        g.bench_function(format!("spec_{}_commutative", text.replace('.', "_")), |b| b.iter(|| refines(p, p, &swap, 600_000)));
+    }
     g.finish();
 }
 

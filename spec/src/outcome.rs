@@ -112,8 +112,6 @@ pub enum Mismatch {
     FtzOverApplied,
     /// A subnormal where zero was required: flush-to-zero not applied.
     FtzNotApplied,
-    /// Outside [0, 1] where `.sat` clamps, or clamped where it should not.
-    Saturation,
     /// The right kind of number, off by this many units in the last place (+: too large).
     Ulps(i64),
     /// Bits that differ otherwise (integers, predicates, sign of a nonzero).
@@ -129,7 +127,6 @@ impl fmt::Display for Mismatch {
             Mismatch::SignOfZero => write!(f, "wrong sign of zero"),
             Mismatch::FtzOverApplied => write!(f, "subnormal flushed to zero (FTZ over-applied)"),
             Mismatch::FtzNotApplied => write!(f, "subnormal not flushed (FTZ not applied)"),
-            Mismatch::Saturation => write!(f, "saturation to [0, 1] wrong"),
             Mismatch::Ulps(n) => write!(f, "off by {} ulp {}", n.unsigned_abs(), if *n > 0 { "up" } else { "down" }),
             Mismatch::Bits => write!(f, "different bits"),
         }
@@ -165,12 +162,6 @@ pub fn classify(kind: PartKind, expected: &Accept, got: u64) -> Mismatch {
     }
     if f.is_subnormal(got) && f.is_zero(want) {
         return Mismatch::FtzNotApplied;
-    }
-    let one = f.one(false);
-    let in_unit = |b: u64| !f.sign_bit(b) || f.is_zero(b);
-    let in_range = |b: u64| in_unit(b) && ordinal(f, b) <= ordinal(f, one);
-    if in_range(want) != in_range(got) && (ordinal(f, got) == ordinal(f, one) || f.is_zero(got) || f.is_zero(want) || want == one) {
-        return Mismatch::Saturation;
     }
     Mismatch::Ulps(ordinal(f, got) - ordinal(f, want))
 }

@@ -1,0 +1,140 @@
+//! The command-line contract (DESIGN.md): list, eval, check, selfcheck, --spec-dir.
+
+use assert_cmd::Command;
+use std::io::Write;
+
+fn semfuzz() -> Command {
+    Command::cargo_bin("semfuzz").expect("binary built")
+}
+
+fn run(args: &[&str], stdin: Option<&str>) -> (i32, String, String) {
+    let mut cmd = semfuzz();
+    cmd.args(args);
+    if let Some(s) = stdin {
+        cmd.write_stdin(s);
+    }
+    let out = cmd.output().expect("runs");
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
+}
+
+#[test]
+fn list_shows_signatures_and_requirements() {
+    let (code, out, _) = run(&["list", "min.NaN"], None);
+    assert_eq!(code, 0);
+    assert!(out.contains("min.NaN.f32 d, a, b "), "{out}");
+    assert!(out.contains("min.NaN.f32 d, a, b, c"), "{out}");
+    assert!(out.contains("PTX ISA 7.0, sm_80"), "{out}");
+    let (_, out, _) = run(&["list", "add.f32"], None);
+    assert!(out.contains("may be fused"), "{out}");
+}
+
+#[test]
+fn list_json_is_machine_readable() {
+    let (code, out, _) = run(&["list", "--json"], None);
+    assert_eq!(code, 0);
+    let items: serde_json::Value = serde_json::from_str(&out).expect("valid JSON");
+    let items = items.as_array().expect("array");
+    assert!(items.len() > 200);
+    let fma = items.iter().find(|i| i["instr"] == "fma.rn.ftz.sat.f32").expect("fma variant");
+    assert_eq!(fma["sources"].as_array().map(Vec::len), Some(3));
+    assert_eq!(fma["sm"], 20);
+    assert_eq!(fma["ptx"], "2.0");
+}
+
+#[test]
+fn eval_decodes_each_destination_lane() {
+    let (code, out, _) = run(&["eval", "add.rn.f32x2", "0x400000003f800000", "0x3f80000040000000"], None);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("d[0] = 0x40400000 (3)"), "{out}");
+    assert!(out.contains("d[1] = 0x40400000 (3)"), "{out}");
+    let (_, out, _) = run(&["eval", "min.NaN.f32", "0x7fc00000", "0x3f800000"], None);
+    assert!(out.contains("d = 0x7fffffff (qNaN payload 0x3fffff)"), "{out}");
+    let (_, out, _) = run(&["eval", "add.f32", "0x7fc00000", "0x3f800000"], None);
+    assert!(out.contains("d = any NaN"), "{out}");
+}
+
+#[test]
+fn eval_rejects_bad_input_with_a_message() {
+    for (args, needle) in [
+        (vec!["eval", "fma.f32", "0x0", "0x0", "0x0"], "lacks its required .rnd modifier"),
+        (vec!["eval", "add.f32", "0x1", "zz"], "`zz` is not a hex bit pattern"),
+        (vec!["eval", "add.f32", "0x1"], "takes 2 (a, b)"),
+        (vec!["eval", "add.f32", "0x1", "0x100000000"], "does not fit in 32 bits"),
+        (vec!["eval", "add.frob.f32", "0x1", "0x1"], "`.frob` is not a modifier of `add`"),
+        (vec!["eval", "add.sat.f64", "0x1", "0x1"], "`.sat` is not allowed"),
+    ] {
+        let (code, out, err) = run(&args, None);
+        assert_eq!(code, 2, "{args:?}: {out}{err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+}
+
+#[test]
+fn check_reports_per_line_and_exits_1_on_mismatch() {
+    let input = "\
+add.rn.f32 0x3f800000 0x33800000 0x3f800000  # tie to even
+# a comment line
+
+mul.ftz.f32 0x00800000 0xbf000000 0x80400000
+add.rn.f32 0x3f800000
+bogus.f32 0x1 0x2 0x3
+add.rn.f32 0x3f800000 0x33800000 0x3f800001
+add.f32 0x7fc00000 0x3f800000 0xffc00123
+";
+    let (code, out, _) = run(&["check", "-"], Some(input));
+    assert_eq!(code, 1, "{out}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "ok");
+    assert!(lines[1].starts_with("mismatch: line 4:") && lines[1].contains("FTZ not applied"), "{}", lines[1]);
+    assert!(lines[2].starts_with("error: line 5:"), "{}", lines[2]);
+    assert!(lines[3].starts_with("error: line 6:") && lines[3].contains("unknown instruction"), "{}", lines[3]);
+    assert!(lines[4].starts_with("mismatch: line 7:") && lines[4].contains("off by 1 ulp up"), "{}", lines[4]);
+    assert_eq!(lines[5], "ok", "any NaN is accepted for add.f32");
+    assert_eq!(lines.last(), Some(&"2 passed, 4 failed"));
+}
+
+#[test]
+fn check_reads_a_file_and_exits_0_when_all_pass() {
+    let mut f = tempfile::NamedTempFile::new().expect("temp file");
+    writeln!(f, "min.f32 0x00000000 0x80000000 0x80000000\nmax.f32 0x00000000 0x80000000 0x00000000").expect("write");
+    let path = f.path().to_str().expect("utf-8 path").to_string();
+    let (code, out, _) = run(&["check", &path], None);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.ends_with("2 passed, 0 failed\n"), "{out}");
+    let (code, _, err) = run(&["check", "/nonexistent/file"], None);
+    assert_eq!(code, 2);
+    assert!(err.contains("cannot read /nonexistent/file"), "{err}");
+}
+
+#[test]
+fn spec_dir_loads_user_specs_and_reports_errors_with_location() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let prelude = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../spec/isa/prelude.sem")).expect("prelude");
+    std::fs::write(dir.path().join("prelude.sem"), prelude).expect("write");
+    std::fs::write(
+        dir.path().join("mine.sem"),
+        "// a user's instruction\ninstr twice {\n  form \"twice.f32 d, a\";\n  sem { d = add(a, a, .rn); d = is_nan(d) ? any_nan(d) : d; }\n}\n",
+    )
+    .expect("write");
+    let d = dir.path().to_str().expect("utf-8").to_string();
+    let (code, out, err) = run(&["--spec-dir", &d, "eval", "twice.f32", "0x3f800000"], None);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("d = 0x40000000 (2)"), "{out}");
+    std::fs::write(dir.path().join("mine.sem"), "instr twice {\n  form \"twice.f32 d, a\";\n  sem { d = a + a; }\n}\n").expect("write");
+    let (code, _, err) = run(&["--spec-dir", &d, "list"], None);
+    assert_eq!(code, 2);
+    assert!(err.contains("mine.sem:3:13: error: floating-point `+` needs a rounding mode"), "{err}");
+    assert!(err.contains("^^^^^"), "{err}");
+}
+
+#[test]
+fn selfcheck_agrees_and_reports_the_z3_version() {
+    let (code, out, _) = run(&["selfcheck", "div.rz", "--cases", "16"], None);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("libz3 5."), "{out}");
+    assert!(out.contains("3 variants agree, 0 disagree"), "{out}");
+    let (code, _, err) = run(&["selfcheck", "nothing-matches"], None);
+    assert_eq!(code, 2);
+    assert!(err.contains("no variant matches"), "{err}");
+}

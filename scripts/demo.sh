@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# The main job for now: what the specs say, checked three ways. Run by `cargo xtask demo`,
+# which builds target/release/semfuzz first.
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+semfuzz=target/release/semfuzz
+step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+
+step "The catalogue: every variant the 9.7.3 specs expand to, with its requirements"
+$semfuzz list fma.rn
+$semfuzz list --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)), "variants in all")'
+
+step "Evaluate: the spec's accept set per destination (exact bits, any NaN, one of several)"
+echo "# 1 + 2^-24 is a tie; .rn picks the even neighbour, .rp rounds up"
+$semfuzz eval add.rn.f32 0x3f800000 0x33800000
+$semfuzz eval add.rp.f32 0x3f800000 0x33800000
+echo "# fma rounds once: (1+2^-23)^2 - (1+2^-22) = 2^-46 survives"
+$semfuzz eval fma.rn.f32 0x3f800001 0x3f800001 0xbf800002
+echo "# .NaN gives the canonical NaN; .xorsign.abs takes the sign from both inputs"
+$semfuzz eval min.NaN.f32 0x7fc00000 0x3f800000
+$semfuzz eval min.xorsign.abs.f32 0xc0000000 0x40400000
+echo "# f32 NaNs are unspecified; f64 keeps an input's payload (either, when both are NaN)"
+$semfuzz eval add.f32 0x7fc00001 0x3f800000
+$semfuzz eval add.f64 0x7ff0000000000001 0xfff8000000000002
+echo "# packed lanes"
+$semfuzz eval add.rn.ftz.f32x2 0x0000000140000000 0x3f8000003f800000
+
+step "Instruction text is checked against the manual's syntax"
+$semfuzz eval fma.f32 0x0 0x0 0x0 || true
+$semfuzz eval min.xorsign.abs.f32 0x0 0x0 0x0 || true
+$semfuzz eval mad.f32 0x0 0x0 0x0 || true
+
+step "Check results gathered elsewhere (examples/check-sample.txt); exit status 1 = mismatches found"
+$semfuzz check examples/check-sample.txt
+echo "(exit status $?)"
+
+step "Self-check: the evaluator and the Z3 formulas admit exactly the same results"
+$semfuzz selfcheck --cases 64
