@@ -31,7 +31,7 @@ fn prove_add_self_is_mul2_f32() -> SatResult {
     solver.assert(
         fp_same(
             &x.add_with_rounding_mode(&x, &rne),
-            &x.mul_with_rounding_mode(&Float::from_f32(2.0), &rne),
+            &x.mul_with_rounding_mode(Float::from_f32(2.0), &rne),
         )
         .not(),
     );

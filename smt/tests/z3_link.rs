@@ -89,7 +89,7 @@ fn add_self_is_mul2_f32() {
     solver.assert(
         fp_same(
             &x.add_with_rounding_mode(&x, &rne),
-            &x.mul_with_rounding_mode(&Float::from_f32(2.0), &rne),
+            &x.mul_with_rounding_mode(Float::from_f32(2.0), &rne),
         )
         .not(),
     );

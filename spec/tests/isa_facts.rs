@@ -147,7 +147,7 @@ fn f32x2_lanes_are_independent() {
     let a = (F32_TWO << 32) | F32_ONE;
     let b = (F32_ONE << 32) | F32_TWO;
     assert_eq!(eval("add.rn.f32x2", &[a, b]), vec![Accept::Exact(F32_THREE), Accept::Exact(F32_THREE)]);
-    let r = eval("mul.rz.ftz.f32x2", &[(F32_INF << 32) | F32_MIN_SUB, (0 << 32) | F32_ONE]);
+    let r = eval("mul.rz.ftz.f32x2", &[(F32_INF << 32) | F32_MIN_SUB, F32_ONE]); // lane 1 of b is +0
     assert!(matches!(r[1], Accept::AnyNan(_)), "inf * 0 in lane 1: {r:?}");
     assert_eq!(r[0], Accept::Exact(0), "lane 0 flushes its subnormal input");
 }
