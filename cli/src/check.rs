@@ -28,7 +28,11 @@ fn check_line(spec: &Spec, line: &str) -> Result<Option<Result<(), String>>, Str
     })?;
     let mut inputs = Vec::new();
     for (src, text) in v.sources.iter().zip(operands) {
-        inputs.push(crate::parse_hex(text, src.width, &format!("operand {}", src.name))?);
+        inputs.push(crate::parse_hex(
+            text,
+            src.width,
+            &format!("operand {}", src.name),
+        )?);
     }
     let dest = &v.program.dests[0];
     let got = crate::parse_hex(result[0], dest.width, &format!("result {}", dest.name))?;
@@ -39,7 +43,11 @@ fn check_line(spec: &Spec, line: &str) -> Result<Option<Result<(), String>>, Str
     for (i, (part, accept)) in dest.parts.iter().zip(&out).enumerate() {
         let bits = (got >> part.lo) & semfuzz_spec::ir::mask(part.width);
         if !accept.accepts(bits) {
-            let name = if dest.parts.len() > 1 { format!("{}[{i}]", dest.name) } else { dest.name.clone() };
+            let name = if dest.parts.len() > 1 {
+                format!("{}[{i}]", dest.name)
+            } else {
+                dest.name.clone()
+            };
             problems.push(format!(
                 "{name} = {}, but the spec allows {} [{}]",
                 describe(part.kind, bits),
@@ -48,17 +56,25 @@ fn check_line(spec: &Spec, line: &str) -> Result<Option<Result<(), String>>, Str
             ));
         }
     }
-    Ok(Some(if problems.is_empty() { Ok(()) } else { Err(format!("{content}: {}", problems.join("; "))) }))
+    Ok(Some(if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("{content}: {}", problems.join("; ")))
+    }))
 }
 
 pub fn run(spec: &Spec, file: Option<&Path>) -> Result<bool> {
     let mut text = String::new();
     match file {
         Some(p) if p != Path::new("-") => {
-            text = std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?;
+            text = std::fs::read_to_string(p)
+                .with_context(|| format!("cannot read {}", p.display()))?;
         }
         _ => {
-            std::io::stdin().lock().read_to_string(&mut text).context("cannot read standard input")?;
+            std::io::stdin()
+                .lock()
+                .read_to_string(&mut text)
+                .context("cannot read standard input")?;
         }
     }
     let (mut passed, mut failed) = (0usize, 0usize);

@@ -16,23 +16,49 @@ pub fn operand_kind(spec: &Spec, ty: &str) -> PartKind {
 }
 
 pub fn run(spec: &Spec, instr: &str, operands: &[String]) -> Result<()> {
-    let v = spec.lookup(instr, Some(operands.len())).map_err(|d| anyhow!("{d}"))?;
+    let v = spec
+        .lookup(instr, Some(operands.len()))
+        .map_err(|d| anyhow!("{d}"))?;
     let mut inputs = Vec::new();
     for (src, text) in v.sources.iter().zip(operands) {
-        inputs.push(crate::parse_hex(text, src.width, &format!("operand {} of {}", src.name, v.text)).map_err(|e| anyhow!(e))?);
+        inputs.push(
+            crate::parse_hex(
+                text,
+                src.width,
+                &format!("operand {} of {}", src.name, v.text),
+            )
+            .map_err(|e| anyhow!(e))?,
+        );
     }
     let mut ev = Evaluator::new(&v.program);
     let mut out = vec![Accept::default(); ev.n_parts()];
     ev.eval(&inputs, &mut out);
-    println!("{}   ({}{})", v.signature(), v.requirement, if v.fusable { "; may be fused into fma" } else { "" });
+    println!(
+        "{}   ({}{})",
+        v.signature(),
+        v.requirement,
+        if v.fusable {
+            "; may be fused into fma"
+        } else {
+            ""
+        }
+    );
     for (src, bits) in v.sources.iter().zip(&inputs) {
-        println!("  {} = {}", src.name, describe_operand(spec, &src.ty, *bits));
+        println!(
+            "  {} = {}",
+            src.name,
+            describe_operand(spec, &src.ty, *bits)
+        );
     }
     let mut out = out.iter();
     for d in &v.program.dests {
         for (i, part) in d.parts.iter().enumerate() {
             let a = out.next().copied().unwrap_or_default();
-            let name = if d.parts.len() > 1 { format!("{}[{i}]", d.name) } else { d.name.clone() };
+            let name = if d.parts.len() > 1 {
+                format!("{}[{i}]", d.name)
+            } else {
+                d.name.clone()
+            };
             println!("  {name} = {}", describe_accept(part.kind, &a));
         }
     }
@@ -43,7 +69,14 @@ pub fn run(spec: &Spec, instr: &str, operands: &[String]) -> Result<()> {
 pub fn describe_operand(spec: &Spec, ty: &str, bits: u64) -> String {
     if let Some(semfuzz_spec::catalog::FormatInfo::Packed(f, n)) = spec.format(ty) {
         let w = f.width();
-        let lanes: Vec<String> = (0..n).map(|i| format!("[{i}] {}", describe(PartKind::Float(f), (bits >> (i * w)) & ((1u64 << w) - 1)))).collect();
+        let lanes: Vec<String> = (0..n)
+            .map(|i| {
+                format!(
+                    "[{i}] {}",
+                    describe(PartKind::Float(f), (bits >> (i * w)) & ((1u64 << w) - 1))
+                )
+            })
+            .collect();
         return format!("0x{bits:016x}: {}", lanes.join(", "));
     }
     describe(operand_kind(spec, ty), bits)

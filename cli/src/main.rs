@@ -12,7 +12,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "semfuzz", version, about = "Formal specs and differential checks for NVIDIA PTX floating-point instructions")]
+#[command(
+    name = "semfuzz",
+    version,
+    about = "Formal specs and differential checks for NVIDIA PTX floating-point instructions"
+)]
 struct Cli {
     /// Load the `*.sem` specs from this directory instead of the ones built in.
     #[arg(long, global = true, value_name = "DIR")]
@@ -59,18 +63,28 @@ enum Command {
 
 fn load(dir: &Option<PathBuf>) -> Result<Spec> {
     match dir {
-        Some(d) => Spec::load_dir(d).map_err(|e| anyhow::anyhow!("{e}")).with_context(|| format!("loading specs from {}", d.display())),
-        None => Spec::embedded().map_err(|e| anyhow::anyhow!("{e}")).context("loading the built-in specs"),
+        Some(d) => Spec::load_dir(d)
+            .map_err(|e| anyhow::anyhow!("{e}"))
+            .with_context(|| format!("loading specs from {}", d.display())),
+        None => Spec::embedded()
+            .map_err(|e| anyhow::anyhow!("{e}"))
+            .context("loading the built-in specs"),
     }
 }
 
 fn run(cli: Cli) -> Result<bool> {
     let spec = load(&cli.spec_dir)?;
     match cli.command {
-        Command::List { pattern, json } => list::run(&spec, pattern.as_deref(), json).map(|()| true),
+        Command::List { pattern, json } => {
+            list::run(&spec, pattern.as_deref(), json).map(|()| true)
+        }
         Command::Eval { instr, operands } => eval::run(&spec, &instr, &operands).map(|()| true),
         Command::Check { file } => check::run(&spec, file.as_deref()),
-        Command::Selfcheck { pattern, cases, seed } => selfcheck::run(&spec, pattern.as_deref(), cases, seed),
+        Command::Selfcheck {
+            pattern,
+            cases,
+            seed,
+        } => selfcheck::run(&spec, pattern.as_deref(), cases, seed),
     }
 }
 
@@ -100,10 +114,15 @@ pub fn emit(text: &str) {
 
 /// Parses a hex bit pattern operand that must fit in `width` bits.
 pub fn parse_hex(text: &str, width: u32, what: &str) -> Result<u64, String> {
-    let digits = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")).ok_or_else(|| {
+    let digits = text
+        .strip_prefix("0x")
+        .or_else(|| text.strip_prefix("0X"))
+        .ok_or_else(|| {
+            format!("{what}: `{text}` is not a hex bit pattern (write it like 0x3f800000)")
+        })?;
+    let v = u64::from_str_radix(&digits.replace('_', ""), 16).map_err(|_| {
         format!("{what}: `{text}` is not a hex bit pattern (write it like 0x3f800000)")
     })?;
-    let v = u64::from_str_radix(&digits.replace('_', ""), 16).map_err(|_| format!("{what}: `{text}` is not a hex bit pattern (write it like 0x3f800000)"))?;
     if width < 64 && v >> width != 0 {
         return Err(format!("{what}: `{text}` does not fit in {width} bits"));
     }

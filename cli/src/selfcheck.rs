@@ -7,11 +7,22 @@ use semfuzz_spec::Spec;
 use std::time::Instant;
 
 pub fn run(spec: &Spec, pattern: Option<&str>, cases: usize, seed: u64) -> Result<bool> {
-    let variants: Vec<_> = spec.variants.iter().filter(|v| pattern.is_none_or(|p| v.text.contains(p))).collect();
+    let variants: Vec<_> = spec
+        .variants
+        .iter()
+        .filter(|v| pattern.is_none_or(|p| v.text.contains(p)))
+        .collect();
     if variants.is_empty() {
-        bail!("no variant matches `{}` (see `semfuzz list`)", pattern.unwrap_or(""));
+        bail!(
+            "no variant matches `{}` (see `semfuzz list`)",
+            pattern.unwrap_or("")
+        );
     }
-    println!("libz3 {}; {} variants x {cases} inputs (seed {seed})", semfuzz_smt::z3_version(), variants.len());
+    println!(
+        "libz3 {}; {} variants x {cases} inputs (seed {seed})",
+        semfuzz_smt::z3_version(),
+        variants.len()
+    );
     let bar = ProgressBar::new((variants.len() * cases) as u64);
     bar.set_style(
         ProgressStyle::with_template("{bar:40} {pos}/{len} checks  {per_sec}  eta {eta}  {msg}")

@@ -14,7 +14,11 @@ fn run(args: &[&str], stdin: Option<&str>) -> (i32, String, String) {
         cmd.write_stdin(s);
     }
     let out = cmd.output().expect("runs");
-    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
 }
 
 #[test]
@@ -35,7 +39,10 @@ fn list_json_is_machine_readable() {
     let items: serde_json::Value = serde_json::from_str(&out).expect("valid JSON");
     let items = items.as_array().expect("array");
     assert!(items.len() > 200);
-    let fma = items.iter().find(|i| i["instr"] == "fma.rn.ftz.sat.f32").expect("fma variant");
+    let fma = items
+        .iter()
+        .find(|i| i["instr"] == "fma.rn.ftz.sat.f32")
+        .expect("fma variant");
     assert_eq!(fma["sources"].as_array().map(Vec::len), Some(3));
     assert_eq!(fma["sm"], 20);
     assert_eq!(fma["ptx"], "2.0");
@@ -43,12 +50,23 @@ fn list_json_is_machine_readable() {
 
 #[test]
 fn eval_decodes_each_destination_lane() {
-    let (code, out, _) = run(&["eval", "add.rn.f32x2", "0x400000003f800000", "0x3f80000040000000"], None);
+    let (code, out, _) = run(
+        &[
+            "eval",
+            "add.rn.f32x2",
+            "0x400000003f800000",
+            "0x3f80000040000000",
+        ],
+        None,
+    );
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("d[0] = 0x40400000 (3)"), "{out}");
     assert!(out.contains("d[1] = 0x40400000 (3)"), "{out}");
     let (_, out, _) = run(&["eval", "min.NaN.f32", "0x7fc00000", "0x3f800000"], None);
-    assert!(out.contains("d = 0x7fffffff (qNaN payload 0x3fffff)"), "{out}");
+    assert!(
+        out.contains("d = 0x7fffffff (qNaN payload 0x3fffff)"),
+        "{out}"
+    );
     let (_, out, _) = run(&["eval", "add.f32", "0x7fc00000", "0x3f800000"], None);
     assert!(out.contains("d = any NaN"), "{out}");
 }
@@ -56,12 +74,27 @@ fn eval_decodes_each_destination_lane() {
 #[test]
 fn eval_rejects_bad_input_with_a_message() {
     for (args, needle) in [
-        (vec!["eval", "fma.f32", "0x0", "0x0", "0x0"], "lacks its required .rnd modifier"),
-        (vec!["eval", "add.f32", "0x1", "zz"], "`zz` is not a hex bit pattern"),
+        (
+            vec!["eval", "fma.f32", "0x0", "0x0", "0x0"],
+            "lacks its required .rnd modifier",
+        ),
+        (
+            vec!["eval", "add.f32", "0x1", "zz"],
+            "`zz` is not a hex bit pattern",
+        ),
         (vec!["eval", "add.f32", "0x1"], "takes 2 (a, b)"),
-        (vec!["eval", "add.f32", "0x1", "0x100000000"], "does not fit in 32 bits"),
-        (vec!["eval", "add.frob.f32", "0x1", "0x1"], "`.frob` is not a modifier of `add`"),
-        (vec!["eval", "add.sat.f64", "0x1", "0x1"], "`.sat` is not allowed"),
+        (
+            vec!["eval", "add.f32", "0x1", "0x100000000"],
+            "does not fit in 32 bits",
+        ),
+        (
+            vec!["eval", "add.frob.f32", "0x1", "0x1"],
+            "`.frob` is not a modifier of `add`",
+        ),
+        (
+            vec!["eval", "add.sat.f64", "0x1", "0x1"],
+            "`.sat` is not allowed",
+        ),
     ] {
         let (code, out, err) = run(&args, None);
         assert_eq!(code, 2, "{args:?}: {out}{err}");
@@ -86,10 +119,22 @@ add.f32 0x7fc00000 0x3f800000 0xffc00123
     assert_eq!(code, 1, "{out}");
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines[0], "ok");
-    assert!(lines[1].starts_with("mismatch: line 4:") && lines[1].contains("FTZ not applied"), "{}", lines[1]);
+    assert!(
+        lines[1].starts_with("mismatch: line 4:") && lines[1].contains("FTZ not applied"),
+        "{}",
+        lines[1]
+    );
     assert!(lines[2].starts_with("error: line 5:"), "{}", lines[2]);
-    assert!(lines[3].starts_with("error: line 6:") && lines[3].contains("unknown instruction"), "{}", lines[3]);
-    assert!(lines[4].starts_with("mismatch: line 7:") && lines[4].contains("off by 1 ulp up"), "{}", lines[4]);
+    assert!(
+        lines[3].starts_with("error: line 6:") && lines[3].contains("unknown instruction"),
+        "{}",
+        lines[3]
+    );
+    assert!(
+        lines[4].starts_with("mismatch: line 7:") && lines[4].contains("off by 1 ulp up"),
+        "{}",
+        lines[4]
+    );
     assert_eq!(lines[5], "ok", "any NaN is accepted for add.f32");
     assert_eq!(lines.last(), Some(&"2 passed, 4 failed"));
 }
@@ -97,7 +142,11 @@ add.f32 0x7fc00000 0x3f800000 0xffc00123
 #[test]
 fn check_reads_a_file_and_exits_0_when_all_pass() {
     let mut f = tempfile::NamedTempFile::new().expect("temp file");
-    writeln!(f, "min.f32 0x00000000 0x80000000 0x80000000\nmax.f32 0x00000000 0x80000000 0x00000000").expect("write");
+    writeln!(
+        f,
+        "min.f32 0x00000000 0x80000000 0x80000000\nmax.f32 0x00000000 0x80000000 0x00000000"
+    )
+    .expect("write");
     let path = f.path().to_str().expect("utf-8 path").to_string();
     let (code, out, _) = run(&["check", &path], None);
     assert_eq!(code, 0, "{out}");
@@ -110,7 +159,11 @@ fn check_reads_a_file_and_exits_0_when_all_pass() {
 #[test]
 fn spec_dir_loads_user_specs_and_reports_errors_with_location() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let prelude = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../spec/isa/prelude.sem")).expect("prelude");
+    let prelude = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../spec/isa/prelude.sem"
+    ))
+    .expect("prelude");
     std::fs::write(dir.path().join("prelude.sem"), prelude).expect("write");
     std::fs::write(
         dir.path().join("mine.sem"),
@@ -121,10 +174,17 @@ fn spec_dir_loads_user_specs_and_reports_errors_with_location() {
     let (code, out, err) = run(&["--spec-dir", &d, "eval", "twice.f32", "0x3f800000"], None);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("d = 0x40000000 (2)"), "{out}");
-    std::fs::write(dir.path().join("mine.sem"), "instr twice {\n  form \"twice.f32 d, a\";\n  sem { d = a + a; }\n}\n").expect("write");
+    std::fs::write(
+        dir.path().join("mine.sem"),
+        "instr twice {\n  form \"twice.f32 d, a\";\n  sem { d = a + a; }\n}\n",
+    )
+    .expect("write");
     let (code, _, err) = run(&["--spec-dir", &d, "list"], None);
     assert_eq!(code, 2);
-    assert!(err.contains("mine.sem:3:13: error: floating-point `+` needs a rounding mode"), "{err}");
+    assert!(
+        err.contains("mine.sem:3:13: error: floating-point `+` needs a rounding mode"),
+        "{err}"
+    );
     assert!(err.contains("^^^^^"), "{err}");
 }
 

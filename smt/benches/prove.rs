@@ -2,8 +2,8 @@
 //! Run with `cargo bench -p semfuzz-smt --bench prove`.
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use semfuzz_smt::prove::{refines, Verdict};
 use semfuzz_smt::fpbits::{fp_from_bits, fp_same, rounding_mode, Rm};
+use semfuzz_smt::prove::{refines, Verdict};
 use semfuzz_smt::z3::ast::{Float, BV};
 use semfuzz_smt::z3::{SatResult, Solver};
 
@@ -57,8 +57,14 @@ fn bench(c: &mut Criterion) {
         let n = if text.starts_with("fma") { 3 } else { 2 };
         let p = &spec.lookup(text, Some(n)).expect("variant").program;
         let swap: Vec<usize> = if n == 3 { vec![1, 0, 2] } else { vec![1, 0] };
-        assert_eq!(refines(p, p, &swap, 600_000).expect("poses"), Verdict::Proved);
-        g.bench_function(format!("spec_{}_commutative", text.replace('.', "_")), |b| b.iter(|| refines(p, p, &swap, 600_000)));
+        assert_eq!(
+            refines(p, p, &swap, 600_000).expect("poses"),
+            Verdict::Proved
+        );
+        g.bench_function(
+            format!("spec_{}_commutative", text.replace('.', "_")),
+            |b| b.iter(|| refines(p, p, &swap, 600_000)),
+        );
     }
     g.finish();
 }

@@ -36,10 +36,21 @@ pub enum Inconsistency {
 impl fmt::Display for Inconsistency {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Inconsistency::Rejects { part, bits, expected } => {
-                write!(f, "part {part}: Z3 rejects 0x{bits:x}, which the evaluator accepts ({expected})")
+            Inconsistency::Rejects {
+                part,
+                bits,
+                expected,
+            } => {
+                write!(
+                    f,
+                    "part {part}: Z3 rejects 0x{bits:x}, which the evaluator accepts ({expected})"
+                )
             }
-            Inconsistency::AdmitsMore { part, bits, expected } => {
+            Inconsistency::AdmitsMore {
+                part,
+                bits,
+                expected,
+            } => {
                 write!(f, "part {part}: Z3 admits 0x{bits:x}, which the evaluator rejects (it allows {expected})")
             }
             Inconsistency::Unknown(why) => write!(f, "Z3 answered unknown: {why}"),
@@ -56,7 +67,12 @@ pub struct Checker<'p> {
 fn accept_formula(a: &Accept, r: &BV) -> Bool {
     match a {
         Accept::AnyNan(f) => is_nan(r, *f),
-        _ => Bool::or(&a.values().iter().map(|v| r.eq(BV::from_u64(*v, r.get_size()))).collect::<Vec<_>>()),
+        _ => Bool::or(
+            &a.values()
+                .iter()
+                .map(|v| r.eq(BV::from_u64(*v, r.get_size())))
+                .collect::<Vec<_>>(),
+        ),
     }
 }
 
@@ -88,7 +104,11 @@ impl<'p> Checker<'p> {
         result
     }
 
-    fn check_encoded(&self, enc: &crate::encode::Encoded, expected: &[Accept]) -> Result<(), Inconsistency> {
+    fn check_encoded(
+        &self,
+        enc: &crate::encode::Encoded,
+        expected: &[Accept],
+    ) -> Result<(), Inconsistency> {
         // 1. Every value the evaluator accepts is allowed by the formulas.
         for (i, (part, acc)) in enc.parts.iter().zip(expected).enumerate() {
             let probes: Vec<u64> = match acc {
@@ -96,14 +116,23 @@ impl<'p> Checker<'p> {
                 _ => acc.values().to_vec(),
             };
             for bits in probes {
-                let r = self.check_with(&[part.result.eq(BV::from_u64(bits, part.result.get_size()))]);
+                let r =
+                    self.check_with(&[part.result.eq(BV::from_u64(bits, part.result.get_size()))]);
                 self.solver.pop(1);
                 match r {
                     SatResult::Sat => {}
                     SatResult::Unsat => {
-                        return Err(Inconsistency::Rejects { part: i, bits, expected: describe_accept(part.kind, acc) })
+                        return Err(Inconsistency::Rejects {
+                            part: i,
+                            bits,
+                            expected: describe_accept(part.kind, acc),
+                        })
                     }
-                    SatResult::Unknown => return Err(Inconsistency::Unknown(self.solver.get_reason_unknown().unwrap_or_default())),
+                    SatResult::Unknown => {
+                        return Err(Inconsistency::Unknown(
+                            self.solver.get_reason_unknown().unwrap_or_default(),
+                        ))
+                    }
                 }
             }
         }
@@ -117,15 +146,26 @@ impl<'p> Checker<'p> {
         let r = self.check_with(&[Bool::or(&outside)]);
         let result = match r {
             SatResult::Unsat => Ok(()),
-            SatResult::Unknown => Err(Inconsistency::Unknown(self.solver.get_reason_unknown().unwrap_or_default())),
+            SatResult::Unknown => Err(Inconsistency::Unknown(
+                self.solver.get_reason_unknown().unwrap_or_default(),
+            )),
             SatResult::Sat => {
                 let model = self.solver.get_model();
-                let mut found = Err(Inconsistency::Unknown("a model with no offending part".into()));
+                let mut found = Err(Inconsistency::Unknown(
+                    "a model with no offending part".into(),
+                ));
                 for (i, (part, acc)) in enc.parts.iter().zip(expected).enumerate() {
-                    let bits = model.as_ref().and_then(|m| m.eval(&part.result, true)).and_then(|b| b.as_u64());
+                    let bits = model
+                        .as_ref()
+                        .and_then(|m| m.eval(&part.result, true))
+                        .and_then(|b| b.as_u64());
                     if let Some(bits) = bits {
                         if !acc.accepts(bits) {
-                            found = Err(Inconsistency::AdmitsMore { part: i, bits, expected: describe_accept(part.kind, acc) });
+                            found = Err(Inconsistency::AdmitsMore {
+                                part: i,
+                                bits,
+                                expected: describe_accept(part.kind, acc),
+                            });
                             break;
                         }
                     }
@@ -165,9 +205,15 @@ pub fn check_variant(
         samples.fill(&mut inputs);
         ev.eval(&inputs, &mut expected);
         if let Err(e) = checker.check(&inputs, &expected) {
-            return VariantReport { cases: done + 1, failure: Some((inputs, e)) };
+            return VariantReport {
+                cases: done + 1,
+                failure: Some((inputs, e)),
+            };
         }
         progress();
     }
-    VariantReport { cases, failure: None }
+    VariantReport {
+        cases,
+        failure: None,
+    }
 }

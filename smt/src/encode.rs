@@ -83,14 +83,24 @@ pub enum NanBits {
 /// Encodes `program` over free inputs; variable names start with `prefix` so two encodings
 /// can share a solver.
 pub fn encode(program: &Program, prefix: &str, nan: NanBits) -> Encoded {
-    let inputs = program.input_widths.iter().enumerate().map(|(i, w)| BV::new_const(format!("{prefix}in{i}"), *w)).collect();
+    let inputs = program
+        .input_widths
+        .iter()
+        .enumerate()
+        .map(|(i, w)| BV::new_const(format!("{prefix}in{i}"), *w))
+        .collect();
     encode_over(program, prefix, nan, inputs)
 }
 
 /// Encodes `program` with its inputs fixed to `values`. Z3 then folds the floating-point
 /// operations on constants instead of bit-blasting them, so each query is fast.
 pub fn encode_concrete(program: &Program, prefix: &str, nan: NanBits, values: &[u64]) -> Encoded {
-    let inputs = program.input_widths.iter().zip(values).map(|(w, v)| BV::from_u64(*v, *w)).collect();
+    let inputs = program
+        .input_widths
+        .iter()
+        .zip(values)
+        .map(|(w, v)| BV::from_u64(*v, *w))
+        .collect();
     encode_over(program, prefix, nan, inputs)
 }
 
@@ -108,23 +118,47 @@ pub fn encode_over(program: &Program, prefix: &str, nan: NanBits, inputs: Vec<BV
                 definitions.push(float(&out, f).eq(&r));
                 out
             }
-            NanBits::Pinned => r.is_nan().ite(&BV::from_u64(f.default_nan(), f.width()), &r.to_ieee_bv()),
+            NanBits::Pinned => r
+                .is_nan()
+                .ite(&BV::from_u64(f.default_nan(), f.width()), &r.to_ieee_bv()),
         };
         let term = match op {
             Op::Input(k) => inputs[*k as usize].clone(),
             Op::Const(c) => BV::from_u64(*c, w),
-            Op::Add(f, r, a, b) => fp_result(*f, float(&v(a), *f).add_with_rounding_mode(float(&v(b), *f), &rounding_mode(rm(*r)))),
-            Op::Sub(f, r, a, b) => fp_result(*f, float(&v(a), *f).sub_with_rounding_mode(float(&v(b), *f), &rounding_mode(rm(*r)))),
-            Op::Mul(f, r, a, b) => fp_result(*f, float(&v(a), *f).mul_with_rounding_mode(float(&v(b), *f), &rounding_mode(rm(*r)))),
-            Op::Div(f, r, a, b) => fp_result(*f, float(&v(a), *f).div_with_rounding_mode(float(&v(b), *f), &rounding_mode(rm(*r)))),
+            Op::Add(f, r, a, b) => fp_result(
+                *f,
+                float(&v(a), *f).add_with_rounding_mode(float(&v(b), *f), &rounding_mode(rm(*r))),
+            ),
+            Op::Sub(f, r, a, b) => fp_result(
+                *f,
+                float(&v(a), *f).sub_with_rounding_mode(float(&v(b), *f), &rounding_mode(rm(*r))),
+            ),
+            Op::Mul(f, r, a, b) => fp_result(
+                *f,
+                float(&v(a), *f).mul_with_rounding_mode(float(&v(b), *f), &rounding_mode(rm(*r))),
+            ),
+            Op::Div(f, r, a, b) => fp_result(
+                *f,
+                float(&v(a), *f).div_with_rounding_mode(float(&v(b), *f), &rounding_mode(rm(*r))),
+            ),
             Op::Fma(f, r, a, b, c) => fp_result(
                 *f,
-                float(&v(a), *f).fma_with_rounding_mode(float(&v(b), *f), float(&v(c), *f), &rounding_mode(rm(*r))),
+                float(&v(a), *f).fma_with_rounding_mode(
+                    float(&v(b), *f),
+                    float(&v(c), *f),
+                    &rounding_mode(rm(*r)),
+                ),
             ),
-            Op::Sqrt(f, r, a) => fp_result(*f, float(&v(a), *f).sqrt_with_rounding_mode(&rounding_mode(rm(*r)))),
+            Op::Sqrt(f, r, a) => fp_result(
+                *f,
+                float(&v(a), *f).sqrt_with_rounding_mode(&rounding_mode(rm(*r))),
+            ),
             Op::Cvt(from, to, r, a) => fp_result(
                 *to,
-                float(&v(a), *from).to_fp_with_rounding_mode(&rounding_mode(rm(*r)), &fp_sort(to.exp_bits(), to.precision())),
+                float(&v(a), *from).to_fp_with_rounding_mode(
+                    &rounding_mode(rm(*r)),
+                    &fp_sort(to.exp_bits(), to.precision()),
+                ),
             ),
             Op::Class(f, c, a) => {
                 let x = float(&v(a), *f);
@@ -137,7 +171,10 @@ pub fn encode_over(program: &Program, prefix: &str, nan: NanBits, inputs: Vec<BV
                     Class::Finite => Bool::or(&[x.is_nan(), x.is_infinite()]).not(),
                     Class::SignalingNan => {
                         let quiet_bit = f.precision() - 2;
-                        Bool::and(&[x.is_nan(), v(a).extract(quiet_bit, quiet_bit).eq(BV::from_u64(0, 1))])
+                        Bool::and(&[
+                            x.is_nan(),
+                            v(a).extract(quiet_bit, quiet_bit).eq(BV::from_u64(0, 1)),
+                        ])
                     }
                 })
             }
@@ -159,8 +196,20 @@ pub fn encode_over(program: &Program, prefix: &str, nan: NanBits, inputs: Vec<BV
             Op::BvUlt(a, b) => bit(&v(a).bvult(v(b))),
             Op::Extract { value, lo, width } => v(value).extract(lo + width - 1, *lo),
             Op::Concat { hi, lo, .. } => v(hi).concat(v(lo)),
-            Op::Shl(w, a, n) => if n >= w { BV::from_u64(0, *w) } else { v(a).bvshl(BV::from_u64(u64::from(*n), *w)) },
-            Op::Shr(w, a, n) => if n >= w { BV::from_u64(0, *w) } else { v(a).bvlshr(BV::from_u64(u64::from(*n), *w)) },
+            Op::Shl(w, a, n) => {
+                if n >= w {
+                    BV::from_u64(0, *w)
+                } else {
+                    v(a).bvshl(BV::from_u64(u64::from(*n), *w))
+                }
+            }
+            Op::Shr(w, a, n) => {
+                if n >= w {
+                    BV::from_u64(0, *w)
+                } else {
+                    v(a).bvlshr(BV::from_u64(u64::from(*n), *w))
+                }
+            }
             Op::Select(c, a, b) => truth(&v(c)).ite(&v(a), &v(b)),
         };
         values.push(term);
@@ -170,17 +219,31 @@ pub fn encode_over(program: &Program, prefix: &str, nan: NanBits, inputs: Vec<BV
         for (j, p) in d.parts.iter().enumerate() {
             let result = BV::new_const(format!("{prefix}{}_{j}", d.name), p.width);
             let allowed = allowed(&p.outcome, &result, &values);
-            parts.push(EncodedPart { result, allowed, kind: p.kind });
+            parts.push(EncodedPart {
+                result,
+                allowed,
+                kind: p.kind,
+            });
         }
     }
-    Encoded { inputs, definitions, parts }
+    Encoded {
+        inputs,
+        definitions,
+        parts,
+    }
 }
 
 fn allowed(o: &Outcome, r: &BV, values: &[BV]) -> Bool {
     match o {
         Outcome::Exact(v) => r.eq(&values[*v as usize]),
         Outcome::AnyNan(f) => is_nan(r, *f),
-        Outcome::OneOf(vs) => Bool::or(&vs.iter().map(|v| r.eq(&values[*v as usize])).collect::<Vec<_>>()),
-        Outcome::Select(c, a, b) => truth(&values[*c as usize]).ite(&allowed(a, r, values), &allowed(b, r, values)),
+        Outcome::OneOf(vs) => Bool::or(
+            &vs.iter()
+                .map(|v| r.eq(&values[*v as usize]))
+                .collect::<Vec<_>>(),
+        ),
+        Outcome::Select(c, a, b) => {
+            truth(&values[*c as usize]).ite(&allowed(a, r, values), &allowed(b, r, values))
+        }
     }
 }

@@ -13,7 +13,7 @@
 //! f16 = (5, 11), f32 = (8, 24), f64 = (11, 53), bf16 = (8, 8); the bit-vector
 //! width is `exp_bits + precision`.
 
-use z3::ast::{Ast, Bool, BV, Float, RoundingMode};
+use z3::ast::{Ast, Bool, Float, RoundingMode, BV};
 use z3::Sort;
 
 /// IEEE-754 rounding modes, as used by PTX rounding modifiers

@@ -35,17 +35,43 @@ pub enum ProveError {
 
 /// Checks that `tgt` refines `src`: for all inputs, every result `tgt` allows is allowed by
 /// `src`. Target operand `i` is source operand `tgt_inputs[i]`.
-pub fn refines(src: &Program, tgt: &Program, tgt_inputs: &[usize], timeout_ms: u32) -> Result<Verdict, ProveError> {
+pub fn refines(
+    src: &Program,
+    tgt: &Program,
+    tgt_inputs: &[usize],
+    timeout_ms: u32,
+) -> Result<Verdict, ProveError> {
     let s = encode(src, "src_", NanBits::Pinned);
     if tgt_inputs.len() != tgt.input_widths.len()
-        || tgt_inputs.iter().enumerate().any(|(t, &i)| i >= s.inputs.len() || s.inputs[i].get_size() != tgt.input_widths[t])
+        || tgt_inputs
+            .iter()
+            .enumerate()
+            .any(|(t, &i)| i >= s.inputs.len() || s.inputs[i].get_size() != tgt.input_widths[t])
     {
-        return Err(ProveError::Inputs(tgt_inputs.to_vec(), tgt.input_widths.len(), s.inputs.len()));
+        return Err(ProveError::Inputs(
+            tgt_inputs.to_vec(),
+            tgt.input_widths.len(),
+            s.inputs.len(),
+        ));
     }
     // The target reads the source's input terms themselves, so common subterms are shared.
-    let t = encode_over(tgt, "tgt_", NanBits::Pinned, tgt_inputs.iter().map(|&i| s.inputs[i].clone()).collect());
-    if s.parts.len() != t.parts.len() || s.parts.iter().zip(&t.parts).any(|(a, b)| a.result.get_size() != b.result.get_size()) {
-        return Err(ProveError::Shape(format!("{} part(s) against {}", s.parts.len(), t.parts.len())));
+    let t = encode_over(
+        tgt,
+        "tgt_",
+        NanBits::Pinned,
+        tgt_inputs.iter().map(|&i| s.inputs[i].clone()).collect(),
+    );
+    if s.parts.len() != t.parts.len()
+        || s.parts
+            .iter()
+            .zip(&t.parts)
+            .any(|(a, b)| a.result.get_size() != b.result.get_size())
+    {
+        return Err(ProveError::Shape(format!(
+            "{} part(s) against {}",
+            s.parts.len(),
+            t.parts.len()
+        )));
     }
     let solver = Solver::new();
     let mut params = Params::new();
@@ -55,13 +81,27 @@ pub fn refines(src: &Program, tgt: &Program, tgt_inputs: &[usize], timeout_ms: u
         solver.assert(a.result.eq(&b.result));
         solver.assert(&b.allowed);
     }
-    solver.assert(Bool::and(&s.parts.iter().map(|p| p.allowed.clone()).collect::<Vec<_>>()).not());
+    solver.assert(
+        Bool::and(
+            &s.parts
+                .iter()
+                .map(|p| p.allowed.clone())
+                .collect::<Vec<_>>(),
+        )
+        .not(),
+    );
     Ok(match solver.check() {
         SatResult::Unsat => Verdict::Proved,
         SatResult::Unknown => Verdict::Unknown(solver.get_reason_unknown().unwrap_or_default()),
         SatResult::Sat => {
             let model = solver.get_model();
-            let val = |bv: &BV| model.as_ref().and_then(|m| m.eval(bv, true)).and_then(|b| b.as_u64()).unwrap_or(0);
+            let val = |bv: &BV| {
+                model
+                    .as_ref()
+                    .and_then(|m| m.eval(bv, true))
+                    .and_then(|b| b.as_u64())
+                    .unwrap_or(0)
+            };
             Verdict::Counterexample {
                 inputs: s.inputs.iter().map(val).collect(),
                 results: s.parts.iter().map(|p| val(&p.result)).collect(),

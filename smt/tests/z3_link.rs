@@ -3,7 +3,9 @@
 
 use std::time::Instant;
 
-use semfuzz_smt::fpbits::{fp_from_bits, fp_same, fp_to_bits, fp_to_bits_nan_as, rounding_mode, Rm};
+use semfuzz_smt::fpbits::{
+    fp_from_bits, fp_same, fp_to_bits, fp_to_bits_nan_as, rounding_mode, Rm,
+};
 use semfuzz_smt::z3::ast::{Ast, Float, BV};
 use semfuzz_smt::z3::{SatResult, Solver};
 
@@ -52,7 +54,10 @@ fn rounding_modes_differ_on_inexact_sum() {
 fn nan_bits_are_pinned() {
     let nan_in = fp_from_bits(&BV::from_u64(0xffc0_0001, 32), 8, 24);
     let canon = BV::from_u64(0x7fff_ffff, 32);
-    let out = fp_to_bits_nan_as(&nan_in, &canon).simplify().as_u64().unwrap();
+    let out = fp_to_bits_nan_as(&nan_in, &canon)
+        .simplify()
+        .as_u64()
+        .unwrap();
     assert_eq!(out, 0x7fff_ffff);
 }
 

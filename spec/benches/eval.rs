@@ -44,7 +44,10 @@ fn group(c: &mut Criterion, spec: &Spec, text: &str, n: usize, native: impl Fn(&
         })
     });
     g.bench_function("native", |b| {
-        b.iter(|| ins.chunks_exact(n).fold(0u64, |acc, row| acc ^ native(black_box(row))))
+        b.iter(|| {
+            ins.chunks_exact(n)
+                .fold(0u64, |acc, row| acc ^ native(black_box(row)))
+        })
     });
     g.finish();
 }
@@ -55,14 +58,24 @@ fn f32_of(x: u64) -> f32 {
 
 fn bench(c: &mut Criterion) {
     let spec = Spec::embedded().expect("specs load");
-    group(c, &spec, "add.rn.f32", 2, |r| u64::from((f32_of(r[0]) + f32_of(r[1])).to_bits()));
+    group(c, &spec, "add.rn.f32", 2, |r| {
+        u64::from((f32_of(r[0]) + f32_of(r[1])).to_bits())
+    });
     let rz = semfuzz_host::Mode::ieee(Round::TowardZero);
-    group(c, &spec, "fma.rz.f64", 3, |r| semfuzz_host::f64_fma(r[0], r[1], r[2], rz).unwrap_or(0));
+    group(c, &spec, "fma.rz.f64", 3, |r| {
+        semfuzz_host::f64_fma(r[0], r[1], r[2], rz).unwrap_or(0)
+    });
     group(c, &spec, "min.NaN.f32", 2, |r| {
         let (a, b) = (f32_of(r[0]), f32_of(r[1]));
-        u64::from(if a.is_nan() || b.is_nan() { 0x7fff_ffff } else { a.min(b).to_bits() })
+        u64::from(if a.is_nan() || b.is_nan() {
+            0x7fff_ffff
+        } else {
+            a.min(b).to_bits()
+        })
     });
-    group(c, &spec, "sqrt.rn.f32", 1, |r| u64::from(f32_of(r[0]).sqrt().to_bits()));
+    group(c, &spec, "sqrt.rn.f32", 1, |r| {
+        u64::from(f32_of(r[0]).sqrt().to_bits())
+    });
 }
 
 criterion_group!(benches, bench);

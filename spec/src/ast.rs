@@ -368,7 +368,10 @@ impl BinOp {
 
     /// The operator as written.
     pub fn symbol(self) -> &'static str {
-        BinOp::ALL.iter().find(|(op, _)| *op == self).map_or("?", |(_, s)| s)
+        BinOp::ALL
+            .iter()
+            .find(|(op, _)| *op == self)
+            .map_or("?", |(_, s)| s)
     }
 
     /// Binding strength: higher binds tighter.

@@ -14,7 +14,14 @@ use std::sync::Arc;
 /// The spec sources compiled into the binary.
 pub const EMBEDDED: &[(&str, &str)] = &[
     ("prelude.sem", include_str!("../isa/prelude.sem")),
-    ("ptx-9.7.3-floating-point.sem", include_str!("../isa/ptx-9.7.3-floating-point.sem")),
+    (
+        "ptx-9.7.3-floating-point.sem",
+        include_str!("../isa/ptx-9.7.3-floating-point.sem"),
+    ),
+    (
+        "ptx-9.7.4-half-precision.sem",
+        include_str!("../isa/ptx-9.7.4-half-precision.sem"),
+    ),
 ];
 
 /// A declared format.
@@ -38,7 +45,10 @@ pub struct Requirement {
 impl Requirement {
     /// The stricter of two requirements, field by field.
     pub fn max(self, other: Requirement) -> Requirement {
-        Requirement { ptx: self.ptx.max(other.ptx), sm: self.sm.max(other.sm) }
+        Requirement {
+            ptx: self.ptx.max(other.ptx),
+            sm: self.sm.max(other.sm),
+        }
     }
 }
 
@@ -106,7 +116,13 @@ pub struct Family {
 
 impl Family {
     fn group_refs(&self) -> Vec<GroupRef<'_>> {
-        self.groups.iter().map(|g| GroupRef { name: &g.name, members: &g.members }).collect()
+        self.groups
+            .iter()
+            .map(|g| GroupRef {
+                name: &g.name,
+                members: &g.members,
+            })
+            .collect()
     }
 }
 
@@ -147,7 +163,12 @@ pub struct Variant {
 impl Variant {
     /// `add.rn.f32 d, a, b`.
     pub fn signature(&self) -> String {
-        let ops: Vec<&str> = self.dests.iter().chain(&self.sources).map(|o| o.name.as_str()).collect();
+        let ops: Vec<&str> = self
+            .dests
+            .iter()
+            .chain(&self.sources)
+            .map(|o| o.name.as_str())
+            .collect();
         format!("{} {}", self.text, ops.join(", "))
     }
 }
@@ -171,7 +192,13 @@ pub struct Spec {
 
 /// Parses a PTX version literal `8.6`.
 fn parse_ptx(name: &ast::Name) -> Result<(u32, u32), Diagnostic> {
-    let bad = || Diagnostic::at(&name.span, format!("`{}` is not a PTX ISA version", name.text)).with_hint("write e.g. `8.6`");
+    let bad = || {
+        Diagnostic::at(
+            &name.span,
+            format!("`{}` is not a PTX ISA version", name.text),
+        )
+        .with_hint("write e.g. `8.6`")
+    };
     let (a, b) = name.text.split_once('.').ok_or_else(bad)?;
     Ok((a.parse().map_err(|_| bad())?, b.parse().map_err(|_| bad())?))
 }
@@ -179,9 +206,15 @@ fn parse_ptx(name: &ast::Name) -> Result<(u32, u32), Diagnostic> {
 fn parse_requirement(req: &ast::Requirement) -> Result<Requirement, Diagnostic> {
     let ptx = req.ptx.as_ref().map(parse_ptx).transpose()?;
     let sm = match &req.sm {
-        Some(n) => Some(n.text.strip_prefix("sm_").and_then(|s| s.parse().ok()).ok_or_else(|| {
-            Diagnostic::at(&n.span, format!("`{}` is not a target", n.text)).with_hint("targets are written `sm_20`, `sm_100`")
-        })?),
+        Some(n) => Some(
+            n.text
+                .strip_prefix("sm_")
+                .and_then(|s| s.parse().ok())
+                .ok_or_else(|| {
+                    Diagnostic::at(&n.span, format!("`{}` is not a target", n.text))
+                        .with_hint("targets are written `sm_20`, `sm_100`")
+                })?,
+        ),
         None => None,
     };
     Ok(Requirement { ptx, sm })
@@ -190,25 +223,43 @@ fn parse_requirement(req: &ast::Requirement) -> Result<Requirement, Diagnostic> 
 impl Spec {
     /// Loads the spec sources compiled into the binary.
     pub fn embedded() -> Result<Spec, Diagnostics> {
-        let files = EMBEDDED.iter().map(|(n, t)| SourceFile::new(format!("<embedded>/spec/isa/{n}"), *t)).collect();
+        let files = EMBEDDED
+            .iter()
+            .map(|(n, t)| SourceFile::new(format!("<embedded>/spec/isa/{n}"), *t))
+            .collect();
         Spec::from_files(files)
     }
 
     /// Loads every `*.sem` file of a directory (sorted by name).
     pub fn load_dir(dir: &Path) -> Result<Spec, Diagnostics> {
         let read = std::fs::read_dir(dir).map_err(|e| {
-            Diagnostics(vec![Diagnostic::plain(format!("cannot read spec directory {}: {e}", dir.display()))
-                .with_hint("--spec-dir takes a directory of .sem files, such as spec/isa")])
+            Diagnostics(vec![Diagnostic::plain(format!(
+                "cannot read spec directory {}: {e}",
+                dir.display()
+            ))
+            .with_hint(
+                "--spec-dir takes a directory of .sem files, such as spec/isa",
+            )])
         })?;
-        let mut paths: Vec<_> = read.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "sem")).collect();
+        let mut paths: Vec<_> = read
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "sem"))
+            .collect();
         paths.sort();
         if paths.is_empty() {
-            return Err(Diagnostics(vec![Diagnostic::plain(format!("no .sem files in {}", dir.display()))]));
+            return Err(Diagnostics(vec![Diagnostic::plain(format!(
+                "no .sem files in {}",
+                dir.display()
+            ))]));
         }
         let mut files = Vec::new();
         for p in paths {
-            let text = std::fs::read_to_string(&p)
-                .map_err(|e| Diagnostics(vec![Diagnostic::plain(format!("cannot read {}: {e}", p.display()))]))?;
+            let text = std::fs::read_to_string(&p).map_err(|e| {
+                Diagnostics(vec![Diagnostic::plain(format!(
+                    "cannot read {}: {e}",
+                    p.display()
+                ))])
+            })?;
             files.push(SourceFile::new(p.display().to_string(), text));
         }
         Spec::from_files(files)
@@ -240,8 +291,10 @@ impl Spec {
         let mut declare = |name: &ast::Name, errors: &mut Vec<Diagnostic>| -> bool {
             if let Some(prev) = seen.get(&name.text) {
                 let (l, c) = prev.file.line_col(prev.start);
-                errors.push(Diagnostic::at(&name.span, format!("`{}` is declared twice", name.text))
-                    .with_note(format!("first declared at {}:{l}:{c}", prev.file.name)));
+                errors.push(
+                    Diagnostic::at(&name.span, format!("`{}` is declared twice", name.text))
+                        .with_note(format!("first declared at {}:{l}:{c}", prev.file.name)),
+                );
                 return false;
             }
             seen.insert(name.text.clone(), name.span.clone());
@@ -302,7 +355,10 @@ impl Spec {
 
     fn resolve_format(&self, f: &ast::FormatDecl) -> Result<FormatInfo, Diagnostic> {
         match &f.kind {
-            ast::FormatKind::Ieee { exp_bits, precision } => {
+            ast::FormatKind::Ieee {
+                exp_bits,
+                precision,
+            } => {
                 let e = u32::try_from(*exp_bits).unwrap_or(u32::MAX);
                 let p = u32::try_from(*precision).unwrap_or(u32::MAX);
                 Format::try_ieee(e, p).map(FormatInfo::Scalar).map_err(|err| {
@@ -312,10 +368,22 @@ impl Spec {
             }
             ast::FormatKind::Packed { lane, count } => {
                 let Some(FormatInfo::Scalar(l)) = self.formats.get(&lane.text) else {
-                    return Err(Diagnostic::at(&lane.span, format!("`{}` is not a scalar format declared before this", lane.text)));
+                    return Err(Diagnostic::at(
+                        &lane.span,
+                        format!(
+                            "`{}` is not a scalar format declared before this",
+                            lane.text
+                        ),
+                    ));
                 };
                 if *count < 2 || u64::from(l.width()) * count > 64 {
-                    return Err(Diagnostic::at(&f.name.span, format!("`{}` must have 2 or more lanes in at most 64 bits", f.name.text)));
+                    return Err(Diagnostic::at(
+                        &f.name.span,
+                        format!(
+                            "`{}` must have 2 or more lanes in at most 64 bits",
+                            f.name.text
+                        ),
+                    ));
                 }
                 Ok(FormatInfo::Packed(*l, *count as u32))
             }
@@ -327,26 +395,52 @@ impl Spec {
     pub fn lookup(&self, text: &str, n_sources: Option<usize>) -> Result<&Variant, Diagnostic> {
         let text = text.trim().trim_end_matches(';');
         if let Some(ids) = self.by_text.get(text) {
-            let fits: Vec<&Variant> = ids.iter().map(|&i| &self.variants[i]).filter(|v| n_sources.is_none_or(|n| v.sources.len() == n)).collect();
+            let fits: Vec<&Variant> = ids
+                .iter()
+                .map(|&i| &self.variants[i])
+                .filter(|v| n_sources.is_none_or(|n| v.sources.len() == n))
+                .collect();
             return match fits.as_slice() {
                 [one] => Ok(one),
                 [] => {
-                    let takes: Vec<String> = ids.iter().map(|&i| {
-                        let v = &self.variants[i];
-                        let names: Vec<&str> = v.sources.iter().map(|s| s.name.as_str()).collect();
-                        format!("{} ({})", v.sources.len(), names.join(", "))
-                    }).collect();
+                    let takes: Vec<String> = ids
+                        .iter()
+                        .map(|&i| {
+                            let names: Vec<&str> = self.variants[i]
+                                .sources
+                                .iter()
+                                .map(|s| s.name.as_str())
+                                .collect();
+                            format!("{} ({})", names.len(), names.join(", "))
+                        })
+                        .collect();
+                    let given = n_sources.unwrap_or(0);
                     Err(Diagnostic::plain(format!(
-                        "`{text}` takes {} source operand{}, but {} {} given",
+                        "`{text}` takes {} source operand{}, but {given} {} given",
                         takes.join(" or "),
-                        if takes.len() == 1 && self.variants[ids[0]].sources.len() == 1 { "" } else { "s" },
-                        n_sources.unwrap_or(0),
-                        if n_sources == Some(1) { "was" } else { "were" }
+                        if takes.len() == 1 && self.variants[ids[0]].sources.len() == 1 {
+                            ""
+                        } else {
+                            "s"
+                        },
+                        if given == 1 { "was" } else { "were" }
                     ))
-                    .with_hint(format!("`semfuzz list {}` shows its signature", text.split('.').next().unwrap_or(text))))
+                    .with_hint(format!(
+                        "`semfuzz list {}` shows its signature",
+                        text.split('.').next().unwrap_or(text)
+                    )))
                 }
-                many => Err(Diagnostic::plain(format!("`{text}` has {} forms", many.len()))
-                    .with_hint(format!("give the operands to choose: {}", many.iter().map(|v| v.signature()).collect::<Vec<_>>().join(" | ")))),
+                many => Err(
+                    Diagnostic::plain(format!("`{text}` has {} forms", many.len())).with_hint(
+                        format!(
+                            "give the operands to choose: {}",
+                            many.iter()
+                                .map(|v| v.signature())
+                                .collect::<Vec<_>>()
+                                .join(" | ")
+                        ),
+                    ),
+                ),
             };
         }
         Err(self.diagnose_unknown(text))
@@ -356,17 +450,36 @@ impl Spec {
     fn diagnose_unknown(&self, text: &str) -> Diagnostic {
         if let Some(&(fi, form)) = self.rejected.get(text) {
             let f = &self.families[fi].forms[form];
-            return Diagnostic::plain(format!("`{text}` is not supported: {}", f.rejected.as_deref().unwrap_or("")))
-                .with_note(format!("manual syntax: {}", f.syntax));
+            return Diagnostic::plain(format!(
+                "`{text}` is not supported: {}",
+                f.rejected.as_deref().unwrap_or("")
+            ))
+            .with_note(format!("manual syntax: {}", f.syntax));
         }
         let mut parts = text.split('.');
         let opcode = parts.next().unwrap_or("");
         let tokens: Vec<&str> = parts.collect();
-        let Some(fam) = self.families.iter().find(|f| f.opcodes.iter().any(|o| o == opcode)) else {
-            let mut names: Vec<&str> = self.families.iter().flat_map(|f| f.opcodes.iter().map(String::as_str)).collect();
+        let Some(fam) = self
+            .families
+            .iter()
+            .find(|f| f.opcodes.iter().any(|o| o == opcode))
+        else {
+            let mut names: Vec<&str> = self
+                .families
+                .iter()
+                .flat_map(|f| f.opcodes.iter().map(String::as_str))
+                .collect();
             names.sort();
-            let near: Vec<&str> = names.iter().copied().filter(|n| strsim(n, opcode) <= 2).collect();
-            let hint = if near.is_empty() { format!("known instructions: {}", names.join(" ")) } else { format!("did you mean {}?", near.join(" or ")) };
+            let near: Vec<&str> = names
+                .iter()
+                .copied()
+                .filter(|n| strsim(n, opcode) <= 2)
+                .collect();
+            let hint = if near.is_empty() {
+                format!("known instructions: {}", names.join(" "))
+            } else {
+                format!("did you mean {}?", near.join(" or "))
+            };
             return Diagnostic::plain(format!("unknown instruction `{opcode}`")).with_hint(hint);
         };
         let vocab: Vec<String> = {
@@ -384,10 +497,20 @@ impl Spec {
         };
         if let Some(bad) = tokens.iter().find(|t| !vocab.iter().any(|v| v == *t)) {
             return Diagnostic::plain(format!("`.{bad}` is not a modifier of `{opcode}`"))
-                .with_hint(format!("`{opcode}` takes {}", vocab.iter().map(|v| format!(".{v}")).collect::<Vec<_>>().join(" ")));
+                .with_hint(format!(
+                    "`{opcode}` takes {}",
+                    vocab
+                        .iter()
+                        .map(|v| format!(".{v}"))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                ));
         }
         let exists = |ts: &[&str]| {
-            let t = std::iter::once(opcode).chain(ts.iter().copied()).collect::<Vec<_>>().join(".");
+            let t = std::iter::once(opcode)
+                .chain(ts.iter().copied())
+                .collect::<Vec<_>>()
+                .join(".");
             (self.by_text.contains_key(&t) || self.rejected.contains_key(&t)).then_some(t)
         };
         // A missing required group member: try inserting each group's members.
@@ -397,8 +520,12 @@ impl Spec {
                 t.insert(pos, &g.members[0]);
                 if exists(&t).is_some() {
                     let members: Vec<String> = g.members.iter().map(|m| format!(".{m}")).collect();
-                    return Diagnostic::plain(format!("`{text}` lacks its required .{} modifier (one of {})", g.name, members.join(" ")))
-                        .with_hint(format!("e.g. `{}`", exists(&t).unwrap_or_default()));
+                    return Diagnostic::plain(format!(
+                        "`{text}` lacks its required .{} modifier (one of {})",
+                        g.name,
+                        members.join(" ")
+                    ))
+                    .with_hint(format!("e.g. `{}`", exists(&t).unwrap_or_default()));
                 }
             }
         }
@@ -407,7 +534,10 @@ impl Spec {
                 let mut t = tokens.clone();
                 t.swap(i, j);
                 if let Some(fixed) = exists(&t) {
-                    return Diagnostic::plain(format!("the modifiers of `{text}` are out of order")).with_hint(format!("write `{fixed}`"));
+                    return Diagnostic::plain(format!(
+                        "the modifiers of `{text}` are out of order"
+                    ))
+                    .with_hint(format!("write `{fixed}`"));
                 }
             }
         }
@@ -416,7 +546,8 @@ impl Spec {
                 let mut t = tokens.clone();
                 t.insert(pos, v);
                 if let Some(fixed) = exists(&t) {
-                    return Diagnostic::plain(format!("`{text}` needs `.{v}` here")).with_hint(format!("did you mean `{fixed}`?"));
+                    return Diagnostic::plain(format!("`{text}` needs `.{v}` here"))
+                        .with_hint(format!("did you mean `{fixed}`?"));
                 }
             }
         }
@@ -424,25 +555,44 @@ impl Spec {
             let mut t = tokens.clone();
             t.remove(i);
             if let Some(fixed) = exists(&t) {
-                let forms: Vec<&str> = fam.forms.iter().filter(|f| f.rejected.is_none() && f.pattern.opcode == opcode).map(|f| f.syntax.as_str()).collect();
+                let forms: Vec<&str> = fam
+                    .forms
+                    .iter()
+                    .filter(|f| f.rejected.is_none() && f.pattern.opcode == opcode)
+                    .map(|f| f.syntax.as_str())
+                    .collect();
                 return Diagnostic::plain(format!("`.{tok}` is not allowed in `{text}`"))
-                    .with_hint(format!("without it: `{fixed}`; the forms of `{opcode}` are: {}", forms.join(" | ")));
+                    .with_hint(format!(
+                        "without it: `{fixed}`; the forms of `{opcode}` are: {}",
+                        forms.join(" | ")
+                    ));
             }
         }
-        let forms: Vec<&str> = fam.forms.iter().filter(|f| f.rejected.is_none() && f.pattern.opcode == opcode).map(|f| f.syntax.as_str()).collect();
-        Diagnostic::plain(format!("`{text}` matches no form of `{opcode}`")).with_hint(format!("the forms are: {}", forms.join(" | ")))
+        let forms: Vec<&str> = fam
+            .forms
+            .iter()
+            .filter(|f| f.rejected.is_none() && f.pattern.opcode == opcode)
+            .map(|f| f.syntax.as_str())
+            .collect();
+        Diagnostic::plain(format!("`{text}` matches no form of `{opcode}`"))
+            .with_hint(format!("the forms are: {}", forms.join(" | ")))
     }
 
     fn expand_family(&mut self, fi: usize) -> Result<(), Diagnostic> {
         let fam = self.families[fi].clone();
         for (form_ix, form) in fam.forms.iter().enumerate() {
             for choice in form::expand(&form.pattern, &fam.group_refs()) {
-                let text = std::iter::once(form.pattern.opcode.clone()).chain(choice.tokens.iter().cloned()).collect::<Vec<_>>().join(".");
+                let text = std::iter::once(form.pattern.opcode.clone())
+                    .chain(choice.tokens.iter().cloned())
+                    .collect::<Vec<_>>()
+                    .join(".");
                 if form.rejected.is_some() {
                     self.rejected.entry(text).or_insert((fi, form_ix));
                     continue;
                 }
-                let variant = self.build_variant(&fam, form_ix, &choice, &text).map_err(|d| d.with_note(format!("while building variant `{text}`")))?;
+                let variant = self
+                    .build_variant(&fam, form_ix, &choice, &text)
+                    .map_err(|d| d.with_note(format!("while building variant `{text}`")))?;
                 let id = self.variants.len();
                 self.by_text.entry(text).or_default().push(id);
                 self.variants.push(variant);
@@ -451,7 +601,13 @@ impl Spec {
         Ok(())
     }
 
-    fn build_variant(&self, fam: &Family, form_ix: usize, choice: &Choice, text: &str) -> Result<Variant, Diagnostic> {
+    fn build_variant(
+        &self,
+        fam: &Family,
+        form_ix: usize,
+        choice: &Choice,
+        text: &str,
+    ) -> Result<Variant, Diagnostic> {
         let form = &fam.forms[form_ix];
         let params = lower::Params::new(self, fam, form, choice)?;
         let mut requirement = form.requirement;
@@ -460,11 +616,19 @@ impl Spec {
                 requirement = requirement.max(*req);
             }
         }
-        let fusable = fam.groups.iter().zip(&choice.written).any(|(g, w)| g.fusable && w.is_none());
+        let fusable = fam
+            .groups
+            .iter()
+            .zip(&choice.written)
+            .any(|(g, w)| g.fusable && w.is_none());
         let program = lower::lower(self, fam, &params)?;
         let sig = |name: &String| -> Result<OperandSig, Diagnostic> {
             let (ty, width) = params.operand_type(self, fam, name)?;
-            Ok(OperandSig { name: name.clone(), ty, width })
+            Ok(OperandSig {
+                name: name.clone(),
+                ty,
+                width,
+            })
         };
         let ops = &form.pattern.operands;
         Ok(Variant {
@@ -487,9 +651,17 @@ impl Spec {
 
     /// The name of a scalar format (for messages).
     pub fn format_name(&self, f: Format) -> String {
-        let mut names: Vec<&String> = self.formats.iter().filter(|(_, i)| **i == FormatInfo::Scalar(f)).map(|(n, _)| n).collect();
+        let mut names: Vec<&String> = self
+            .formats
+            .iter()
+            .filter(|(_, i)| **i == FormatInfo::Scalar(f))
+            .map(|(n, _)| n)
+            .collect();
         names.sort();
-        names.first().map_or_else(|| format!("ieee({}, {})", f.exp_bits(), f.precision()), |n| n.to_string())
+        names.first().map_or_else(
+            || format!("ieee({}, {})", f.exp_bits(), f.precision()),
+            |n| n.to_string(),
+        )
     }
 }
 
@@ -500,7 +672,11 @@ fn strsim(a: &str, b: &str) -> usize {
     for (i, ca) in a.chars().enumerate() {
         let mut cur = vec![i + 1];
         for (j, cb) in b.iter().enumerate() {
-            cur.push((prev[j] + usize::from(ca != *cb)).min(prev[j + 1] + 1).min(cur[j] + 1));
+            cur.push(
+                (prev[j] + usize::from(ca != *cb))
+                    .min(prev[j + 1] + 1)
+                    .min(cur[j] + 1),
+            );
         }
         prev = cur;
     }
@@ -518,48 +694,110 @@ fn resolve_family(instr: &ast::Instr) -> Result<Family, Diagnostic> {
         match item {
             InstrItem::Group(g) => {
                 if groups.iter().any(|x| x.name == g.name.text) {
-                    return Err(Diagnostic::at(&g.name.span, format!("group `{}` is declared twice", g.name.text)));
+                    return Err(Diagnostic::at(
+                        &g.name.span,
+                        format!("group `{}` is declared twice", g.name.text),
+                    ));
                 }
                 let members: Vec<String> = g.members.iter().map(|m| m.text.clone()).collect();
                 if let Some(d) = &g.default {
                     if !members.contains(&d.text) {
-                        return Err(Diagnostic::at(&d.span, format!("default `.{}` is not a member of group `{}`", d.text, g.name.text)));
+                        return Err(Diagnostic::at(
+                            &d.span,
+                            format!(
+                                "default `.{}` is not a member of group `{}`",
+                                d.text, g.name.text
+                            ),
+                        ));
                     }
                 }
                 if g.fusable && g.default.is_none() {
-                    return Err(Diagnostic::at(&g.name.span, "`fusable` needs a `default`").with_hint("write `default .rn fusable`"));
+                    return Err(Diagnostic::at(&g.name.span, "`fusable` needs a `default`")
+                        .with_hint("write `default .rn fusable`"));
                 }
-                groups.push(Group { name: g.name.text.clone(), members, default: g.default.as_ref().map(|d| d.text.clone()), fusable: g.fusable });
+                groups.push(Group {
+                    name: g.name.text.clone(),
+                    members,
+                    default: g.default.as_ref().map(|d| d.text.clone()),
+                    fusable: g.fusable,
+                });
             }
             InstrItem::Sem(b) => {
                 if sem.is_some() {
-                    return Err(Diagnostic::at(&first.span, format!("`{}` has two `sem` blocks", opcodes.join(", "))));
+                    return Err(Diagnostic::at(
+                        &first.span,
+                        format!("`{}` has two `sem` blocks", opcodes.join(", ")),
+                    ));
                 }
                 sem = Some(b.clone());
             }
             InstrItem::Operand { name, ty } => {
                 operand_types.insert(name.text.clone(), ty.clone());
             }
-            InstrItem::Require { req, cond } => requires.push((parse_requirement(req)?, cond.clone())),
+            InstrItem::Require { req, cond } => {
+                requires.push((parse_requirement(req)?, cond.clone()))
+            }
             InstrItem::Form(_) => {}
         }
     }
-    let refs: Vec<GroupRef<'_>> = groups.iter().map(|g| GroupRef { name: &g.name, members: &g.members }).collect();
+    let refs: Vec<GroupRef<'_>> = groups
+        .iter()
+        .map(|g| GroupRef {
+            name: &g.name,
+            members: &g.members,
+        })
+        .collect();
     let mut forms = Vec::new();
     for item in &instr.items {
         if let InstrItem::Form(f) = item {
             let pattern = form::parse_pattern(&f.syntax, &f.span, &refs)?;
             if !opcodes.contains(&pattern.opcode) {
-                return Err(Diagnostic::at(&f.span, format!("form of `{}` inside `instr {}`", pattern.opcode, opcodes.join(", ")))
-                    .with_hint("list every opcode the block specifies: `instr min, max { ... }`"));
+                return Err(Diagnostic::at(
+                    &f.span,
+                    format!(
+                        "form of `{}` inside `instr {}`",
+                        pattern.opcode,
+                        opcodes.join(", ")
+                    ),
+                )
+                .with_hint("list every opcode the block specifies: `instr min, max { ... }`"));
             }
-            let requirement = f.req.as_ref().map(parse_requirement).transpose()?.unwrap_or_default();
-            forms.push(Form { syntax: f.syntax.clone(), span: f.span.clone(), pattern, requirement, rejected: f.rejected.clone() });
+            let requirement = f
+                .req
+                .as_ref()
+                .map(parse_requirement)
+                .transpose()?
+                .unwrap_or_default();
+            forms.push(Form {
+                syntax: f.syntax.clone(),
+                span: f.span.clone(),
+                pattern,
+                requirement,
+                rejected: f.rejected.clone(),
+            });
         }
     }
     if forms.is_empty() {
-        return Err(Diagnostic::at(&first.span, format!("`{}` has no `form`", opcodes.join(", "))).with_hint("copy the manual's syntax line: form \"add{.rnd}.f32 d, a, b\";"));
+        return Err(Diagnostic::at(
+            &first.span,
+            format!("`{}` has no `form`", opcodes.join(", ")),
+        )
+        .with_hint("copy the manual's syntax line: form \"add{.rnd}.f32 d, a, b\";"));
     }
-    let sem = sem.ok_or_else(|| Diagnostic::at(&first.span, format!("`{}` has no `sem` block", opcodes.join(", "))))?;
-    Ok(Family { name: opcodes.join(", "), opcodes, span: first.span.clone(), forms, groups, operand_types, requires, sem })
+    let sem = sem.ok_or_else(|| {
+        Diagnostic::at(
+            &first.span,
+            format!("`{}` has no `sem` block", opcodes.join(", ")),
+        )
+    })?;
+    Ok(Family {
+        name: opcodes.join(", "),
+        opcodes,
+        span: first.span.clone(),
+        forms,
+        groups,
+        operand_types,
+        requires,
+        sem,
+    })
 }

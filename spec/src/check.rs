@@ -55,21 +55,38 @@ pub fn check_spec(spec: &Spec) -> Vec<Diagnostic> {
     let mut defs: Vec<_> = spec.defs.values().collect();
     defs.sort_by_key(|d| (d.name.span.file.name.clone(), d.name.span.start));
     for def in defs {
-        let mut s = Scope { spec, family: None, names: def.params.iter().map(|p| p.text.clone()).collect(), errors: Vec::new() };
+        let mut s = Scope {
+            spec,
+            family: None,
+            names: def.params.iter().map(|p| p.text.clone()).collect(),
+            errors: Vec::new(),
+        };
         match def.body.stmts.last() {
             Some(Stmt::Return { .. }) => {}
             _ => s.errors.push(
-                Diagnostic::at(&def.name.span, format!("`{}` does not end with `return`", def.name.text))
-                    .with_hint("a def computes one value: finish its body with `return e;`"),
+                Diagnostic::at(
+                    &def.name.span,
+                    format!("`{}` does not end with `return`", def.name.text),
+                )
+                .with_hint("a def computes one value: finish its body with `return e;`"),
             ),
         }
         s.block(&def.body, true);
         errors.extend(s.errors);
     }
     for fam in &spec.families {
-        let mut names: Vec<String> = fam.forms.iter().flat_map(|f| f.pattern.operands.iter().cloned()).collect();
+        let mut names: Vec<String> = fam
+            .forms
+            .iter()
+            .flat_map(|f| f.pattern.operands.iter().cloned())
+            .collect();
         names.dedup();
-        let mut s = Scope { spec, family: Some(fam), names, errors: Vec::new() };
+        let mut s = Scope {
+            spec,
+            family: Some(fam),
+            names,
+            errors: Vec::new(),
+        };
         for (_, cond) in &fam.requires {
             s.expr(cond);
         }
@@ -99,8 +116,14 @@ impl Scope<'_> {
                 self.expr(value);
                 if !self.names.contains(&place.name.text) {
                     self.errors.push(
-                        Diagnostic::at(&place.name.span, format!("`{}` is not declared", place.name.text))
-                            .with_hint(format!("declare it first: `let {} = ...;`", place.name.text)),
+                        Diagnostic::at(
+                            &place.name.span,
+                            format!("`{}` is not declared", place.name.text),
+                        )
+                        .with_hint(format!(
+                            "declare it first: `let {} = ...;`",
+                            place.name.text
+                        )),
                     );
                 }
                 match &place.index {
@@ -121,7 +144,12 @@ impl Scope<'_> {
                     None => {}
                 }
             }
-            Stmt::For { var, from, to, body } => {
+            Stmt::For {
+                var,
+                from,
+                to,
+                body,
+            } => {
                 self.expr(from);
                 self.expr(to);
                 self.names.push(var.text.clone());
@@ -131,9 +159,15 @@ impl Scope<'_> {
             Stmt::Return { value, span } => {
                 self.expr(value);
                 if !in_def {
-                    self.errors.push(Diagnostic::at(span, "`return` outside a `def`").with_hint("a `sem` block assigns its destination instead"));
+                    self.errors.push(
+                        Diagnostic::at(span, "`return` outside a `def`")
+                            .with_hint("a `sem` block assigns its destination instead"),
+                    );
                 } else if !last {
-                    self.errors.push(Diagnostic::at(span, "`return` must be the last statement of a `def`").with_hint("use `c ? a : b` to choose the returned value"));
+                    self.errors.push(
+                        Diagnostic::at(span, "`return` must be the last statement of a `def`")
+                            .with_hint("use `c ? a : b` to choose the returned value"),
+                    );
                 }
             }
         }
@@ -147,7 +181,14 @@ impl Scope<'_> {
                     || n == "opcode"
                     || f.groups.iter().any(|g| g.name == n)
                     || f.forms.iter().any(|form| {
-                        form.pattern.elems.iter().any(|e| matches!(e, crate::form::Elem::Flags(fs) if fs.iter().any(|x| x == n)))
+                        form.pattern.elems.iter().any(|e| match e {
+                            crate::form::Elem::Flags(fs) => fs.iter().any(|x| x == n),
+                            // A required modifier that is not a format is a flag too (lower::Params).
+                            crate::form::Elem::Lit(l) => {
+                                l == n && !self.spec.formats.contains_key(l)
+                            }
+                            crate::form::Elem::Group { .. } => false,
+                        })
                     })
             })
     }
@@ -155,8 +196,16 @@ impl Scope<'_> {
     fn known_modifier(&self, m: &str) -> bool {
         ROUNDING.contains(&m)
             || self.spec.formats.contains_key(m)
-            || self.spec.families.iter().any(|f| f.opcodes.iter().any(|o| o == m))
-            || self.spec.families.iter().any(|f| f.groups.iter().any(|g| g.members.iter().any(|x| x == m)))
+            || self
+                .spec
+                .families
+                .iter()
+                .any(|f| f.opcodes.iter().any(|o| o == m))
+            || self
+                .spec
+                .families
+                .iter()
+                .any(|f| f.groups.iter().any(|g| g.members.iter().any(|x| x == m)))
     }
 
     fn expr(&mut self, e: &Expr) {
@@ -177,7 +226,9 @@ impl Scope<'_> {
                     } else {
                         "names are operands, lets, loop variables, flags, groups, `type` and constants"
                     };
-                    self.errors.push(Diagnostic::at(&e.span, format!("unknown name `{n}`")).with_hint(hint));
+                    self.errors.push(
+                        Diagnostic::at(&e.span, format!("unknown name `{n}`")).with_hint(hint),
+                    );
                 }
             }
             ExprKind::Call { func, args } => {
@@ -186,7 +237,10 @@ impl Scope<'_> {
                 } else if self.spec.formats.contains_key(&func.text) {
                     Some(Some(1))
                 } else {
-                    BUILTINS.iter().find(|(n, _)| *n == func.text).map(|(_, a)| *a)
+                    BUILTINS
+                        .iter()
+                        .find(|(n, _)| *n == func.text)
+                        .map(|(_, a)| *a)
                 };
                 match expected {
                     None => self.errors.push(

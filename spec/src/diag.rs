@@ -19,7 +19,11 @@ impl SourceFile {
         let text = text.into();
         let mut line_starts = vec![0];
         line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
-        Arc::new(SourceFile { name: name.into(), text, line_starts })
+        Arc::new(SourceFile {
+            name: name.into(),
+            text,
+            line_starts,
+        })
     }
 
     /// 1-based line and column (in characters) of a byte offset.
@@ -34,7 +38,10 @@ impl SourceFile {
     /// The text of a 1-based line, without its newline.
     pub fn line_text(&self, line: usize) -> &str {
         let start = self.line_starts[line - 1];
-        let end = self.line_starts.get(line).map_or(self.text.len(), |&e| e - 1);
+        let end = self
+            .line_starts
+            .get(line)
+            .map_or(self.text.len(), |&e| e - 1);
         self.text[start..end].trim_end_matches('\r')
     }
 }
@@ -53,12 +60,20 @@ pub struct Span {
 impl Span {
     /// A span over `start..end` of `file`.
     pub fn new(file: &Arc<SourceFile>, start: usize, end: usize) -> Span {
-        Span { file: file.clone(), start, end }
+        Span {
+            file: file.clone(),
+            start,
+            end,
+        }
     }
 
     /// The smallest span covering both (which must be in the same file).
     pub fn to(&self, other: &Span) -> Span {
-        Span { file: self.file.clone(), start: self.start.min(other.start), end: self.end.max(other.end) }
+        Span {
+            file: self.file.clone(),
+            start: self.start.min(other.start),
+            end: self.end.max(other.end),
+        }
     }
 
     /// The source text the span covers.
@@ -89,12 +104,22 @@ pub struct Diagnostic {
 impl Diagnostic {
     /// An error at a location.
     pub fn at(span: &Span, message: impl Into<String>) -> Diagnostic {
-        Diagnostic { message: message.into(), span: Some(span.clone()), hint: None, notes: Vec::new() }
+        Diagnostic {
+            message: message.into(),
+            span: Some(span.clone()),
+            hint: None,
+            notes: Vec::new(),
+        }
     }
 
     /// An error with no location in a spec file.
     pub fn plain(message: impl Into<String>) -> Diagnostic {
-        Diagnostic { message: message.into(), span: None, hint: None, notes: Vec::new() }
+        Diagnostic {
+            message: message.into(),
+            span: None,
+            hint: None,
+            notes: Vec::new(),
+        }
     }
 
     /// Adds the hint line.
@@ -116,14 +141,26 @@ impl fmt::Display for Diagnostic {
         match &self.span {
             Some(span) => {
                 let (line, col) = span.file.line_col(span.start);
-                writeln!(f, "{}:{}:{}: error: {}", span.file.name, line, col, self.message)?;
+                writeln!(
+                    f,
+                    "{}:{}:{}: error: {}",
+                    span.file.name, line, col, self.message
+                )?;
                 let text = span.file.line_text(line);
                 let (end_line, end_col) = span.file.line_col(span.end.max(span.start + 1) - 1);
-                let width = if end_line == line { (end_col + 1).saturating_sub(col).max(1) } else { 1 };
+                let width = if end_line == line {
+                    (end_col + 1).saturating_sub(col).max(1)
+                } else {
+                    1
+                };
                 let gutter = line.to_string().len();
                 writeln!(f, "{:gutter$} |", "")?;
                 writeln!(f, "{line} | {text}")?;
-                let pad: String = text.chars().take(col - 1).map(|c| if c == '\t' { '\t' } else { ' ' }).collect();
+                let pad: String = text
+                    .chars()
+                    .take(col - 1)
+                    .map(|c| if c == '\t' { '\t' } else { ' ' })
+                    .collect();
                 write!(f, "{:gutter$} | {pad}{}", "", "^".repeat(width))?;
             }
             None => write!(f, "error: {}", self.message)?,
@@ -152,7 +189,12 @@ impl fmt::Display for Diagnostics {
             }
             writeln!(f, "{d}")?;
         }
-        write!(f, "{} error{}", self.0.len(), if self.0.len() == 1 { "" } else { "s" })
+        write!(
+            f,
+            "{} error{}",
+            self.0.len(),
+            if self.0.len() == 1 { "" } else { "s" }
+        )
     }
 }
 

@@ -17,7 +17,11 @@ impl<'p> Evaluator<'p> {
     /// Prepares the slot array for `program`.
     pub fn new(program: &'p Program) -> Evaluator<'p> {
         let parts = program.dests.iter().flat_map(|d| d.parts.iter()).collect();
-        Evaluator { program, slots: vec![0; program.ops.len()], parts }
+        Evaluator {
+            program,
+            slots: vec![0; program.ops.len()],
+            parts,
+        }
     }
 
     /// Source operands each evaluation reads.
@@ -53,7 +57,11 @@ impl<'p> Evaluator<'p> {
     /// `n_parts()` accept sets per row.
     pub fn eval_batch(&mut self, inputs: &[u64], out: &mut [Accept]) {
         let (ni, np) = (self.n_inputs().max(1), self.n_parts());
-        assert_eq!(inputs.len() / ni * np, out.len(), "output buffer does not match the batch");
+        assert_eq!(
+            inputs.len() / ni * np,
+            out.len(),
+            "output buffer does not match the batch"
+        );
         for (row, res) in inputs.chunks_exact(ni).zip(out.chunks_exact_mut(np)) {
             self.eval(row, res);
         }
@@ -76,7 +84,10 @@ fn resolve(o: &Outcome, slots: &[u64]) -> Accept {
             if len == 1 {
                 Accept::Exact(values[0])
             } else {
-                Accept::OneOf { len: len as u8, values }
+                Accept::OneOf {
+                    len: len as u8,
+                    values,
+                }
             }
         }
         Outcome::Select(c, a, b) => resolve(if slots[*c as usize] != 0 { a } else { b }, slots),

@@ -14,6 +14,8 @@ pub enum Elem {
         group: usize,
         /// Whether it may be left out.
         optional: bool,
+        /// The members this form allows, when it restricts the group (`; .rnd = { .rn }`).
+        only: Option<Vec<String>>,
     },
     /// `{.ftz}` or `{.xorsign.abs}`: flags written together or not at all.
     Flags(Vec<String>),
@@ -39,23 +41,52 @@ pub struct GroupRef<'a> {
 }
 
 /// Parses `syntax` (whose string literal is at `span`) against the instruction's groups.
-pub fn parse_pattern(syntax: &str, span: &Span, groups: &[GroupRef<'_>]) -> Result<Pattern, Diagnostic> {
+///
+/// After the operands, `; .group = { .member, ... }` restricts a group of this form to some
+/// of its members, as the manual's syntax blocks do (9.7.4.1: `add{.rnd}.f16 ...; .rnd = { .rn };`
+/// where the instruction's other forms take `.rn .rz .rm .rp`).
+pub fn parse_pattern(
+    syntax: &str,
+    span: &Span,
+    groups: &[GroupRef<'_>],
+) -> Result<Pattern, Diagnostic> {
     // Byte offset `i` of the syntax is at `span.start + 1 + i` in the file (after the quote).
-    let at = |s: usize, e: usize| Diagnostic::at(&Span::new(&span.file, span.start + 1 + s, span.start + 1 + e.max(s + 1)), "");
+    let at = |s: usize, e: usize| {
+        Diagnostic::at(
+            &Span::new(
+                &span.file,
+                span.start + 1 + s,
+                span.start + 1 + e.max(s + 1),
+            ),
+            "",
+        )
+    };
     let err = |s: usize, e: usize, msg: String| {
         let mut d = at(s, e);
         d.message = msg;
         d
     };
+    let full = syntax;
+    let (syntax, restrictions) = match syntax.find(';') {
+        Some(semi) => (&syntax[..semi], Some(semi)),
+        None => (syntax, None),
+    };
     let head_end = syntax.find(char::is_whitespace).unwrap_or(syntax.len());
     let head = &syntax[..head_end];
     let op_end = head.find(['.', '{']).unwrap_or(head.len());
     let opcode = &head[..op_end];
-    if opcode.is_empty() || !opcode.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-        return Err(err(0, op_end, "a form starts with the opcode".into()).with_hint("e.g. \"add{.rnd}.f32 d, a, b\""));
+    if opcode.is_empty()
+        || !opcode
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_')
+    {
+        return Err(err(0, op_end, "a form starts with the opcode".into())
+            .with_hint("e.g. \"add{.rnd}.f32 d, a, b\""));
     }
     let name_at = |i: usize| -> (String, usize) {
-        let end = head[i..].find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).map_or(head.len(), |n| i + n);
+        let end = head[i..]
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .map_or(head.len(), |n| i + n);
         (head[i..end].to_string(), end)
     };
     let group_of = |name: &str| groups.iter().position(|g| g.name == name);
@@ -68,12 +99,19 @@ pub fn parse_pattern(syntax: &str, span: &Span, groups: &[GroupRef<'_>]) -> Resu
                 return Err(err(i, i + 1, "expected a modifier name after `.`".into()));
             }
             elems.push(match group_of(&name) {
-                Some(group) => Elem::Group { group, optional: false },
+                Some(group) => Elem::Group {
+                    group,
+                    optional: false,
+                    only: None,
+                },
                 None => Elem::Lit(name),
             });
             i = end;
         } else if head[i..].starts_with('{') {
-            let close = head[i..].find('}').map(|n| i + n).ok_or_else(|| err(i, i + 1, "`{` without `}`".into()))?;
+            let close = head[i..]
+                .find('}')
+                .map(|n| i + n)
+                .ok_or_else(|| err(i, i + 1, "`{` without `}`".into()))?;
             let mut names = Vec::new();
             let mut j = i + 1;
             while j < close {
@@ -89,11 +127,14 @@ pub fn parse_pattern(syntax: &str, span: &Span, groups: &[GroupRef<'_>]) -> Resu
             }
             match names.as_slice() {
                 [] => return Err(err(i, close + 1, "empty `{}` in a form".into())),
-                [(name, _, _)] if group_of(name).is_some() => {
-                    elems.push(Elem::Group { group: group_of(name).unwrap_or_default(), optional: true })
-                }
+                [(name, _, _)] if group_of(name).is_some() => elems.push(Elem::Group {
+                    group: group_of(name).unwrap_or_default(),
+                    optional: true,
+                    only: None,
+                }),
                 _ => {
-                    if let Some((name, s, e)) = names.iter().find(|(n, _, _)| group_of(n).is_some()) {
+                    if let Some((name, s, e)) = names.iter().find(|(n, _, _)| group_of(n).is_some())
+                    {
                         return Err(err(*s, *e, format!("group `.{name}` cannot be combined with other modifiers in one `{{}}`")));
                     }
                     elems.push(Elem::Flags(names.into_iter().map(|(n, _, _)| n).collect()));
@@ -101,8 +142,12 @@ pub fn parse_pattern(syntax: &str, span: &Span, groups: &[GroupRef<'_>]) -> Resu
             }
             i = close + 1;
         } else {
-            return Err(err(i, i + 1, format!("unexpected `{}` in the modifiers", &head[i..i + 1]))
-                .with_hint("modifiers are `.name` or optional `{.name}`"));
+            return Err(err(
+                i,
+                i + 1,
+                format!("unexpected `{}` in the modifiers", &head[i..i + 1]),
+            )
+            .with_hint("modifiers are `.name` or optional `{.name}`"));
         }
     }
     let mut operands = Vec::new();
@@ -110,20 +155,129 @@ pub fn parse_pattern(syntax: &str, span: &Span, groups: &[GroupRef<'_>]) -> Resu
     for piece in syntax[head_end..].split(',') {
         let trimmed = piece.trim();
         let start = off + piece.find(|c: char| !c.is_whitespace()).unwrap_or(0);
-        if trimmed.is_empty() || !trimmed.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-            return Err(err(start, start + trimmed.len(), format!("`{trimmed}` is not an operand name"))
-                .with_hint("operands are names separated by commas: `d, a, b`"));
+        if trimmed.is_empty()
+            || !trimmed
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_')
+        {
+            return Err(err(
+                start,
+                start + trimmed.len(),
+                format!("`{trimmed}` is not an operand name"),
+            )
+            .with_hint("operands are names separated by commas: `d, a, b`"));
         }
         if operands.iter().any(|o| o == trimmed) {
-            return Err(err(start, start + trimmed.len(), format!("operand `{trimmed}` is named twice")));
+            return Err(err(
+                start,
+                start + trimmed.len(),
+                format!("operand `{trimmed}` is named twice"),
+            ));
         }
         operands.push(trimmed.to_string());
         off += piece.len() + 1;
     }
     if operands.len() < 2 {
-        return Err(err(0, syntax.len(), "a form needs a destination and at least one source operand".into()));
+        return Err(err(
+            0,
+            syntax.len(),
+            "a form needs a destination and at least one source operand".into(),
+        ));
     }
-    Ok(Pattern { opcode: opcode.to_string(), elems, operands })
+    if let Some(semi) = restrictions {
+        restrict(full, semi, &mut elems, groups, &err)?;
+    }
+    Ok(Pattern {
+        opcode: opcode.to_string(),
+        elems,
+        operands,
+    })
+}
+
+/// Parses the `; .group = { .member, ... }` clauses of a form (from byte `semi` of `syntax`)
+/// into the `only` of the group elements they name.
+fn restrict(
+    syntax: &str,
+    semi: usize,
+    elems: &mut [Elem],
+    groups: &[GroupRef<'_>],
+    err: &dyn Fn(usize, usize, String) -> Diagnostic,
+) -> Result<(), Diagnostic> {
+    let hint =
+        "restrict a group of this form as the manual does: `add{.rnd}.f16 d, a, b; .rnd = { .rn }`";
+    let mut at = semi;
+    for clause in syntax[semi + 1..].split(';') {
+        let start = at + 1;
+        at = start + clause.len();
+        let lead = clause.len() - clause.trim_start().len();
+        let body = clause.trim();
+        if body.is_empty() {
+            continue;
+        }
+        let (s, e) = (start + lead, start + lead + body.len());
+        let (name, set) = body.split_once('=').ok_or_else(|| {
+            err(
+                s,
+                e,
+                format!("expected `.group = {{ ... }}`, found `{body}`"),
+            )
+            .with_hint(hint)
+        })?;
+        let name = name.trim();
+        let Some(gname) = name.strip_prefix('.') else {
+            return Err(err(
+                s,
+                e,
+                format!("expected `.group = {{ ... }}`, found `{body}`"),
+            )
+            .with_hint(hint));
+        };
+        let Some(gi) = groups.iter().position(|g| g.name == gname) else {
+            return Err(err(
+                s,
+                s + name.len(),
+                format!("`{name}` is not a group of this instruction"),
+            )
+            .with_hint(hint));
+        };
+        let set = set.trim();
+        let inner = set
+            .strip_prefix('{')
+            .and_then(|x| x.strip_suffix('}'))
+            .ok_or_else(|| {
+                err(
+                    s,
+                    e,
+                    format!("expected `{{ .member, ... }}` after `{name} =`"),
+                )
+                .with_hint(hint)
+            })?;
+        let mut members = Vec::new();
+        for m in inner.split(',').map(str::trim) {
+            let m = m.strip_prefix('.').unwrap_or(m);
+            if !groups[gi].members.iter().any(|x| x == m) {
+                let all: Vec<String> = groups[gi].members.iter().map(|x| format!(".{x}")).collect();
+                return Err(
+                    err(s, e, format!("`.{m}` is not a member of group `{gname}`"))
+                        .with_hint(format!("its members are {}", all.join(" "))),
+                );
+            }
+            members.push(m.to_string());
+        }
+        let mut found = false;
+        for el in elems.iter_mut() {
+            if let Elem::Group { group, only, .. } = el {
+                if *group == gi {
+                    *only = Some(members.clone());
+                    found = true;
+                }
+            }
+        }
+        if !found {
+            return Err(err(s, e, format!("this form does not use `.{gname}`")).with_hint(hint));
+        }
+    }
+    Ok(())
 }
 
 /// The modifier choices of one concrete variant of a form.
@@ -139,7 +293,10 @@ pub struct Choice {
 
 /// Every modifier sequence a pattern allows.
 pub fn expand(pattern: &Pattern, groups: &[GroupRef<'_>]) -> Vec<Choice> {
-    let mut out = vec![Choice { written: vec![None; groups.len()], ..Choice::default() }];
+    let mut out = vec![Choice {
+        written: vec![None; groups.len()],
+        ..Choice::default()
+    }];
     for elem in &pattern.elems {
         let mut next = Vec::new();
         for c in &out {
@@ -149,11 +306,19 @@ pub fn expand(pattern: &Pattern, groups: &[GroupRef<'_>]) -> Vec<Choice> {
                     c.tokens.push(l.clone());
                     next.push(c);
                 }
-                Elem::Group { group, optional } => {
+                Elem::Group {
+                    group,
+                    optional,
+                    only,
+                } => {
                     if *optional {
                         next.push(c.clone());
                     }
-                    for m in groups[*group].members {
+                    for m in groups[*group]
+                        .members
+                        .iter()
+                        .filter(|m| only.as_ref().is_none_or(|o| o.contains(m)))
+                    {
                         let mut c = c.clone();
                         c.tokens.push(m.clone());
                         c.written[*group] = Some(m.clone());

@@ -163,9 +163,27 @@ impl Op {
             Op::BvUlt(a, b) => (g(a) < g(b)) as u64,
             Op::Extract { value, lo, width } => (g(value) >> lo) & mask(*width),
             Op::Concat { hi, lo, lo_width } => (g(hi) << lo_width) | g(lo),
-            Op::Shl(w, a, n) => if *n >= 64 { 0 } else { (g(a) << n) & mask(*w) },
-            Op::Shr(_, a, n) => if *n >= 64 { 0 } else { g(a) >> n },
-            Op::Select(c, a, b) => if g(c) != 0 { g(a) } else { g(b) },
+            Op::Shl(w, a, n) => {
+                if *n >= 64 {
+                    0
+                } else {
+                    (g(a) << n) & mask(*w)
+                }
+            }
+            Op::Shr(_, a, n) => {
+                if *n >= 64 {
+                    0
+                } else {
+                    g(a) >> n
+                }
+            }
+            Op::Select(c, a, b) => {
+                if g(c) != 0 {
+                    g(a)
+                } else {
+                    g(b)
+                }
+            }
         }
     }
 

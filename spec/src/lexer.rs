@@ -32,8 +32,8 @@ pub struct Token {
 }
 
 const PUNCTS: &[&str] = &[
-    "..", "==", "!=", "<=", ">=", "&&", "||", "<<", ">>", "{", "}", "(", ")", "[", "]", ",", ";", ":", "=", "<",
-    ">", "!", "&", "|", "^", "~", "+", "-", "*", "/", "%", "?",
+    "..", "==", "!=", "<=", ">=", "&&", "||", "<<", ">>", "{", "}", "(", ")", "[", "]", ",", ";",
+    ":", "=", "<", ">", "!", "&", "|", "^", "~", "+", "-", "*", "/", "%", "?",
 ];
 
 fn is_ident_start(c: char) -> bool {
@@ -66,37 +66,63 @@ pub fn lex(file: &Arc<SourceFile>) -> Result<Vec<Token>, Diagnostic> {
             while i < bytes.len() && is_ident_char(bytes[i] as char) {
                 i += 1;
             }
-            toks.push(Token { tok: Tok::Ident(text[start..i].to_string()), span: span(start, i) });
+            toks.push(Token {
+                tok: Tok::Ident(text[start..i].to_string()),
+                span: span(start, i),
+            });
         } else if c.is_ascii_digit() {
-            let tok = lex_number(text, &mut i).map_err(|msg| Diagnostic::at(&span(start, i), msg))?;
-            toks.push(Token { tok, span: span(start, i) });
+            let tok =
+                lex_number(text, &mut i).map_err(|msg| Diagnostic::at(&span(start, i), msg))?;
+            toks.push(Token {
+                tok,
+                span: span(start, i),
+            });
         } else if c == '.' && text[i + 1..].starts_with(is_ident_start) {
             i += 1;
             while i < bytes.len() && is_ident_char(bytes[i] as char) {
                 i += 1;
             }
-            toks.push(Token { tok: Tok::Mod(text[start + 1..i].to_string()), span: span(start, i) });
+            toks.push(Token {
+                tok: Tok::Mod(text[start + 1..i].to_string()),
+                span: span(start, i),
+            });
         } else if c == '"' {
             let close = text[i + 1..].find(['"', '\n']).map(|n| i + 1 + n);
             match close {
                 Some(e) if bytes[e] == b'"' => {
-                    toks.push(Token { tok: Tok::Str(text[i + 1..e].to_string()), span: span(start, e + 1) });
+                    toks.push(Token {
+                        tok: Tok::Str(text[i + 1..e].to_string()),
+                        span: span(start, e + 1),
+                    });
                     i = e + 1;
                 }
                 _ => {
-                    return Err(Diagnostic::at(&span(start, start + 1), "unterminated string")
-                        .with_hint("close the string with `\"` on the same line"))
+                    return Err(
+                        Diagnostic::at(&span(start, start + 1), "unterminated string")
+                            .with_hint("close the string with `\"` on the same line"),
+                    )
                 }
             }
         } else if let Some(p) = PUNCTS.iter().find(|p| text[i..].starts_with(**p)) {
             i += p.len();
-            toks.push(Token { tok: Tok::Punct(p), span: span(start, i) });
+            toks.push(Token {
+                tok: Tok::Punct(p),
+                span: span(start, i),
+            });
         } else {
-            return Err(Diagnostic::at(&span(start, start + c.len_utf8()), format!("unexpected character `{c}`"))
-                .with_hint("spec sources use ASCII operators, names, numbers, `.modifiers` and \"strings\""));
+            return Err(Diagnostic::at(
+                &span(start, start + c.len_utf8()),
+                format!("unexpected character `{c}`"),
+            )
+            .with_hint(
+                "spec sources use ASCII operators, names, numbers, `.modifiers` and \"strings\"",
+            ));
         }
     }
-    toks.push(Token { tok: Tok::Eof, span: span(bytes.len(), bytes.len()) });
+    toks.push(Token {
+        tok: Tok::Eof,
+        span: span(bytes.len(), bytes.len()),
+    });
     Ok(toks)
 }
 
@@ -127,5 +153,10 @@ fn lex_number(text: &str, i: &mut usize) -> Result<Tok, String> {
         return Ok(Tok::Real(text[start..*i].to_string()));
     }
     let digits: String = text[start..*i].chars().filter(|&c| c != '_').collect();
-    digits.parse().map(Tok::Int).map_err(|_| format!("integer literal `{}` does not fit in 64 bits", &text[start..*i]))
+    digits.parse().map(Tok::Int).map_err(|_| {
+        format!(
+            "integer literal `{}` does not fit in 64 bits",
+            &text[start..*i]
+        )
+    })
 }

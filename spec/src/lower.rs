@@ -80,21 +80,39 @@ fn err(span: &Span, msg: impl Into<String>) -> Diagnostic {
 
 impl Params {
     /// Binds the modifiers of `choice` in `form`.
-    pub fn new(spec: &Spec, fam: &Family, form: &Form, choice: &Choice) -> Result<Params, Diagnostic> {
+    pub fn new(
+        spec: &Spec,
+        fam: &Family,
+        form: &Form,
+        choice: &Choice,
+    ) -> Result<Params, Diagnostic> {
         let mut flags = HashMap::new();
         let mut all_operands = Vec::new();
+        // A flag is an optional modifier (`{.ftz}`), or a required one that is neither a group
+        // nor a format (`.relu` in `fma.rnd.relu.f16`): true in the variants that write it.
         for f in &fam.forms {
             for e in &f.pattern.elems {
-                if let Elem::Flags(fs) = e {
-                    for name in fs {
+                match e {
+                    Elem::Flags(fs) => fs.iter().for_each(|name| {
+                        flags.insert(name.clone(), false);
+                    }),
+                    Elem::Lit(name) if spec.format(name).is_none() => {
                         flags.insert(name.clone(), false);
                     }
+                    _ => {}
                 }
             }
             all_operands.extend(f.pattern.operands.iter().cloned());
         }
         for name in &choice.flags {
             flags.insert(name.clone(), true);
+        }
+        for e in &form.pattern.elems {
+            if let Elem::Lit(name) = e {
+                if spec.format(name).is_none() {
+                    flags.insert(name.clone(), true);
+                }
+            }
         }
         let groups = fam
             .groups
@@ -121,7 +139,14 @@ impl Params {
                 break;
             }
         }
-        Ok(Params { opcode: form.pattern.opcode.clone(), flags, groups, type_name, operands: form.pattern.operands.clone(), all_operands })
+        Ok(Params {
+            opcode: form.pattern.opcode.clone(),
+            flags,
+            groups,
+            type_name,
+            operands: form.pattern.operands.clone(),
+            all_operands,
+        })
     }
 
     /// Evaluates a compile-time condition (a `require ... if` clause).
@@ -129,12 +154,20 @@ impl Params {
         let mut l = Lowerer::new(spec, self);
         match l.expr(&Env::default(), e)? {
             Val::Bool(b) => Ok(b),
-            _ => Err(err(&e.span, "a `require` condition must be decided by the modifiers alone")),
+            _ => Err(err(
+                &e.span,
+                "a `require` condition must be decided by the modifiers alone",
+            )),
         }
     }
 
     /// The type name and width of an operand in this variant.
-    pub fn operand_type(&self, spec: &Spec, fam: &Family, name: &str) -> Result<(String, u32), Diagnostic> {
+    pub fn operand_type(
+        &self,
+        spec: &Spec,
+        fam: &Family,
+        name: &str,
+    ) -> Result<(String, u32), Diagnostic> {
         let (ty_name, span) = match fam.operand_types.get(name) {
             Some(n) => (self.resolve_type_name(&n.text), Some(&n.span)),
             None => (self.type_name.clone(), None),
@@ -143,8 +176,13 @@ impl Params {
             Some(s) => err(s, msg),
             None => err(&fam.span, msg).with_hint(format!("declare it: `operand {name}: f32;`")),
         };
-        let ty_name = ty_name.ok_or_else(|| at(format!("cannot tell the type of operand `{name}`: the form has no type suffix")))?;
-        let ty = type_from_name(spec, &ty_name).ok_or_else(|| at(format!("`{ty_name}` is not a type (pred, bN, or a format)")))?;
+        let ty_name = ty_name.ok_or_else(|| {
+            at(format!(
+                "cannot tell the type of operand `{name}`: the form has no type suffix"
+            ))
+        })?;
+        let ty = type_from_name(spec, &ty_name)
+            .ok_or_else(|| at(format!("`{ty_name}` is not a type (pred, bN, or a format)")))?;
         Ok((ty_name, ty.width()))
     }
 
@@ -163,7 +201,10 @@ fn type_from_name(spec: &Spec, name: &str) -> Option<Ty> {
     if name == "pred" {
         return Some(Ty::Pred);
     }
-    if let Some(n) = name.strip_prefix(['b', 'u', 's']).and_then(|n| n.parse::<u32>().ok()) {
+    if let Some(n) = name
+        .strip_prefix(['b', 'u', 's'])
+        .and_then(|n| n.parse::<u32>().ok())
+    {
         return (1..=64).contains(&n).then_some(Ty::Bits(n));
     }
     match spec.format(name)? {
@@ -179,9 +220,16 @@ pub fn lower(spec: &Spec, fam: &Family, params: &Params) -> Result<Program, Diag
     let mut input_widths = Vec::new();
     for (i, name) in params.operands.iter().enumerate() {
         let (ty_name, _) = params.operand_type(spec, fam, name)?;
-        let ty = type_from_name(spec, &ty_name).ok_or_else(|| err(&fam.span, format!("`{ty_name}` is not a type")))?;
+        let ty = type_from_name(spec, &ty_name)
+            .ok_or_else(|| err(&fam.span, format!("`{ty_name}` is not a type")))?;
         if i == 0 {
-            env.vars.push((name.clone(), Binding::Dest { ty, lanes: vec![None; ty.lanes() as usize] }));
+            env.vars.push((
+                name.clone(),
+                Binding::Dest {
+                    ty,
+                    lanes: vec![None; ty.lanes() as usize],
+                },
+            ));
         } else {
             let id = l.emit(Op::Input((i - 1) as u16), ty.width());
             input_widths.push(ty.width());
@@ -196,8 +244,15 @@ pub fn lower(spec: &Spec, fam: &Family, params: &Params) -> Result<Program, Diag
     let mut parts = Vec::new();
     for (i, lane) in lanes.into_iter().enumerate() {
         let val = lane.ok_or_else(|| {
-            let what = if ty.lanes() > 1 { format!("lane {i} of `{name}`") } else { format!("`{name}`") };
-            err(&fam.span, format!("{what} is never assigned")).with_hint(format!("assign it in `sem`: `{name}{} = ...;`", if ty.lanes() > 1 { "[i]" } else { "" }))
+            let what = if ty.lanes() > 1 {
+                format!("lane {i} of `{name}`")
+            } else {
+                format!("`{name}`")
+            };
+            err(&fam.span, format!("{what} is never assigned")).with_hint(format!(
+                "assign it in `sem`: `{name}{} = ...;`",
+                if ty.lanes() > 1 { "[i]" } else { "" }
+            ))
         })?;
         let outcome = match val {
             Val::Rt(id, _) => Outcome::Exact(id),
@@ -210,9 +265,18 @@ pub fn lower(spec: &Spec, fam: &Family, params: &Params) -> Result<Program, Diag
             Ty::Float(f) => PartKind::Float(f),
             _ => PartKind::Bits,
         };
-        parts.push(Part { lo: i as u32 * w, width: w, kind, outcome });
+        parts.push(Part {
+            lo: i as u32 * w,
+            width: w,
+            kind,
+            outcome,
+        });
     }
-    let dests = vec![Dest { name, width: ty.width(), parts }];
+    let dests = vec![Dest {
+        name,
+        width: ty.width(),
+        parts,
+    }];
     Ok(l.finish(input_widths, dests))
 }
 
@@ -259,7 +323,15 @@ fn rounding(m: &str) -> Option<Round> {
 
 impl<'a> Lowerer<'a> {
     fn new(spec: &'a Spec, params: &'a Params) -> Lowerer<'a> {
-        Lowerer { spec, params, ops: Vec::new(), widths: Vec::new(), known: Vec::new(), memo: HashMap::new(), depth: 0 }
+        Lowerer {
+            spec,
+            params,
+            ops: Vec::new(),
+            widths: Vec::new(),
+            known: Vec::new(),
+            memo: HashMap::new(),
+            depth: 0,
+        }
     }
 
     /// Adds an op (or finds an identical one), folding bit-level ops on constants. FP
@@ -267,11 +339,23 @@ impl<'a> Lowerer<'a> {
     fn emit(&mut self, op: Op, width: u32) -> ValueId {
         let foldable = !matches!(
             op,
-            Op::Input(_) | Op::Const(_) | Op::Add(..) | Op::Sub(..) | Op::Mul(..) | Op::Div(..) | Op::Fma(..) | Op::Sqrt(..) | Op::Cvt(..)
+            Op::Input(_)
+                | Op::Const(_)
+                | Op::Add(..)
+                | Op::Sub(..)
+                | Op::Mul(..)
+                | Op::Div(..)
+                | Op::Fma(..)
+                | Op::Sqrt(..)
+                | Op::Cvt(..)
         );
         let op = match op {
             Op::Select(c, a, b) if self.known[c as usize].is_some() => {
-                return if self.known[c as usize] != Some(0) { a } else { b };
+                return if self.known[c as usize] != Some(0) {
+                    a
+                } else {
+                    b
+                };
             }
             Op::Select(_, a, b) if a == b => return a,
             op if foldable && op.args().iter().all(|a| self.known[*a as usize].is_some()) => {
@@ -284,7 +368,8 @@ impl<'a> Lowerer<'a> {
             return id;
         }
         let id = self.ops.len() as ValueId;
-        self.known.push(if let Op::Const(c) = op { Some(c) } else { None });
+        self.known
+            .push(if let Op::Const(c) = op { Some(c) } else { None });
         self.memo.insert((op.clone(), width), id);
         self.ops.push(op);
         self.widths.push(width);
@@ -324,12 +409,22 @@ impl<'a> Lowerer<'a> {
                 renumber_outcome(&mut p.outcome, &new_id);
             }
         }
-        Program { input_widths, ops, widths, dests }
+        Program {
+            input_widths,
+            ops,
+            widths,
+            dests,
+        }
     }
 
     // ---- statements ----
 
-    fn block(&mut self, env: &mut Env, block: &Block, in_def: bool) -> Result<Option<Val>, Diagnostic> {
+    fn block(
+        &mut self,
+        env: &mut Env,
+        block: &Block,
+        in_def: bool,
+    ) -> Result<Option<Val>, Diagnostic> {
         let mark = env.vars.len();
         let mut ret = None;
         for stmt in &block.stmts {
@@ -341,7 +436,12 @@ impl<'a> Lowerer<'a> {
         Ok(ret)
     }
 
-    fn stmt(&mut self, env: &mut Env, stmt: &Stmt, in_def: bool) -> Result<Option<Val>, Diagnostic> {
+    fn stmt(
+        &mut self,
+        env: &mut Env,
+        stmt: &Stmt,
+        in_def: bool,
+    ) -> Result<Option<Val>, Diagnostic> {
         match stmt {
             Stmt::Let { name, value } => {
                 let v = self.expr(env, value)?;
@@ -353,15 +453,27 @@ impl<'a> Lowerer<'a> {
             }
             Stmt::Return { value, span } => {
                 if !in_def {
-                    return Err(err(span, "`return` outside a `def`").with_hint("a `sem` block assigns its destination instead"));
+                    return Err(err(span, "`return` outside a `def`")
+                        .with_hint("a `sem` block assigns its destination instead"));
                 }
                 return self.expr(env, value).map(Some);
             }
-            Stmt::For { var, from, to, body } => {
+            Stmt::For {
+                var,
+                from,
+                to,
+                body,
+            } => {
                 let a = self.const_int(env, from)?;
                 let b = self.const_int(env, to)?;
                 if b - a > MAX_UNROLL {
-                    return Err(err(&to.span, format!("loop of {} iterations; at most {MAX_UNROLL} are unrolled", b - a)));
+                    return Err(err(
+                        &to.span,
+                        format!(
+                            "loop of {} iterations; at most {MAX_UNROLL} are unrolled",
+                            b - a
+                        ),
+                    ));
                 }
                 for i in a..b {
                     env.vars.push((var.text.clone(), Binding::Val(Val::Int(i))));
@@ -403,7 +515,14 @@ impl<'a> Lowerer<'a> {
     }
 
     /// Joins the two sides of a run-time `if` with selects.
-    fn merge(&mut self, env: &mut Env, c: ValueId, t: Env, e: Env, span: &Span) -> Result<(), Diagnostic> {
+    fn merge(
+        &mut self,
+        env: &mut Env,
+        c: ValueId,
+        t: Env,
+        e: Env,
+        span: &Span,
+    ) -> Result<(), Diagnostic> {
         for i in 0..env.vars.len() {
             let (name, tb) = &t.vars[i];
             let eb = &e.vars[i].1;
@@ -412,16 +531,23 @@ impl<'a> Lowerer<'a> {
                 continue;
             }
             env.vars[i].1 = match (tb, eb) {
-                (Binding::Val(a), Binding::Val(b)) => Binding::Val(self.select(c, a.clone(), b.clone(), span)?),
+                (Binding::Val(a), Binding::Val(b)) => {
+                    Binding::Val(self.select(c, a.clone(), b.clone(), span)?)
+                }
                 (Binding::Dest { ty, lanes: la }, Binding::Dest { lanes: lb, .. }) => {
                     let mut lanes = Vec::new();
                     for (x, y) in la.iter().zip(lb) {
                         lanes.push(match (x, y) {
-                            (Some(x), Some(y)) => Some(self.select(c, x.clone(), y.clone(), span)?),
+                            (Some(x), Some(y)) => {
+                                Some(self.select(c, x.clone(), y.clone(), span)?)
+                            }
                             (None, None) => None,
                             _ => {
-                                return Err(err(span, format!("`{name}` is assigned on only one side of this `if`"))
-                                    .with_hint("assign it on both sides, or before the `if`"))
+                                return Err(err(
+                                    span,
+                                    format!("`{name}` is assigned on only one side of this `if`"),
+                                )
+                                .with_hint("assign it on both sides, or before the `if`"))
                             }
                         });
                     }
@@ -433,10 +559,17 @@ impl<'a> Lowerer<'a> {
         Ok(())
     }
 
-    fn assign(&mut self, env: &mut Env, place: &crate::ast::Place, v: Val, span: &Span) -> Result<(), Diagnostic> {
+    fn assign(
+        &mut self,
+        env: &mut Env,
+        place: &crate::ast::Place,
+        v: Val,
+        span: &Span,
+    ) -> Result<(), Diagnostic> {
         let name = &place.name;
         let i = env.find(&name.text).ok_or_else(|| {
-            err(&name.span, format!("`{}` is not declared", name.text)).with_hint(format!("declare it first: `let {} = ...;`", name.text))
+            err(&name.span, format!("`{}` is not declared", name.text))
+                .with_hint(format!("declare it first: `let {} = ...;`", name.text))
         })?;
         match (&mut env.vars[i].1, &place.index) {
             (Binding::Val(old), None) => {
@@ -446,7 +579,15 @@ impl<'a> Lowerer<'a> {
                         let v = self.coerce(v, ty, span)?;
                         if let Val::Rt(_, t2) | Val::Choice(_, t2) = &v {
                             if *t2 != ty {
-                                return Err(err(span, format!("`{}` has type {}, not {}", name.text, self.ty_name(ty), self.ty_name(*t2))));
+                                return Err(err(
+                                    span,
+                                    format!(
+                                        "`{}` has type {}, not {}",
+                                        name.text,
+                                        self.ty_name(ty),
+                                        self.ty_name(*t2)
+                                    ),
+                                ));
                             }
                         }
                         v
@@ -458,7 +599,13 @@ impl<'a> Lowerer<'a> {
                 }
             }
             (Binding::Val(_), Some(_)) => {
-                return Err(err(&name.span, format!("only a destination can be assigned by lane; `{}` is a variable", name.text)))
+                return Err(err(
+                    &name.span,
+                    format!(
+                        "only a destination can be assigned by lane; `{}` is a variable",
+                        name.text
+                    ),
+                ))
             }
             (Binding::Dest { ty, .. }, index) => {
                 let ty = *ty;
@@ -469,7 +616,14 @@ impl<'a> Lowerer<'a> {
                             if t == ty {
                                 for l in 0..ty.lanes() {
                                     let w = ty.lane().width();
-                                    let part = self.emit(Op::Extract { value: id, lo: l * w, width: w }, w);
+                                    let part = self.emit(
+                                        Op::Extract {
+                                            value: id,
+                                            lo: l * w,
+                                            width: w,
+                                        },
+                                        w,
+                                    );
                                     if let Binding::Dest { lanes, .. } = &mut env.vars[i].1 {
                                         lanes[l as usize] = Some(Val::Rt(part, ty.lane()));
                                     }
@@ -477,23 +631,48 @@ impl<'a> Lowerer<'a> {
                                 return Ok(());
                             }
                         }
-                        return Err(err(span, format!("`{}` has {} lanes: assign `{}[i]` per lane", name.text, ty.lanes(), name.text)));
+                        return Err(err(
+                            span,
+                            format!(
+                                "`{}` has {} lanes: assign `{}[i]` per lane",
+                                name.text,
+                                ty.lanes(),
+                                name.text
+                            ),
+                        ));
                     }
                     Some(Index::Lane(e)) => {
                         let l = self.const_int(env, e)?;
                         if l < 0 || l >= i64::from(ty.lanes()) {
-                            return Err(err(&e.span, format!("lane {l} of `{}`, which has {} lane(s)", name.text, ty.lanes())));
+                            return Err(err(
+                                &e.span,
+                                format!(
+                                    "lane {l} of `{}`, which has {} lane(s)",
+                                    name.text,
+                                    ty.lanes()
+                                ),
+                            ));
                         }
                         l as usize
                     }
                     Some(Index::Slice(a, _)) => {
-                        return Err(err(&a.span, "assigning a bit range of a destination is not supported").with_hint("assign lanes `d[i]`, or the whole destination"))
+                        return Err(err(
+                            &a.span,
+                            "assigning a bit range of a destination is not supported",
+                        )
+                        .with_hint("assign lanes `d[i]`, or the whole destination"))
                     }
                 };
                 let v = self.coerce(v, ty.lane(), span)?;
                 match &v {
                     Val::Rt(_, t) | Val::Choice(_, t) if *t == ty.lane() => {}
-                    other => return Err(self.type_err(span, &format!("a {} for `{}`", self.ty_name(ty.lane()), name.text), other)),
+                    other => {
+                        return Err(self.type_err(
+                            span,
+                            &format!("a {} for `{}`", self.ty_name(ty.lane()), name.text),
+                            other,
+                        ))
+                    }
                 }
                 if let Binding::Dest { lanes, .. } = &mut env.vars[i].1 {
                     lanes[lane] = Some(v);
@@ -528,12 +707,17 @@ impl<'a> Lowerer<'a> {
             Val::Mod(m) => format!("the modifier .{m}"),
             Val::Real(r) => format!("the literal {r}"),
             Val::Rt(_, t) => format!("a value of type {}", self.ty_name(*t)),
-            Val::Choice(_, t) => format!("a nondeterministic {} (any_nan/one_of)", self.ty_name(*t)),
+            Val::Choice(_, t) => {
+                format!("a nondeterministic {} (any_nan/one_of)", self.ty_name(*t))
+            }
         }
     }
 
     fn type_err(&self, span: &Span, expected: &str, found: &Val) -> Diagnostic {
-        let d = err(span, format!("expected {expected}, found {}", self.describe(found)));
+        let d = err(
+            span,
+            format!("expected {expected}, found {}", self.describe(found)),
+        );
         if matches!(found, Val::Choice(..)) {
             d.with_hint("a choice (any_nan, one_of) can only be assigned to a destination, returned, or be a branch of `?:`; make it the last step")
         } else {
@@ -560,7 +744,10 @@ impl<'a> Lowerer<'a> {
                 };
                 let b = semfuzz_fp::convert(Format::F64, f, x.to_bits(), Round::NearestEven);
                 if f.to_f64(b).to_bits() != x.to_bits() && !x.is_nan() {
-                    return Err(err(span, format!("{x} is not exactly representable in {}", self.ty_name(ty))));
+                    return Err(err(
+                        span,
+                        format!("{x} is not exactly representable in {}", self.ty_name(ty)),
+                    ));
                 }
                 b
             }
@@ -601,17 +788,33 @@ impl<'a> Lowerer<'a> {
             (Some(t), None) => (a, self.coerce(b, t, span)?),
             (None, Some(t)) => (self.coerce(a, t, span)?, b),
             (None, None) => {
-                return Err(err(span, format!("cannot choose at run time between {} and {}", self.describe(&a), self.describe(&b)))
-                    .with_hint("give one side a type, e.g. `zero(x)` or `f32(0)`"))
+                return Err(err(
+                    span,
+                    format!(
+                        "cannot choose at run time between {} and {}",
+                        self.describe(&a),
+                        self.describe(&b)
+                    ),
+                )
+                .with_hint("give one side a type, e.g. `zero(x)` or `f32(0)`"))
             }
             _ => (a, b),
         };
         let (ta, tb) = (ty_of(&a).unwrap_or(Ty::Pred), ty_of(&b).unwrap_or(Ty::Pred));
         if ta != tb {
-            return Err(err(span, format!("the branches have different types: {} and {}", self.ty_name(ta), self.ty_name(tb))));
+            return Err(err(
+                span,
+                format!(
+                    "the branches have different types: {} and {}",
+                    self.ty_name(ta),
+                    self.ty_name(tb)
+                ),
+            ));
         }
         Ok(match (a, b) {
-            (Val::Rt(x, _), Val::Rt(y, _)) => Val::Rt(self.emit(Op::Select(c, x, y), ta.width()), ta),
+            (Val::Rt(x, _), Val::Rt(y, _)) => {
+                Val::Rt(self.emit(Op::Select(c, x, y), ta.width()), ta)
+            }
             (a, b) => {
                 let o = |v: Val| match v {
                     Val::Rt(id, _) => Outcome::Exact(id),
@@ -625,8 +828,13 @@ impl<'a> Lowerer<'a> {
 
     fn expr(&mut self, env: &Env, e: &Expr) -> Result<Val, Diagnostic> {
         match &e.kind {
-            ExprKind::Int(i) => i64::try_from(*i).map(Val::Int).map_err(|_| err(&e.span, "integer literal too large")),
-            ExprKind::Real(r) => r.parse().map(Val::Real).map_err(|_| err(&e.span, format!("`{r}` is not a number"))),
+            ExprKind::Int(i) => i64::try_from(*i)
+                .map(Val::Int)
+                .map_err(|_| err(&e.span, "integer literal too large")),
+            ExprKind::Real(r) => r
+                .parse()
+                .map(Val::Real)
+                .map_err(|_| err(&e.span, format!("`{r}` is not a number"))),
             ExprKind::Bool(b) => Ok(Val::Bool(*b)),
             ExprKind::Mod(m) => Ok(Val::Mod(m.clone())),
             ExprKind::Name(n) => self.name(env, n, &e.span),
@@ -669,21 +877,33 @@ impl<'a> Lowerer<'a> {
         }
         if let Some(m) = self.params.groups.get(n) {
             return m.clone().map(Val::Mod).ok_or_else(|| {
-                err(span, format!("`.{n}` is not written in this variant and has no default")).with_hint(format!("test `present({n})` first"))
+                err(
+                    span,
+                    format!("`.{n}` is not written in this variant and has no default"),
+                )
+                .with_hint(format!("test `present({n})` first"))
             });
         }
         if n == "opcode" {
             return Ok(Val::Mod(self.params.opcode.clone()));
         }
         if n == "type" {
-            return self.params.type_name.clone().map(Val::Mod).ok_or_else(|| err(span, "this form has no type suffix"));
+            return self
+                .params
+                .type_name
+                .clone()
+                .map(Val::Mod)
+                .ok_or_else(|| err(span, "this form has no type suffix"));
         }
         if let Some(c) = self.spec.consts.get(n) {
             let c = c.clone();
             return self.expr(&Env::default(), &c);
         }
         if self.params.all_operands.iter().any(|o| o == n) {
-            return Err(err(span, format!("operand `{n}` is not present in this form")).with_hint(format!("guard its use with `present({n})`")));
+            return Err(
+                err(span, format!("operand `{n}` is not present in this form"))
+                    .with_hint(format!("guard its use with `present({n})`")),
+            );
         }
         Err(err(span, format!("unknown name `{n}`")))
     }
@@ -694,23 +914,53 @@ impl<'a> Lowerer<'a> {
             Index::Lane(i) => {
                 let l = self.const_int(env, i)?;
                 if l < 0 || l >= i64::from(ty.lanes()) {
-                    return Err(err(&i.span, format!("lane {l} of a {} value, which has {} lane(s)", self.ty_name(ty), ty.lanes())));
+                    return Err(err(
+                        &i.span,
+                        format!(
+                            "lane {l} of a {} value, which has {} lane(s)",
+                            self.ty_name(ty),
+                            ty.lanes()
+                        ),
+                    ));
                 }
                 if ty.lanes() == 1 {
                     return Ok(Val::Rt(id, ty));
                 }
                 let w = ty.lane().width();
-                Ok(Val::Rt(self.emit(Op::Extract { value: id, lo: l as u32 * w, width: w }, w), ty.lane()))
+                Ok(Val::Rt(
+                    self.emit(
+                        Op::Extract {
+                            value: id,
+                            lo: l as u32 * w,
+                            width: w,
+                        },
+                        w,
+                    ),
+                    ty.lane(),
+                ))
             }
             Index::Slice(a, b) => {
                 let x = self.const_int(env, a)?;
                 let y = self.const_int(env, b)?;
                 let (lo, hi) = (x.min(y), x.max(y));
                 if lo < 0 || hi >= i64::from(ty.width()) {
-                    return Err(err(span, format!("bits [{hi}:{lo}] of a {}-bit value", ty.width())));
+                    return Err(err(
+                        span,
+                        format!("bits [{hi}:{lo}] of a {}-bit value", ty.width()),
+                    ));
                 }
                 let w = (hi - lo + 1) as u32;
-                Ok(Val::Rt(self.emit(Op::Extract { value: id, lo: lo as u32, width: w }, w), Ty::Bits(w)))
+                Ok(Val::Rt(
+                    self.emit(
+                        Op::Extract {
+                            value: id,
+                            lo: lo as u32,
+                            width: w,
+                        },
+                        w,
+                    ),
+                    Ty::Bits(w),
+                ))
             }
         }
     }
@@ -724,7 +974,9 @@ impl<'a> Lowerer<'a> {
                 let p = self.pred(v, span)?;
                 Val::Rt(self.emit(Op::Not(1, p), 1), Ty::Pred)
             }
-            (UnOp::BitNot, Val::Rt(id, Ty::Bits(w))) => Val::Rt(self.emit(Op::Not(w, id), w), Ty::Bits(w)),
+            (UnOp::BitNot, Val::Rt(id, Ty::Bits(w))) => {
+                Val::Rt(self.emit(Op::Not(w, id), w), Ty::Bits(w))
+            }
             (UnOp::Neg, Val::Rt(id, Ty::Float(f))) => Val::Rt(self.sign_flip(id, f), Ty::Float(f)),
             (op, v) => {
                 let what = match op {
@@ -743,7 +995,14 @@ impl<'a> Lowerer<'a> {
         self.emit(Op::Xor(w, id, s), w)
     }
 
-    fn binary(&mut self, env: &Env, op: BinOp, lhs: &Expr, rhs: &Expr, span: &Span) -> Result<Val, Diagnostic> {
+    fn binary(
+        &mut self,
+        env: &Env,
+        op: BinOp,
+        lhs: &Expr,
+        rhs: &Expr,
+        span: &Span,
+    ) -> Result<Val, Diagnostic> {
         let a = self.expr(env, lhs)?;
         // `&&`/`||` decided at compile time do not lower their right side (it may not apply).
         match (op, &a) {
@@ -754,17 +1013,30 @@ impl<'a> Lowerer<'a> {
         }
         let b = self.expr(env, rhs)?;
         if let (Val::Int(x), Val::Int(y)) = (&a, &b) {
-            return int_binop(op, *x, *y).ok_or_else(|| err(span, format!("`{}` on integers {x} and {y} is undefined", op.symbol())));
+            return int_binop(op, *x, *y).ok_or_else(|| {
+                err(
+                    span,
+                    format!("`{}` on integers {x} and {y} is undefined", op.symbol()),
+                )
+            });
         }
         match (op, &a, &b) {
-            (BinOp::Eq | BinOp::Ne, Val::Mod(x), Val::Mod(y)) => return Ok(Val::Bool((x == y) == (op == BinOp::Eq))),
+            (BinOp::Eq | BinOp::Ne, Val::Mod(x), Val::Mod(y)) => {
+                return Ok(Val::Bool((x == y) == (op == BinOp::Eq)))
+            }
             (BinOp::Eq | BinOp::Ne | BinOp::BitXor, Val::Bool(x), Val::Bool(y)) => {
                 return Ok(Val::Bool(if op == BinOp::Eq { x == y } else { x != y }))
             }
             _ => {}
         }
         // Literals take the type of the other side.
-        let ty_of = |v: &Val| if let Val::Rt(_, t) = v { Some(*t) } else { None };
+        let ty_of = |v: &Val| {
+            if let Val::Rt(_, t) = v {
+                Some(*t)
+            } else {
+                None
+            }
+        };
         let (a, b) = match (ty_of(&a), ty_of(&b)) {
             (Some(t), None) => (a, self.coerce(b, t, &rhs.span)?),
             (None, Some(t)) => (self.coerce(a, t, &lhs.span)?, b),
@@ -773,8 +1045,18 @@ impl<'a> Lowerer<'a> {
         let (x, tx) = self.rt(a, &lhs.span)?;
         let (y, ty) = self.rt(b, &rhs.span)?;
         if tx != ty {
-            return Err(err(span, format!("`{}` between {} and {}", op.symbol(), self.ty_name(tx), self.ty_name(ty)))
-                .with_hint("convert one side: bits(x) reinterprets a float, cvt(x, .fmt, rm) converts"));
+            return Err(err(
+                span,
+                format!(
+                    "`{}` between {} and {}",
+                    op.symbol(),
+                    self.ty_name(tx),
+                    self.ty_name(ty)
+                ),
+            )
+            .with_hint(
+                "convert one side: bits(x) reinterprets a float, cvt(x, .fmt, rm) converts",
+            ));
         }
         let w = tx.width();
         let pred = |l: &mut Self, o: Op| Val::Rt(l.emit(o, 1), Ty::Pred);
@@ -795,16 +1077,23 @@ impl<'a> Lowerer<'a> {
                     BinOp::Mul => "mul",
                     _ => "div",
                 };
-                return Err(err(span, format!("floating-point `{}` needs a rounding mode", op.symbol()))
-                    .with_hint(format!("write `{name}(a, b, rnd)`, or `{name}(a, b, .rn)`")));
+                return Err(err(
+                    span,
+                    format!("floating-point `{}` needs a rounding mode", op.symbol()),
+                )
+                .with_hint(format!("write `{name}(a, b, rnd)`, or `{name}(a, b, .rn)`")));
             }
             (Ty::Pred | Ty::Bits(_), BinOp::Eq) => pred(self, Op::BvEq(x, y)),
             (Ty::Pred | Ty::Bits(_), BinOp::Ne) => {
                 let eq = self.emit(Op::BvEq(x, y), 1);
                 pred(self, Op::Not(1, eq))
             }
-            (Ty::Pred, BinOp::And) | (Ty::Bits(_), BinOp::BitAnd) => Val::Rt(self.emit(Op::And(w, x, y), w), tx),
-            (Ty::Pred, BinOp::Or) | (Ty::Bits(_), BinOp::BitOr) => Val::Rt(self.emit(Op::Or(w, x, y), w), tx),
+            (Ty::Pred, BinOp::And) | (Ty::Bits(_), BinOp::BitAnd) => {
+                Val::Rt(self.emit(Op::And(w, x, y), w), tx)
+            }
+            (Ty::Pred, BinOp::Or) | (Ty::Bits(_), BinOp::BitOr) => {
+                Val::Rt(self.emit(Op::Or(w, x, y), w), tx)
+            }
             (Ty::Pred | Ty::Bits(_), BinOp::BitXor) => Val::Rt(self.emit(Op::Xor(w, x, y), w), tx),
             (Ty::Bits(_), BinOp::Add) => Val::Rt(self.emit(Op::BvAdd(w, x, y), w), tx),
             (Ty::Bits(_), BinOp::Sub) => Val::Rt(self.emit(Op::BvSub(w, x, y), w), tx),
@@ -812,30 +1101,67 @@ impl<'a> Lowerer<'a> {
             (Ty::Bits(_), BinOp::Gt) => pred(self, Op::BvUlt(y, x)),
             (Ty::Bits(_), BinOp::Shl | BinOp::Shr) => {
                 let Some(n) = self.known[y as usize] else {
-                    return Err(err(&rhs.span, "shift amounts must be known at compile time"));
+                    return Err(err(
+                        &rhs.span,
+                        "shift amounts must be known at compile time",
+                    ));
                 };
-                let o = if op == BinOp::Shl { Op::Shl(w, x, n as u32) } else { Op::Shr(w, x, n as u32) };
+                let o = if op == BinOp::Shl {
+                    Op::Shl(w, x, n as u32)
+                } else {
+                    Op::Shr(w, x, n as u32)
+                };
                 Val::Rt(self.emit(o, w), tx)
             }
-            _ => return Err(err(span, format!("`{}` is not defined on {}", op.symbol(), self.ty_name(tx)))),
+            _ => {
+                return Err(err(
+                    span,
+                    format!("`{}` is not defined on {}", op.symbol(), self.ty_name(tx)),
+                ))
+            }
         })
     }
 
-    fn call(&mut self, env: &Env, f: &str, fspan: &Span, args: &[Expr], span: &Span) -> Result<Val, Diagnostic> {
+    fn call(
+        &mut self,
+        env: &Env,
+        f: &str,
+        fspan: &Span,
+        args: &[Expr],
+        span: &Span,
+    ) -> Result<Val, Diagnostic> {
         let arity = |n: usize| -> Result<(), Diagnostic> {
             if args.len() == n {
                 Ok(())
             } else {
-                Err(err(span, format!("`{f}` takes {n} argument{}, found {}", if n == 1 { "" } else { "s" }, args.len())))
+                Err(err(
+                    span,
+                    format!(
+                        "`{f}` takes {n} argument{}, found {}",
+                        if n == 1 { "" } else { "s" },
+                        args.len()
+                    ),
+                ))
             }
         };
         if let Some(def) = self.spec.defs.get(f) {
             let def = def.clone();
             if args.len() != def.params.len() {
-                return Err(err(span, format!("`{f}` takes {} arguments, found {}", def.params.len(), args.len())));
+                return Err(err(
+                    span,
+                    format!(
+                        "`{f}` takes {} arguments, found {}",
+                        def.params.len(),
+                        args.len()
+                    ),
+                ));
             }
             if self.depth >= MAX_INLINE_DEPTH {
-                return Err(err(span, format!("`{f}` is recursive (inlined {MAX_INLINE_DEPTH} deep)")).with_hint("defs are inlined, so they cannot recurse"));
+                return Err(err(
+                    span,
+                    format!("`{f}` is recursive (inlined {MAX_INLINE_DEPTH} deep)"),
+                )
+                .with_hint("defs are inlined, so they cannot recurse"));
             }
             let mut inner = Env::default();
             for (p, a) in def.params.iter().zip(args) {
@@ -846,7 +1172,13 @@ impl<'a> Lowerer<'a> {
             let r = self.block(&mut inner, &def.body, true);
             self.depth -= 1;
             return r
-                .map_err(|d| d.with_note(format!("in `{f}` called at {}:{}", fspan.file.name, fspan.file.line_col(fspan.start).0)))?
+                .map_err(|d| {
+                    d.with_note(format!(
+                        "in `{f}` called at {}:{}",
+                        fspan.file.name,
+                        fspan.file.line_col(fspan.start).0
+                    ))
+                })?
                 .ok_or_else(|| err(span, format!("`{f}` returns no value")));
         }
         if let Some(info) = self.spec.format(f) {
@@ -863,7 +1195,14 @@ impl<'a> Lowerer<'a> {
                 }
                 v => match self.rt(v, &args[0].span)? {
                     (id, t) if t.width() == ty.width() => Ok(Val::Rt(id, ty)),
-                    (_, t) => Err(err(span, format!("`{f}(...)` reinterprets {} bits, found {}", ty.width(), self.ty_name(t)))),
+                    (_, t) => Err(err(
+                        span,
+                        format!(
+                            "`{f}(...)` reinterprets {} bits, found {}",
+                            ty.width(),
+                            self.ty_name(t)
+                        ),
+                    )),
                 },
             };
         }
@@ -875,25 +1214,41 @@ impl<'a> Lowerer<'a> {
             }
         }
         let rm_of = |l: &Self, v: &Val, s: &Span| match v {
-            Val::Mod(m) => rounding(m).ok_or_else(|| err(s, format!("`.{m}` is not a rounding mode")).with_hint("use .rn .rz .rm or .rp")),
+            Val::Mod(m) => rounding(m).ok_or_else(|| {
+                err(s, format!("`.{m}` is not a rounding mode")).with_hint("use .rn .rz .rm or .rp")
+            }),
             other => Err(l.type_err(s, "a rounding mode such as `.rn` or `rnd`", other)),
         };
-        let float_args = |l: &mut Self, vals: Vec<Val>| -> Result<(Vec<ValueId>, Format), Diagnostic> {
-            let first = vals.iter().position(|v| matches!(v, Val::Rt(_, Ty::Float(_)))).ok_or_else(|| {
-                err(span, format!("`{f}` needs a floating-point argument")).with_hint("literals alone carry no format; pass a typed value")
-            })?;
-            let Val::Rt(_, ty @ Ty::Float(fm)) = vals[first] else { unreachable!() };
-            let mut ids = Vec::new();
-            for (v, a) in vals.into_iter().zip(args) {
-                let v = l.coerce(v, ty, &a.span)?;
-                let (id, fm2) = l.float(v, &a.span)?;
-                if fm2 != fm {
-                    return Err(err(&a.span, format!("`{f}` mixes {} and {}", l.ty_name(ty), l.ty_name(Ty::Float(fm2)))));
+        let float_args =
+            |l: &mut Self, vals: Vec<Val>| -> Result<(Vec<ValueId>, Format), Diagnostic> {
+                let first = vals
+                    .iter()
+                    .position(|v| matches!(v, Val::Rt(_, Ty::Float(_))))
+                    .ok_or_else(|| {
+                        err(span, format!("`{f}` needs a floating-point argument"))
+                            .with_hint("literals alone carry no format; pass a typed value")
+                    })?;
+                let Val::Rt(_, ty @ Ty::Float(fm)) = vals[first] else {
+                    unreachable!()
+                };
+                let mut ids = Vec::new();
+                for (v, a) in vals.into_iter().zip(args) {
+                    let v = l.coerce(v, ty, &a.span)?;
+                    let (id, fm2) = l.float(v, &a.span)?;
+                    if fm2 != fm {
+                        return Err(err(
+                            &a.span,
+                            format!(
+                                "`{f}` mixes {} and {}",
+                                l.ty_name(ty),
+                                l.ty_name(Ty::Float(fm2))
+                            ),
+                        ));
+                    }
+                    ids.push(id);
                 }
-                ids.push(id);
-            }
-            Ok((ids, fm))
-        };
+                Ok((ids, fm))
+            };
         let class = match f {
             "is_nan" => Some(Class::Nan),
             "is_snan" => Some(Class::SignalingNan),
@@ -928,13 +1283,19 @@ impl<'a> Lowerer<'a> {
                 let rm = rm_of(self, &vals[3], &args[3].span)?;
                 vals.truncate(3);
                 let (ids, fm) = float_args(self, vals)?;
-                Ok(Val::Rt(self.emit(Op::Fma(fm, rm, ids[0], ids[1], ids[2]), fm.width()), Ty::Float(fm)))
+                Ok(Val::Rt(
+                    self.emit(Op::Fma(fm, rm, ids[0], ids[1], ids[2]), fm.width()),
+                    Ty::Float(fm),
+                ))
             }
             "sqrt" => {
                 arity(2)?;
                 let rm = rm_of(self, &vals[1], &args[1].span)?;
                 let (x, fm) = self.float(vals.remove(0), &args[0].span)?;
-                Ok(Val::Rt(self.emit(Op::Sqrt(fm, rm, x), fm.width()), Ty::Float(fm)))
+                Ok(Val::Rt(
+                    self.emit(Op::Sqrt(fm, rm, x), fm.width()),
+                    Ty::Float(fm),
+                ))
             }
             "cvt" => {
                 arity(3)?;
@@ -942,25 +1303,62 @@ impl<'a> Lowerer<'a> {
                 let to = match &vals[1] {
                     Val::Mod(m) => match self.spec.format(m) {
                         Some(FormatInfo::Scalar(t)) => t,
-                        _ => return Err(err(&args[1].span, format!("`.{m}` is not a scalar format"))),
+                        _ => {
+                            return Err(err(
+                                &args[1].span,
+                                format!("`.{m}` is not a scalar format"),
+                            ))
+                        }
                     },
-                    other => return Err(self.type_err(&args[1].span, "a format such as `.f32`", other)),
+                    other => {
+                        return Err(self.type_err(&args[1].span, "a format such as `.f32`", other))
+                    }
                 };
                 let (x, from) = self.float(vals.remove(0), &args[0].span)?;
-                Ok(Val::Rt(self.emit(Op::Cvt(from, to, rm, x), to.width()), Ty::Float(to)))
+                Ok(Val::Rt(
+                    self.emit(Op::Cvt(from, to, rm, x), to.width()),
+                    Ty::Float(to),
+                ))
             }
             "sign" => {
                 arity(1)?;
                 let (x, fm) = self.float(vals.remove(0), &args[0].span)?;
-                Ok(Val::Rt(self.emit(Op::Extract { value: x, lo: fm.width() - 1, width: 1 }, 1), Ty::Pred))
+                Ok(Val::Rt(
+                    self.emit(
+                        Op::Extract {
+                            value: x,
+                            lo: fm.width() - 1,
+                            width: 1,
+                        },
+                        1,
+                    ),
+                    Ty::Pred,
+                ))
             }
             "with_sign" => {
                 arity(2)?;
                 let s = self.pred(vals.remove(1), &args[1].span)?;
                 let (x, fm) = self.float(vals.remove(0), &args[0].span)?;
                 let w = fm.width();
-                let mag = self.emit(Op::Extract { value: x, lo: 0, width: w - 1 }, w - 1);
-                Ok(Val::Rt(self.emit(Op::Concat { hi: s, lo: mag, lo_width: w - 1 }, w), Ty::Float(fm)))
+                let mag = self.emit(
+                    Op::Extract {
+                        value: x,
+                        lo: 0,
+                        width: w - 1,
+                    },
+                    w - 1,
+                );
+                Ok(Val::Rt(
+                    self.emit(
+                        Op::Concat {
+                            hi: s,
+                            lo: mag,
+                            lo_width: w - 1,
+                        },
+                        w,
+                    ),
+                    Ty::Float(fm),
+                ))
             }
             "fabs" => {
                 arity(1)?;
@@ -979,7 +1377,11 @@ impl<'a> Lowerer<'a> {
             "zero" | "one" => {
                 arity(1)?;
                 let (_, fm) = self.float(vals.remove(0), &args[0].span)?;
-                let bits = if f == "zero" { fm.zero(false) } else { fm.one(false) };
+                let bits = if f == "zero" {
+                    fm.zero(false)
+                } else {
+                    fm.one(false)
+                };
                 Ok(Val::Rt(self.konst(bits, fm.width()), Ty::Float(fm)))
             }
             "bits" => {
@@ -993,42 +1395,68 @@ impl<'a> Lowerer<'a> {
                 let v = self.coerce(vals.remove(0), Ty::Bits(t.width()), &args[1].span)?;
                 let (b, tb) = self.rt(v, &args[1].span)?;
                 if tb.width() != t.width() {
-                    return Err(err(span, format!("`like` needs {} bits, found {}", t.width(), tb.width())));
+                    return Err(err(
+                        span,
+                        format!("`like` needs {} bits, found {}", t.width(), tb.width()),
+                    ));
                 }
                 Ok(Val::Rt(b, t))
             }
             "lanes" | "width" => {
                 arity(1)?;
                 let (_, t) = self.rt(vals.remove(0), &args[0].span)?;
-                Ok(Val::Int(i64::from(if f == "lanes" { t.lanes() } else { t.width() })))
+                Ok(Val::Int(i64::from(if f == "lanes" {
+                    t.lanes()
+                } else {
+                    t.width()
+                })))
             }
             "format_of" => {
                 arity(1)?;
                 match self.rt(vals.remove(0), &args[0].span)? {
-                    (_, Ty::Float(fm) | Ty::Packed(fm, _)) => Ok(Val::Mod(self.spec.format_name(fm))),
-                    (id, t) => Err(self.type_err(&args[0].span, "a floating-point value", &Val::Rt(id, t))),
+                    (_, Ty::Float(fm) | Ty::Packed(fm, _)) => {
+                        Ok(Val::Mod(self.spec.format_name(fm)))
+                    }
+                    (id, t) => {
+                        Err(self.type_err(&args[0].span, "a floating-point value", &Val::Rt(id, t)))
+                    }
                 }
             }
             "present" => {
                 arity(1)?;
                 match &args[0].kind {
-                    ExprKind::Name(n) if self.params.all_operands.contains(n) => Ok(Val::Bool(self.params.operands.contains(n))),
-                    ExprKind::Name(n) if self.params.groups.contains_key(n) => Ok(Val::Bool(self.params.groups[n].is_some())),
-                    _ => Err(err(&args[0].span, "`present` takes an operand or group name")),
+                    ExprKind::Name(n) if self.params.all_operands.contains(n) => {
+                        Ok(Val::Bool(self.params.operands.contains(n)))
+                    }
+                    ExprKind::Name(n) if self.params.groups.contains_key(n) => {
+                        Ok(Val::Bool(self.params.groups[n].is_some()))
+                    }
+                    _ => Err(err(
+                        &args[0].span,
+                        "`present` takes an operand or group name",
+                    )),
                 }
             }
             "any_nan" => {
                 arity(1)?;
                 match self.rt(vals.remove(0), &args[0].span)? {
                     (_, Ty::Float(fm)) => Ok(Val::Choice(Outcome::AnyNan(fm), Ty::Float(fm))),
-                    (id, t) => Err(self.type_err(&args[0].span, "a floating-point value", &Val::Rt(id, t))),
+                    (id, t) => {
+                        Err(self.type_err(&args[0].span, "a floating-point value", &Val::Rt(id, t)))
+                    }
                 }
             }
             "one_of" => {
                 if args.is_empty() {
                     return Err(err(span, "`one_of` needs at least one value"));
                 }
-                let ty = vals.iter().find_map(|v| if let Val::Rt(_, t) | Val::Choice(_, t) = v { Some(*t) } else { None });
+                let ty = vals.iter().find_map(|v| {
+                    if let Val::Rt(_, t) | Val::Choice(_, t) = v {
+                        Some(*t)
+                    } else {
+                        None
+                    }
+                });
                 let ty = ty.ok_or_else(|| err(span, "`one_of` needs a typed value"))?;
                 let mut ids = Vec::new();
                 for (v, a) in vals.into_iter().zip(args) {
@@ -1038,17 +1466,39 @@ impl<'a> Lowerer<'a> {
                                 ids.push(id)
                             }
                         }
-                        Val::Choice(Outcome::OneOf(more), t) if t == ty => ids.extend(more.into_iter().filter(|m| !ids.contains(m)).collect::<Vec<_>>()),
-                        other => return Err(self.type_err(&a.span, &format!("a {}", self.ty_name(ty)), &other)),
+                        Val::Choice(Outcome::OneOf(more), t) if t == ty => ids.extend(
+                            more.into_iter()
+                                .filter(|m| !ids.contains(m))
+                                .collect::<Vec<_>>(),
+                        ),
+                        other => {
+                            return Err(self.type_err(
+                                &a.span,
+                                &format!("a {}", self.ty_name(ty)),
+                                &other,
+                            ))
+                        }
                     }
                 }
                 if ids.len() > crate::outcome::MAX_ONE_OF {
-                    return Err(err(span, format!("`one_of` lists {} values; at most {} are supported", ids.len(), crate::outcome::MAX_ONE_OF)));
+                    return Err(err(
+                        span,
+                        format!(
+                            "`one_of` lists {} values; at most {} are supported",
+                            ids.len(),
+                            crate::outcome::MAX_ONE_OF
+                        ),
+                    ));
                 }
-                Ok(if ids.len() == 1 { Val::Rt(ids[0], ty) } else { Val::Choice(Outcome::OneOf(ids), ty) })
+                Ok(if ids.len() == 1 {
+                    Val::Rt(ids[0], ty)
+                } else {
+                    Val::Choice(Outcome::OneOf(ids), ty)
+                })
             }
-            _ => Err(err(fspan, format!("unknown function `{f}`"))
-                .with_hint("built-ins are listed in docs/spec-language.md; helpers are declared with `def`")),
+            _ => Err(err(fspan, format!("unknown function `{f}`")).with_hint(
+                "built-ins are listed in docs/spec-language.md; helpers are declared with `def`",
+            )),
         }
     }
 }

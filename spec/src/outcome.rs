@@ -69,11 +69,19 @@ pub fn describe(kind: PartKind, bits: u64) -> String {
             if f.is_nan(bits) {
                 let payload = bits & ((1u64 << (f.precision() - 2)) - 1);
                 let sign = if f.sign_bit(bits) { "-" } else { "" };
-                let kind = if f.is_signaling_nan(bits) { "sNaN" } else { "qNaN" };
+                let kind = if f.is_signaling_nan(bits) {
+                    "sNaN"
+                } else {
+                    "qNaN"
+                };
                 format!("{hex} ({sign}{kind} payload 0x{payload:x})")
             } else {
                 let v = f.to_f64(bits);
-                let sub = if f.is_subnormal(bits) { ", subnormal" } else { "" };
+                let sub = if f.is_subnormal(bits) {
+                    ", subnormal"
+                } else {
+                    ""
+                };
                 let a = v.abs();
                 if a != 0.0 && !a.is_infinite() && !(1e-4..1e16).contains(&a) {
                     format!("{hex} ({v:e}{sub})")
@@ -127,7 +135,12 @@ impl fmt::Display for Mismatch {
             Mismatch::SignOfZero => write!(f, "wrong sign of zero"),
             Mismatch::FtzOverApplied => write!(f, "subnormal flushed to zero (FTZ over-applied)"),
             Mismatch::FtzNotApplied => write!(f, "subnormal not flushed (FTZ not applied)"),
-            Mismatch::Ulps(n) => write!(f, "off by {} ulp {}", n.unsigned_abs(), if *n > 0 { "up" } else { "down" }),
+            Mismatch::Ulps(n) => write!(
+                f,
+                "off by {} ulp {}",
+                n.unsigned_abs(),
+                if *n > 0 { "up" } else { "down" }
+            ),
             Mismatch::Bits => write!(f, "different bits"),
         }
     }
@@ -145,7 +158,9 @@ fn ordinal(f: Format, bits: u64) -> i64 {
 
 /// Classifies `got`, which `expected` rejects.
 pub fn classify(kind: PartKind, expected: &Accept, got: u64) -> Mismatch {
-    let PartKind::Float(f) = kind else { return Mismatch::Bits };
+    let PartKind::Float(f) = kind else {
+        return Mismatch::Bits;
+    };
     let want = expected.representative();
     match (expected, f.is_nan(got)) {
         (Accept::AnyNan(_), false) => return Mismatch::NumberExpectedNan,

@@ -62,7 +62,10 @@ impl Parser {
     }
 
     fn error(&self, expected: &str) -> Diagnostic {
-        Diagnostic::at(&self.span(), format!("expected {expected}, found {}", describe(self.peek())))
+        Diagnostic::at(
+            &self.span(),
+            format!("expected {expected}, found {}", describe(self.peek())),
+        )
     }
 
     fn is_punct(&self, p: &str) -> bool {
@@ -95,8 +98,11 @@ impl Parser {
         } else {
             let mut d = self.error(&format!("`{p}`"));
             if p == ";" {
-                d = Diagnostic::at(&self.prev_span(), format!("expected `;` after this, found {}", describe(self.peek())))
-                    .with_hint("every item and statement ends with `;`");
+                d = Diagnostic::at(
+                    &self.prev_span(),
+                    format!("expected `;` after this, found {}", describe(self.peek())),
+                )
+                .with_hint("every item and statement ends with `;`");
             }
             Err(d)
         }
@@ -112,7 +118,10 @@ impl Parser {
 
     fn name(&mut self, what: &str) -> Result<Name, Diagnostic> {
         match self.peek().clone() {
-            Tok::Ident(text) => Ok(Name { text, span: self.bump().span }),
+            Tok::Ident(text) => Ok(Name {
+                text,
+                span: self.bump().span,
+            }),
             _ => Err(self.error(what)),
         }
     }
@@ -136,7 +145,10 @@ impl Parser {
 
     fn modifier(&mut self, what: &str) -> Result<Name, Diagnostic> {
         match self.peek().clone() {
-            Tok::Mod(text) => Ok(Name { text, span: self.bump().span }),
+            Tok::Mod(text) => Ok(Name {
+                text,
+                span: self.bump().span,
+            }),
             _ => Err(self.error(what)),
         }
     }
@@ -149,12 +161,17 @@ impl Parser {
                 self.expect_punct("(")?;
                 let exp_bits = self.int("the exponent width")?;
                 self.expect_punct(",")?;
-                let precision = self.int("the precision (significand bits including the hidden bit)")?;
+                let precision =
+                    self.int("the precision (significand bits including the hidden bit)")?;
                 self.expect_punct(")")?;
-                FormatKind::Ieee { exp_bits, precision }
+                FormatKind::Ieee {
+                    exp_bits,
+                    precision,
+                }
             } else {
                 let lane = self.name("`ieee(E, P)` or a lane format such as `f32`")?;
-                self.expect_keyword("x").map_err(|d| d.with_hint("a packed format is written `f32 x 2`"))?;
+                self.expect_keyword("x")
+                    .map_err(|d| d.with_hint("a packed format is written `f32 x 2`"))?;
                 let count = self.int("a lane count")?;
                 FormatKind::Packed { lane, count }
             };
@@ -201,11 +218,20 @@ impl Parser {
     }
 
     fn requirement(&mut self) -> Result<Option<Requirement>, Diagnostic> {
-        let mut req = Requirement { ptx: None, sm: None };
+        let mut req = Requirement {
+            ptx: None,
+            sm: None,
+        };
         if self.eat_keyword("since") {
-            self.expect_keyword("ptx").map_err(|d| d.with_hint("write `since ptx 8.6 sm_100`"))?;
+            self.expect_keyword("ptx")
+                .map_err(|d| d.with_hint("write `since ptx 8.6 sm_100`"))?;
             match self.peek().clone() {
-                Tok::Real(text) => req.ptx = Some(Name { text, span: self.bump().span }),
+                Tok::Real(text) => {
+                    req.ptx = Some(Name {
+                        text,
+                        span: self.bump().span,
+                    })
+                }
                 _ => return Err(self.error("a PTX ISA version such as `8.6`")),
             }
         }
@@ -219,9 +245,18 @@ impl Parser {
         if self.eat_keyword("form") {
             let (syntax, span) = self.string("the syntax line as a string")?;
             let req = self.requirement()?;
-            let rejected = if self.eat_keyword("rejected") { Some(self.string("the reason as a string")?.0) } else { None };
+            let rejected = if self.eat_keyword("rejected") {
+                Some(self.string("the reason as a string")?.0)
+            } else {
+                None
+            };
             self.expect_punct(";")?;
-            Ok(InstrItem::Form(FormDecl { syntax, span, req, rejected }))
+            Ok(InstrItem::Form(FormDecl {
+                syntax,
+                span,
+                req,
+                rejected,
+            }))
         } else if self.eat_keyword("group") {
             let name = self.name("a group name")?;
             self.expect_punct("=")?;
@@ -231,10 +266,19 @@ impl Parser {
                 members.push(self.modifier("a modifier such as `.rn`")?);
             }
             self.expect_punct("}")?;
-            let default = if self.eat_keyword("default") { Some(self.modifier("the default modifier")?) } else { None };
+            let default = if self.eat_keyword("default") {
+                Some(self.modifier("the default modifier")?)
+            } else {
+                None
+            };
             let fusable = self.eat_keyword("fusable");
             self.expect_punct(";")?;
-            Ok(InstrItem::Group(GroupDecl { name, members, default, fusable }))
+            Ok(InstrItem::Group(GroupDecl {
+                name,
+                members,
+                default,
+                fusable,
+            }))
         } else if self.eat_keyword("operand") {
             let name = self.name("an operand name")?;
             self.expect_punct(":")?;
@@ -242,7 +286,9 @@ impl Parser {
             self.expect_punct(";")?;
             Ok(InstrItem::Operand { name, ty })
         } else if self.eat_keyword("require") {
-            let req = self.requirement()?.ok_or_else(|| self.error("`since ptx X.Y` or a target such as `sm_20`"))?;
+            let req = self
+                .requirement()?
+                .ok_or_else(|| self.error("`since ptx X.Y` or a target such as `sm_20`"))?;
             self.expect_keyword("if")?;
             let cond = self.expr()?;
             self.expect_punct(";")?;
@@ -282,22 +328,39 @@ impl Parser {
             self.expect_punct("..")?;
             let to = self.expr()?;
             let body = self.block()?;
-            Ok(Stmt::For { var, from, to, body })
+            Ok(Stmt::For {
+                var,
+                from,
+                to,
+                body,
+            })
         } else if self.is_keyword("return") {
             let start = self.bump().span;
             let value = self.expr()?;
             let end = self.expect_punct(";")?;
-            Ok(Stmt::Return { value, span: start.to(&end) })
+            Ok(Stmt::Return {
+                value,
+                span: start.to(&end),
+            })
         } else if matches!(self.peek(), Tok::Ident(_)) {
             let name = self.name("a variable")?;
-            let index = if self.eat_punct("[") { Some(self.index_rest()?) } else { None };
+            let index = if self.eat_punct("[") {
+                Some(self.index_rest()?)
+            } else {
+                None
+            };
             if !self.is_punct("=") {
-                return Err(self.error("`=`").with_hint("a statement is `let x = e;`, `x = e;`, `if`, `for` or `return`"));
+                return Err(self
+                    .error("`=`")
+                    .with_hint("a statement is `let x = e;`, `x = e;`, `if`, `for` or `return`"));
             }
             self.bump();
             let value = self.expr()?;
             self.expect_punct(";")?;
-            Ok(Stmt::Assign { place: Place { name, index }, value })
+            Ok(Stmt::Assign {
+                place: Place { name, index },
+                value,
+            })
         } else {
             Err(self.error("a statement (`let`, an assignment, `if`, `for` or `return`)"))
         }
@@ -335,11 +398,16 @@ impl Parser {
         let cond = self.binary(1)?;
         if self.eat_punct("?") {
             let then = self.expr()?;
-            self.expect_punct(":").map_err(|d| d.with_hint("a conditional is `c ? a : b`"))?;
+            self.expect_punct(":")
+                .map_err(|d| d.with_hint("a conditional is `c ? a : b`"))?;
             let els = self.expr()?;
             let span = cond.span.to(&els.span);
             return Ok(Expr {
-                kind: ExprKind::Ternary { cond: Box::new(cond), then: Box::new(then), els: Box::new(els) },
+                kind: ExprKind::Ternary {
+                    cond: Box::new(cond),
+                    then: Box::new(then),
+                    els: Box::new(els),
+                },
                 span,
             });
         }
@@ -360,13 +428,30 @@ impl Parser {
             let rhs = self.binary(op.precedence() + 1)?;
             if op.is_comparison() {
                 if let Some(next) = self.binop().filter(|o| o.is_comparison()) {
-                    return Err(Diagnostic::at(&self.span(), format!("comparison `{}` cannot follow `{}`", next.symbol(), op.symbol()))
-                        .with_hint("comparisons do not chain: write `a < b && b < c`")
-                        .with_note(format!("the first comparison is at {}", op_span.file.line_col(op_span.start).0)));
+                    return Err(Diagnostic::at(
+                        &self.span(),
+                        format!(
+                            "comparison `{}` cannot follow `{}`",
+                            next.symbol(),
+                            op.symbol()
+                        ),
+                    )
+                    .with_hint("comparisons do not chain: write `a < b && b < c`")
+                    .with_note(format!(
+                        "the first comparison is at {}",
+                        op_span.file.line_col(op_span.start).0
+                    )));
                 }
             }
             let span = lhs.span.to(&rhs.span);
-            lhs = Expr { kind: ExprKind::Binary { op, lhs: Box::new(lhs), rhs: Box::new(rhs) }, span };
+            lhs = Expr {
+                kind: ExprKind::Binary {
+                    op,
+                    lhs: Box::new(lhs),
+                    rhs: Box::new(rhs),
+                },
+                span,
+            };
         }
         Ok(lhs)
     }
@@ -382,13 +467,25 @@ impl Parser {
             let start = self.bump().span;
             let expr = self.unary()?;
             let span = start.to(&expr.span);
-            return Ok(Expr { kind: ExprKind::Unary { op, expr: Box::new(expr) }, span });
+            return Ok(Expr {
+                kind: ExprKind::Unary {
+                    op,
+                    expr: Box::new(expr),
+                },
+                span,
+            });
         }
         let mut e = self.primary()?;
         while self.eat_punct("[") {
             let index = self.index_rest()?;
             let span = e.span.to(&self.prev_span());
-            e = Expr { kind: ExprKind::Index { base: Box::new(e), index }, span };
+            e = Expr {
+                kind: ExprKind::Index {
+                    base: Box::new(e),
+                    index,
+                },
+                span,
+            };
         }
         Ok(e)
     }
@@ -425,7 +522,10 @@ impl Parser {
                         }
                     }
                     let end = self.expect_punct(")")?;
-                    return Ok(Expr { kind: ExprKind::Call { func, args }, span: span.to(&end) });
+                    return Ok(Expr {
+                        kind: ExprKind::Call { func, args },
+                        span: span.to(&end),
+                    });
                 }
                 ExprKind::Name(func.text)
             }
@@ -433,10 +533,15 @@ impl Parser {
                 self.bump();
                 let inner = self.expr()?;
                 let end = self.expect_punct(")")?;
-                return Ok(Expr { kind: inner.kind, span: span.to(&end) });
+                return Ok(Expr {
+                    kind: inner.kind,
+                    span: span.to(&end),
+                });
             }
             Tok::Punct("|") if matches!(self.peek_at(1), Tok::Ident(_)) => {
-                return Err(self.error("an expression").with_hint("absolute value is written `fabs(x)`, not `|x|`"))
+                return Err(self
+                    .error("an expression")
+                    .with_hint("absolute value is written `fabs(x)`, not `|x|`"))
             }
             _ => return Err(self.error("an expression")),
         };

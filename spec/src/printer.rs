@@ -20,8 +20,15 @@ pub fn print_file(file: &File) -> String {
 fn print_item(out: &mut String, item: &Item) {
     match item {
         Item::Format(f) => match &f.kind {
-            FormatKind::Ieee { exp_bits, precision } => {
-                let _ = writeln!(out, "format {} = ieee({exp_bits}, {precision});", f.name.text);
+            FormatKind::Ieee {
+                exp_bits,
+                precision,
+            } => {
+                let _ = writeln!(
+                    out,
+                    "format {} = ieee({exp_bits}, {precision});",
+                    f.name.text
+                );
             }
             FormatKind::Packed { lane, count } => {
                 let _ = writeln!(out, "format {} = {} x {count};", f.name.text, lane.text);
@@ -72,7 +79,12 @@ fn print_instr_item(out: &mut String, item: &InstrItem) {
         }
         InstrItem::Group(g) => {
             let members: Vec<String> = g.members.iter().map(|m| format!(".{}", m.text)).collect();
-            let _ = write!(out, "  group {} = {{ {} }}", g.name.text, members.join(", "));
+            let _ = write!(
+                out,
+                "  group {} = {{ {} }}",
+                g.name.text,
+                members.join(", ")
+            );
             if let Some(d) = &g.default {
                 let _ = write!(out, " default .{}", d.text);
             }
@@ -85,7 +97,12 @@ fn print_instr_item(out: &mut String, item: &InstrItem) {
             let _ = writeln!(out, "  operand {}: {};", name.text, ty.text);
         }
         InstrItem::Require { req, cond } => {
-            let _ = writeln!(out, "  require {} if {};", print_requirement(req), print_expr(cond));
+            let _ = writeln!(
+                out,
+                "  require {} if {};",
+                print_requirement(req),
+                print_expr(cond)
+            );
         }
         InstrItem::Sem(b) => {
             out.push_str("  sem ");
@@ -131,8 +148,19 @@ fn print_stmt(out: &mut String, stmt: &Stmt, depth: usize) {
         Stmt::Return { value, .. } => {
             let _ = writeln!(out, "return {};", print_expr(value));
         }
-        Stmt::For { var, from, to, body } => {
-            let _ = write!(out, "for {} in {} .. {} ", var.text, print_expr(from), print_expr(to));
+        Stmt::For {
+            var,
+            from,
+            to,
+            body,
+        } => {
+            let _ = write!(
+                out,
+                "for {} in {} .. {} ",
+                var.text,
+                print_expr(from),
+                print_expr(to)
+            );
             print_block(out, body, depth);
             out.push('\n');
         }
@@ -169,7 +197,14 @@ pub fn print_expr(e: &Expr) -> String {
 /// `ctx` is the tightest binding the surrounding context requires (0: anything goes).
 fn print_prec(e: &Expr, ctx: u8) -> String {
     let (text, prec) = match &e.kind {
-        ExprKind::Int(v) => (if *v > 255 { format!("0x{v:X}") } else { v.to_string() }, 20),
+        ExprKind::Int(v) => (
+            if *v > 255 {
+                format!("0x{v:X}")
+            } else {
+                v.to_string()
+            },
+            20,
+        ),
         ExprKind::Real(r) => (r.clone(), 20),
         ExprKind::Bool(b) => (b.to_string(), 20),
         ExprKind::Mod(m) => (format!(".{m}"), 20),
@@ -178,7 +213,10 @@ fn print_prec(e: &Expr, ctx: u8) -> String {
             let args: Vec<String> = args.iter().map(print_expr).collect();
             (format!("{}({})", func.text, args.join(", ")), 20)
         }
-        ExprKind::Index { base, index } => (format!("{}{}", print_prec(base, 20), print_index(index)), 20),
+        ExprKind::Index { base, index } => (
+            format!("{}{}", print_prec(base, 20), print_index(index)),
+            20,
+        ),
         ExprKind::Unary { op, expr } => {
             let sym = match op {
                 UnOp::Not => "!",
@@ -190,11 +228,25 @@ fn print_prec(e: &Expr, ctx: u8) -> String {
         ExprKind::Binary { op, lhs, rhs } => {
             let p = op.precedence();
             // Left-associative: the right operand must bind strictly tighter.
-            (format!("{} {} {}", print_prec(lhs, p), op.symbol(), print_prec(rhs, p + 1)), p)
+            (
+                format!(
+                    "{} {} {}",
+                    print_prec(lhs, p),
+                    op.symbol(),
+                    print_prec(rhs, p + 1)
+                ),
+                p,
+            )
         }
-        ExprKind::Ternary { cond, then, els } => {
-            (format!("{} ? {} : {}", print_prec(cond, 1), print_prec(then, 0), print_prec(els, 0)), 0)
-        }
+        ExprKind::Ternary { cond, then, els } => (
+            format!(
+                "{} ? {} : {}",
+                print_prec(cond, 1),
+                print_prec(then, 0),
+                print_prec(els, 0)
+            ),
+            0,
+        ),
     };
     if prec < ctx {
         format!("({text})")

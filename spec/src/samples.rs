@@ -13,7 +13,9 @@ impl OperandGen {
     fn next(&mut self) -> u64 {
         match self {
             OperandGen::Lanes { gens, width } => {
-                gens.iter_mut().enumerate().fold(0, |acc, (i, g)| acc | (g.next().unwrap_or(0) << (i as u32 * *width)))
+                gens.iter_mut().enumerate().fold(0, |acc, (i, g)| {
+                    acc | (g.next().unwrap_or(0) << (i as u32 * *width))
+                })
             }
             OperandGen::Bits { rng, width } => rng.next_u64() & crate::ir::mask(*width),
         }
@@ -35,12 +37,20 @@ impl Samples {
             .map(|(i, s)| {
                 let seed = seed.wrapping_mul(0x9E37_79B9).wrapping_add(i as u64 * 7919);
                 match spec.format(&s.ty) {
-                    Some(FormatInfo::Scalar(f)) => OperandGen::Lanes { gens: vec![BoundaryGen::new(f, seed)], width: f.width() },
-                    Some(FormatInfo::Packed(f, n)) => OperandGen::Lanes {
-                        gens: (0..n).map(|l| BoundaryGen::new(f, seed ^ (u64::from(l) << 32))).collect(),
+                    Some(FormatInfo::Scalar(f)) => OperandGen::Lanes {
+                        gens: vec![BoundaryGen::new(f, seed)],
                         width: f.width(),
                     },
-                    None => OperandGen::Bits { rng: SplitMix64::new(seed), width: s.width },
+                    Some(FormatInfo::Packed(f, n)) => OperandGen::Lanes {
+                        gens: (0..n)
+                            .map(|l| BoundaryGen::new(f, seed ^ (u64::from(l) << 32)))
+                            .collect(),
+                        width: f.width(),
+                    },
+                    None => OperandGen::Bits {
+                        rng: SplitMix64::new(seed),
+                        width: s.width,
+                    },
                 }
             })
             .collect();

@@ -7,7 +7,10 @@ use semfuzz_spec::Spec;
 
 /// Loads the prelude plus `src` as `test.sem`; returns the rendered diagnostics.
 fn errors(src: &str) -> String {
-    let files = vec![SourceFile::new("prelude.sem", EMBEDDED[0].1), SourceFile::new("test.sem", src)];
+    let files = vec![
+        SourceFile::new("prelude.sem", EMBEDDED[0].1),
+        SourceFile::new("test.sem", src),
+    ];
     match Spec::from_files(files) {
         Ok(_) => panic!("expected an error for:\n{src}"),
         Err(d) => d.to_string(),
@@ -16,7 +19,10 @@ fn errors(src: &str) -> String {
 
 fn assert_diag(src: &str, location: &str, message: &str) {
     let e = errors(src);
-    assert!(e.contains(location), "missing location `{location}` in:\n{e}");
+    assert!(
+        e.contains(location),
+        "missing location `{location}` in:\n{e}"
+    );
     assert!(e.contains(message), "missing `{message}` in:\n{e}");
     assert!(e.contains('^'), "no caret in:\n{e}");
 }
@@ -29,43 +35,115 @@ fn with_sem(body: &str) -> String {
 
 #[test]
 fn lexer_errors() {
-    assert_diag("instr foo { @ }", "test.sem:1:13", "unexpected character `@`");
-    assert_diag("instr foo {\n  form \"foo.f32 d, a;\n}", "test.sem:2:8", "unterminated string");
-    assert_diag("const X = 0x;", "test.sem:1:11", "`0x` must be followed by hex digits");
-    assert_diag("const X = 0x1_0000_0000_0000_0000;", "test.sem:1:11", "does not fit in 64 bits");
+    assert_diag(
+        "instr foo { @ }",
+        "test.sem:1:13",
+        "unexpected character `@`",
+    );
+    assert_diag(
+        "instr foo {\n  form \"foo.f32 d, a;\n}",
+        "test.sem:2:8",
+        "unterminated string",
+    );
+    assert_diag(
+        "const X = 0x;",
+        "test.sem:1:11",
+        "`0x` must be followed by hex digits",
+    );
+    assert_diag(
+        "const X = 0x1_0000_0000_0000_0000;",
+        "test.sem:1:11",
+        "does not fit in 64 bits",
+    );
 }
 
 #[test]
 fn parser_errors() {
-    assert_diag("instr foo {\n  form \"foo.f32 d, a\"\n  sem { d = a; }\n}", "test.sem:2:8", "expected `;` after this");
-    assert_diag("frobnicate x;", "test.sem:1:1", "expected `format`, `const`, `def` or `instr`");
-    assert_diag(&with_sem("    d = a +;"), "test.sem:4:12", "expected an expression");
-    assert_diag(&with_sem("    d = a < a < a;"), "test.sem:4:15", "comparisons do not chain");
+    assert_diag(
+        "instr foo {\n  form \"foo.f32 d, a\"\n  sem { d = a; }\n}",
+        "test.sem:2:8",
+        "expected `;` after this",
+    );
+    assert_diag(
+        "frobnicate x;",
+        "test.sem:1:1",
+        "expected `format`, `const`, `def` or `instr`",
+    );
+    assert_diag(
+        &with_sem("    d = a +;"),
+        "test.sem:4:12",
+        "expected an expression",
+    );
+    assert_diag(
+        &with_sem("    d = a < a < a;"),
+        "test.sem:4:15",
+        "comparisons do not chain",
+    );
     assert_diag(&with_sem("    d = |a|;"), "test.sem:4:9", "fabs(x)");
     assert_diag("format q = ieee(8 24);", "test.sem:1:19", "expected `,`");
-    assert_diag("instr foo {\n  frob;\n}", "test.sem:2:3", "expected `form`, `group`, `operand`, `require` or `sem`");
+    assert_diag(
+        "instr foo {\n  frob;\n}",
+        "test.sem:2:3",
+        "expected `form`, `group`, `operand`, `require` or `sem`",
+    );
 }
 
 #[test]
 fn resolution_errors() {
-    assert_diag("format f32 = ieee(8, 24);", "test.sem:1:8", "`f32` is declared twice");
-    assert_diag("format big = ieee(15, 60);", "test.sem:1:8", "invalid format `big`");
+    assert_diag(
+        "format f32 = ieee(8, 24);",
+        "test.sem:1:8",
+        "`f32` is declared twice",
+    );
+    assert_diag(
+        "format big = ieee(15, 60);",
+        "test.sem:1:8",
+        "invalid format `big`",
+    );
     assert_diag(
         "instr foo {\n  form \"foo{.rnd}.f32 d, a\";\n  group rnd = { .rn } default .rz;\n  sem { d = a; }\n}",
         "test.sem:3:31",
         "default `.rz` is not a member of group `rnd`",
     );
-    assert_diag("instr foo {\n  form \"bar.f32 d, a\";\n  sem { d = a; }\n}", "test.sem:2:8", "form of `bar` inside `instr foo`");
-    assert_diag("instr foo {\n  sem { d = a; }\n}", "test.sem:1:7", "has no `form`");
-    assert_diag("instr foo {\n  form \"foo.f32 d, a\";\n}", "test.sem:1:7", "has no `sem` block");
-    assert_diag("instr foo {\n  form \"foo.f32 d, a\" since ptx 8;\n  sem { d = a; }\n}", "test.sem:2:33", "expected a PTX ISA version");
+    assert_diag(
+        "instr foo {\n  form \"bar.f32 d, a\";\n  sem { d = a; }\n}",
+        "test.sem:2:8",
+        "form of `bar` inside `instr foo`",
+    );
+    assert_diag(
+        "instr foo {\n  sem { d = a; }\n}",
+        "test.sem:1:7",
+        "has no `form`",
+    );
+    assert_diag(
+        "instr foo {\n  form \"foo.f32 d, a\";\n}",
+        "test.sem:1:7",
+        "has no `sem` block",
+    );
+    assert_diag(
+        "instr foo {\n  form \"foo.f32 d, a\" since ptx 8;\n  sem { d = a; }\n}",
+        "test.sem:2:33",
+        "expected a PTX ISA version",
+    );
 }
 
 #[test]
 fn form_string_errors() {
-    assert_diag("instr foo {\n  form \"foo{.x d, a\";\n  sem { d = a; }\n}", "test.sem:2:12", "`{` without `}`");
-    assert_diag("instr foo {\n  form \"foo.f32 d\";\n  sem { d = a; }\n}", "test.sem:2:9", "needs a destination and at least one source");
-    assert_diag("instr foo {\n  form \"foo.f32 d, a, a\";\n  sem { d = a; }\n}", "test.sem:2:23", "operand `a` is named twice");
+    assert_diag(
+        "instr foo {\n  form \"foo{.x d, a\";\n  sem { d = a; }\n}",
+        "test.sem:2:12",
+        "`{` without `}`",
+    );
+    assert_diag(
+        "instr foo {\n  form \"foo.f32 d\";\n  sem { d = a; }\n}",
+        "test.sem:2:9",
+        "needs a destination and at least one source",
+    );
+    assert_diag(
+        "instr foo {\n  form \"foo.f32 d, a, a\";\n  sem { d = a; }\n}",
+        "test.sem:2:23",
+        "operand `a` is named twice",
+    );
     assert_diag(
         "instr foo {\n  form \"foo{.rnd.ftz}.f32 d, a\";\n  group rnd = { .rn };\n  sem { d = a; }\n}",
         "test.sem:2:13",
@@ -76,28 +154,100 @@ fn form_string_errors() {
 #[test]
 fn checker_errors() {
     assert_diag(&with_sem("    d = b;"), "test.sem:4:9", "unknown name `b`");
-    assert_diag(&with_sem("    d = frob(a);"), "test.sem:4:9", "unknown function `frob`");
-    assert_diag(&with_sem("    d = add(a, a);"), "test.sem:4:9", "`add` takes 3 arguments, found 2");
-    assert_diag(&with_sem("    d = add(a, a, .rnn);"), "test.sem:4:19", "`.rnn` is not a rounding mode");
-    assert_diag(&with_sem("    return a;"), "test.sem:4:5", "`return` outside a `def`");
-    assert_diag("def f(x) {\n  let y = x;\n}", "test.sem:1:5", "does not end with `return`");
-    assert_diag("def f(x) {\n  return x;\n  return x;\n}", "test.sem:2:3", "must be the last statement");
-    assert_diag(&with_sem("    q = a;"), "test.sem:4:5", "`q` is not declared");
-    assert_diag("def f(x) {\n  return ftz;\n}", "test.sem:2:10", "a def sees only its parameters");
+    assert_diag(
+        &with_sem("    d = frob(a);"),
+        "test.sem:4:9",
+        "unknown function `frob`",
+    );
+    assert_diag(
+        &with_sem("    d = add(a, a);"),
+        "test.sem:4:9",
+        "`add` takes 3 arguments, found 2",
+    );
+    assert_diag(
+        &with_sem("    d = add(a, a, .rnn);"),
+        "test.sem:4:19",
+        "`.rnn` is not a rounding mode",
+    );
+    assert_diag(
+        &with_sem("    return a;"),
+        "test.sem:4:5",
+        "`return` outside a `def`",
+    );
+    assert_diag(
+        "def f(x) {\n  let y = x;\n}",
+        "test.sem:1:5",
+        "does not end with `return`",
+    );
+    assert_diag(
+        "def f(x) {\n  return x;\n  return x;\n}",
+        "test.sem:2:3",
+        "must be the last statement",
+    );
+    assert_diag(
+        &with_sem("    q = a;"),
+        "test.sem:4:5",
+        "`q` is not declared",
+    );
+    assert_diag(
+        "def f(x) {\n  return ftz;\n}",
+        "test.sem:2:10",
+        "a def sees only its parameters",
+    );
 }
 
 #[test]
 fn lowering_errors() {
-    assert_diag(&with_sem("    d = a + a;"), "test.sem:4:9", "floating-point `+` needs a rounding mode");
-    assert_diag(&with_sem("    d = bits(a);"), "test.sem:4:9", "expected a f32 for `d`, found a value of type b32");
-    assert_diag(&with_sem("    let n = any_nan(a);\n    d = fabs(n);"), "test.sem:5:14", "a choice (any_nan, one_of) can only be assigned");
-    assert_diag(&with_sem("    let x = a;"), "test.sem:1:7", "`d` is never assigned");
-    assert_diag(&with_sem("    if is_nan(a) { d = a; }"), "test.sem:4:8", "assigned on only one side of this `if`");
-    assert_diag(&with_sem("    d = a[1];"), "test.sem:4:11", "lane 1 of a f32 value");
-    assert_diag(&with_sem("    d = is_nan(a) ? 0.1 : a;"), "test.sem:4:9", "not exactly representable in f32");
-    assert_diag(&with_sem("    d = bits(a)[40:0];"), "test.sem:4:9", "bits [40:0] of a 32-bit value");
-    assert_diag(&with_sem("    d = is_nan(a) ? a : bits(a);"), "test.sem:4:9", "the branches have different types");
-    assert_diag(&with_sem("    d = add(a, a, .rn) < 1.0 ? a : a;\n    d = sqrt(bits(a), .rn);"), "test.sem:5:14", "expected a floating-point value");
+    assert_diag(
+        &with_sem("    d = a + a;"),
+        "test.sem:4:9",
+        "floating-point `+` needs a rounding mode",
+    );
+    assert_diag(
+        &with_sem("    d = bits(a);"),
+        "test.sem:4:9",
+        "expected a f32 for `d`, found a value of type b32",
+    );
+    assert_diag(
+        &with_sem("    let n = any_nan(a);\n    d = fabs(n);"),
+        "test.sem:5:14",
+        "a choice (any_nan, one_of) can only be assigned",
+    );
+    assert_diag(
+        &with_sem("    let x = a;"),
+        "test.sem:1:7",
+        "`d` is never assigned",
+    );
+    assert_diag(
+        &with_sem("    if is_nan(a) { d = a; }"),
+        "test.sem:4:8",
+        "assigned on only one side of this `if`",
+    );
+    assert_diag(
+        &with_sem("    d = a[1];"),
+        "test.sem:4:11",
+        "lane 1 of a f32 value",
+    );
+    assert_diag(
+        &with_sem("    d = is_nan(a) ? 0.1 : a;"),
+        "test.sem:4:9",
+        "not exactly representable in f32",
+    );
+    assert_diag(
+        &with_sem("    d = bits(a)[40:0];"),
+        "test.sem:4:9",
+        "bits [40:0] of a 32-bit value",
+    );
+    assert_diag(
+        &with_sem("    d = is_nan(a) ? a : bits(a);"),
+        "test.sem:4:9",
+        "the branches have different types",
+    );
+    assert_diag(
+        &with_sem("    d = add(a, a, .rn) < 1.0 ? a : a;\n    d = sqrt(bits(a), .rn);"),
+        "test.sem:5:14",
+        "expected a floating-point value",
+    );
     assert_diag("def f(x) {\n  return f(x);\n}\ninstr foo {\n  form \"foo.f32 d, a\";\n  sem { d = f(a); }\n}", "test.sem:2:10", "is recursive");
 }
 
@@ -112,6 +262,7 @@ fn diagnostics_name_the_variant() {
 #[test]
 fn rendering_shows_line_and_caret() {
     let e = errors(&with_sem("    d = frob(a);"));
-    let expected = "test.sem:4:9: error: unknown function `frob`\n  |\n4 |     d = frob(a);\n  |         ^^^^";
+    let expected =
+        "test.sem:4:9: error: unknown function `frob`\n  |\n4 |     d = frob(a);\n  |         ^^^^";
     assert!(e.starts_with(expected), "got:\n{e}");
 }

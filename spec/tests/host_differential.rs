@@ -16,7 +16,13 @@ use semfuzz_spec::outcome::{describe_accept, Accept};
 use semfuzz_spec::samples::Samples;
 
 fn host_result(op: &str, is_f64: bool, m: Mode, x: &[u64]) -> Option<u64> {
-    let op2 = |o| if is_f64 { host::f64_op2(o, x[0], x[1], m) } else { host::f32_op2(o, x[0] as u32, x[1] as u32, m).map(u64::from) };
+    let op2 = |o| {
+        if is_f64 {
+            host::f64_op2(o, x[0], x[1], m)
+        } else {
+            host::f32_op2(o, x[0] as u32, x[1] as u32, m).map(u64::from)
+        }
+    };
     match op {
         "add" => op2(Op2::Add),
         "sub" => op2(Op2::Sub),
@@ -32,15 +38,27 @@ fn host_result(op: &str, is_f64: bool, m: Mode, x: &[u64]) -> Option<u64> {
 
 /// Whether the host flushed a result the spec rounds up to the smallest normal.
 fn x86_tininess_before_rounding(spec: &Accept, host: u64, is_f64: bool) -> bool {
-    let f = if is_f64 { semfuzz_fp::Format::F64 } else { semfuzz_fp::Format::F32 };
+    let f = if is_f64 {
+        semfuzz_fp::Format::F64
+    } else {
+        semfuzz_fp::Format::F32
+    };
     matches!(*spec, Accept::Exact(s) if f.is_zero(host) && f.abs(s) == f.min_normal(false) && f.sign_bit(s) == f.sign_bit(host))
 }
 
 /// Returns (cases, known x86 FTZ differences).
 fn run(op: &str, rnd: &str, round: Round, ftz: bool, ty: &str, cases: usize) -> (usize, usize) {
     let text = format!("{op}.{rnd}{}.{ty}", if ftz { ".ftz" } else { "" });
-    let v = spec().variants.iter().find(|v| v.text == text).unwrap_or_else(|| panic!("no variant {text}"));
-    let mode = Mode { round, ftz, daz: ftz };
+    let v = spec()
+        .variants
+        .iter()
+        .find(|v| v.text == text)
+        .unwrap_or_else(|| panic!("no variant {text}"));
+    let mode = Mode {
+        round,
+        ftz,
+        daz: ftz,
+    };
     let mut ev = Evaluator::new(&v.program);
     let mut samples = Samples::new(spec(), v, 0x5eed ^ cases as u64);
     let (mut inputs, mut out) = (vec![0; v.sources.len()], [Accept::default()]);
@@ -57,7 +75,10 @@ fn run(op: &str, rnd: &str, round: Round, ftz: bool, ty: &str, cases: usize) -> 
             known += 1;
         } else if failures.len() < 5 {
             let kind = v.program.dests[0].parts[0].kind;
-            failures.push(format!("{text} {inputs:x?}: host 0x{got:x}, spec {}", describe_accept(kind, &out[0])));
+            failures.push(format!(
+                "{text} {inputs:x?}: host 0x{got:x}, spec {}",
+                describe_accept(kind, &out[0])
+            ));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -70,7 +91,12 @@ fn rounded_arithmetic_matches_the_host_cpu() {
         eprintln!("skipped: the host CPU lacks SSE2/FMA/F16C");
         return;
     }
-    let modes = [("rn", Round::NearestEven), ("rz", Round::TowardZero), ("rm", Round::Down), ("rp", Round::Up)];
+    let modes = [
+        ("rn", Round::NearestEven),
+        ("rz", Round::TowardZero),
+        ("rm", Round::Down),
+        ("rp", Round::Up),
+    ];
     let (mut total, mut known) = (0, 0);
     let mut add = |(n, k): (usize, usize)| {
         total += n;

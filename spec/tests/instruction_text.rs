@@ -35,7 +35,9 @@ fn manual_syntax_is_accepted() {
         ("neg.ftz.f32", 1),
         ("mad.rn.f64", 3),
     ] {
-        let v = spec().lookup(text, Some(n)).unwrap_or_else(|d| panic!("{text}: {d}"));
+        let v = spec()
+            .lookup(text, Some(n))
+            .unwrap_or_else(|d| panic!("{text}: {d}"));
         assert_eq!(v.text, text);
     }
 }
@@ -82,13 +84,19 @@ fn unknown_modifier_and_instruction() {
     let e = error("add.rq.f32", 2);
     assert!(e.contains("`.rq` is not a modifier of `add`"), "{e}");
     let e = error("fmaa.rn.f32", 3);
-    assert!(e.contains("unknown instruction `fmaa`") && e.contains("fma"), "{e}");
+    assert!(
+        e.contains("unknown instruction `fmaa`") && e.contains("fma"),
+        "{e}"
+    );
 }
 
 #[test]
 fn modifiers_out_of_order() {
     let e = error("add.ftz.rn.f32", 2);
-    assert!(e.contains("out of order") && e.contains("add.rn.ftz.f32"), "{e}");
+    assert!(
+        e.contains("out of order") && e.contains("add.rn.ftz.f32"),
+        "{e}"
+    );
 }
 
 #[test]

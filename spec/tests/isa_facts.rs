@@ -3,14 +3,18 @@
 
 mod common;
 use common::*;
-use semfuzz_spec::outcome::Accept;
 use semfuzz_spec::catalog::Requirement;
+use semfuzz_spec::outcome::Accept;
 
 // 9.7.3.11 min: "If values of both inputs are 0.0, then +0.0 > -0.0."
 #[test]
 fn min_max_order_signed_zeros() {
     for (a, b) in [(0, F32_NEG_ZERO), (F32_NEG_ZERO, 0)] {
-        assert_eq!(exact("min.f32", &[a, b]), F32_NEG_ZERO, "min(0x{a:x}, 0x{b:x})");
+        assert_eq!(
+            exact("min.f32", &[a, b]),
+            F32_NEG_ZERO,
+            "min(0x{a:x}, 0x{b:x})"
+        );
         assert_eq!(exact("max.f32", &[a, b]), 0, "max(0x{a:x}, 0x{b:x})");
         assert_eq!(exact("min.f64", &[a << 32, b << 32]), F32_NEG_ZERO << 32);
         assert_eq!(exact("max.f64", &[a << 32, b << 32]), 0);
@@ -21,12 +25,21 @@ fn min_max_order_signed_zeros() {
 // inputs is NaN."; min_num: "else if (isNaN(x)) z = y;"
 #[test]
 fn min_nan_modifier_gives_canonical_nan() {
-    assert_eq!(exact("min.NaN.f32", &[F32_QNAN, F32_ONE]), F32_CANONICAL_NAN);
-    assert_eq!(exact("max.NaN.f32", &[F32_ONE, 0xffc0_1234]), F32_CANONICAL_NAN);
+    assert_eq!(
+        exact("min.NaN.f32", &[F32_QNAN, F32_ONE]),
+        F32_CANONICAL_NAN
+    );
+    assert_eq!(
+        exact("max.NaN.f32", &[F32_ONE, 0xffc0_1234]),
+        F32_CANONICAL_NAN
+    );
     assert_eq!(exact("min.f32", &[F32_QNAN, F32_ONE]), F32_ONE);
     assert_eq!(exact("max.f32", &[F32_TWO, F32_QNAN]), F32_TWO);
     // Both NaN without .NaN: "z = NaN", unspecified for .f32 (9.7.3 intro).
-    assert!(matches!(eval("min.f32", &[F32_QNAN, F32_QNAN])[0], Accept::AnyNan(_)));
+    assert!(matches!(
+        eval("min.f32", &[F32_QNAN, F32_QNAN])[0],
+        Accept::AnyNan(_)
+    ));
 }
 
 // 9.7.3.3: "add.sat.f32 clamps the result to [0.0, 1.0]. NaN results are flushed to +0.0f."
@@ -54,11 +67,20 @@ fn ftz_is_sign_preserving() {
     assert_eq!(exact("add.ftz.f32", &[neg_sub, F32_NEG_ZERO]), F32_NEG_ZERO);
     assert_eq!(exact("add.f32", &[neg_sub, F32_NEG_ZERO]), neg_sub);
     // A result that underflows to a subnormal: 2^-126 * -0.5 = -2^-127.
-    assert_eq!(exact("mul.ftz.f32", &[F32_MIN_NORMAL, 0xbf00_0000]), F32_NEG_ZERO);
-    assert_eq!(exact("mul.f32", &[F32_MIN_NORMAL, 0xbf00_0000]), 0x8040_0000);
+    assert_eq!(
+        exact("mul.ftz.f32", &[F32_MIN_NORMAL, 0xbf00_0000]),
+        F32_NEG_ZERO
+    );
+    assert_eq!(
+        exact("mul.f32", &[F32_MIN_NORMAL, 0xbf00_0000]),
+        0x8040_0000
+    );
     // Flushed inputs: subnormal * 2^126 would be normal without .ftz.
     assert_eq!(exact("mul.rn.ftz.f32", &[0x0040_0000, 0x7e80_0000]), 0);
-    assert_eq!(exact("mul.rn.f32", &[0x0040_0000, 0x7e80_0000]), 0x3f00_0000);
+    assert_eq!(
+        exact("mul.rn.f32", &[0x0040_0000, 0x7e80_0000]),
+        0x3f00_0000
+    );
     assert_eq!(exact("abs.ftz.f32", &[neg_sub]), 0);
     assert_eq!(exact("neg.ftz.f32", &[F32_MIN_SUB]), F32_NEG_ZERO);
 }
@@ -83,11 +105,20 @@ fn testp_zero_is_normal() {
 // 9.7.3.2: "Copy sign bit of a into value of b, and return the result as d."
 #[test]
 fn copysign_copies_the_sign_of_a_into_b() {
-    assert_eq!(exact("copysign.f32", &[neg32(F32_ONE), F32_TWO]), neg32(F32_TWO));
+    assert_eq!(
+        exact("copysign.f32", &[neg32(F32_ONE), F32_TWO]),
+        neg32(F32_TWO)
+    );
     assert_eq!(exact("copysign.f32", &[F32_TWO, neg32(F32_ONE)]), F32_ONE);
-    assert_eq!(exact("copysign.f64", &[1 << 63, 0x7ff8_0000_0000_0001]), 0xfff8_0000_0000_0001);
+    assert_eq!(
+        exact("copysign.f64", &[1 << 63, 0x7ff8_0000_0000_0001]),
+        0xfff8_0000_0000_0001
+    );
     // Chosen reading (ptx-9.7.3-floating-point.sem): a NaN b gives an unspecified NaN for .f32.
-    assert!(matches!(eval("copysign.f32", &[0, 0xffc0_0001])[0], Accept::AnyNan(_)));
+    assert!(matches!(
+        eval("copysign.f32", &[0, 0xffc0_0001])[0],
+        Accept::AnyNan(_)
+    ));
 }
 
 // 9.7.3.11: "Store the minimum of a, b and optionally c in d."
@@ -96,10 +127,19 @@ fn three_input_min_max() {
     assert_eq!(exact("min.f32", &[F32_THREE, F32_ONE, F32_TWO]), F32_ONE);
     assert_eq!(exact("max.f32", &[F32_ONE, F32_TWO, F32_THREE]), F32_THREE);
     assert_eq!(exact("min.f32", &[F32_QNAN, F32_THREE, F32_TWO]), F32_TWO);
-    assert_eq!(exact("min.NaN.f32", &[F32_ONE, F32_TWO, F32_QNAN]), F32_CANONICAL_NAN);
+    assert_eq!(
+        exact("min.NaN.f32", &[F32_ONE, F32_TWO, F32_QNAN]),
+        F32_CANONICAL_NAN
+    );
     // .abs: "the magnitude of destination operand d is the minimum of absolute values".
-    assert_eq!(exact("min.abs.f32", &[neg32(F32_THREE), F32_TWO, neg32(F32_ONE)]), F32_ONE);
-    assert_eq!(exact("max.abs.f32", &[neg32(F32_THREE), F32_TWO, neg32(F32_ONE)]), F32_THREE);
+    assert_eq!(
+        exact("min.abs.f32", &[neg32(F32_THREE), F32_TWO, neg32(F32_ONE)]),
+        F32_ONE
+    );
+    assert_eq!(
+        exact("max.abs.f32", &[neg32(F32_THREE), F32_TWO, neg32(F32_ONE)]),
+        F32_THREE
+    );
 }
 
 // 9.7.3.11: ".xorsign ... the sign bit of destination d is equal to the XOR of the sign bits of
@@ -107,11 +147,26 @@ fn three_input_min_max() {
 // of min is NaN then the .xorsign and .abs modifiers will be ignored."
 #[test]
 fn xorsign_abs() {
-    assert_eq!(exact("min.xorsign.abs.f32", &[neg32(F32_TWO), F32_THREE]), neg32(F32_TWO));
-    assert_eq!(exact("min.xorsign.abs.f32", &[neg32(F32_TWO), neg32(F32_THREE)]), F32_TWO);
-    assert_eq!(exact("max.xorsign.abs.f32", &[F32_ONE, neg32(F32_THREE)]), neg32(F32_THREE));
-    assert_eq!(exact("max.NaN.xorsign.abs.f32", &[neg32(F32_ONE), F32_QNAN]), F32_CANONICAL_NAN);
-    assert_eq!(exact("min.xorsign.abs.f32", &[neg32(F32_ONE), F32_QNAN]), neg32(F32_ONE));
+    assert_eq!(
+        exact("min.xorsign.abs.f32", &[neg32(F32_TWO), F32_THREE]),
+        neg32(F32_TWO)
+    );
+    assert_eq!(
+        exact("min.xorsign.abs.f32", &[neg32(F32_TWO), neg32(F32_THREE)]),
+        F32_TWO
+    );
+    assert_eq!(
+        exact("max.xorsign.abs.f32", &[F32_ONE, neg32(F32_THREE)]),
+        neg32(F32_THREE)
+    );
+    assert_eq!(
+        exact("max.NaN.xorsign.abs.f32", &[neg32(F32_ONE), F32_QNAN]),
+        F32_CANONICAL_NAN
+    );
+    assert_eq!(
+        exact("min.xorsign.abs.f32", &[neg32(F32_ONE), F32_QNAN]),
+        neg32(F32_ONE)
+    );
 }
 
 // 9.7.3: "NaN payloads are supported for double-precision instructions"; IEEE 754 §6.2.3.
@@ -125,18 +180,33 @@ fn f64_nan_payloads_propagate() {
     }
     assert_eq!(exact("mul.rz.f64", &[0x3ff0_0000_0000_0000, b]), b);
     // An invalid operation with no NaN input: a NaN the manual does not name.
-    assert!(matches!(eval("add.f64", &[0x7ff0_0000_0000_0000, 0xfff0_0000_0000_0000])[0], Accept::AnyNan(_)));
+    assert!(matches!(
+        eval("add.f64", &[0x7ff0_0000_0000_0000, 0xfff0_0000_0000_0000])[0],
+        Accept::AnyNan(_)
+    ));
     // "Single-precision instructions return an unspecified NaN."
-    assert!(matches!(eval("add.f32", &[F32_QNAN, F32_ONE])[0], Accept::AnyNan(_)));
+    assert!(matches!(
+        eval("add.f32", &[F32_QNAN, F32_ONE])[0],
+        Accept::AnyNan(_)
+    ));
 }
 
 // 9.7.3.9: "For abs.f64, NaN input is passed through unchanged." "For abs.f32, NaN input
 // yields unspecified NaN." 9.7.3.10 neg: "NaN inputs yield an unspecified NaN."
 #[test]
 fn abs_and_neg_of_nan() {
-    assert_eq!(exact("abs.f64", &[0xfff8_0000_0000_00ab]), 0xfff8_0000_0000_00ab);
-    assert!(matches!(eval("abs.f32", &[0xffc0_0000])[0], Accept::AnyNan(_)));
-    assert!(matches!(eval("neg.f64", &[0x7ff8_0000_0000_0000])[0], Accept::AnyNan(_)));
+    assert_eq!(
+        exact("abs.f64", &[0xfff8_0000_0000_00ab]),
+        0xfff8_0000_0000_00ab
+    );
+    assert!(matches!(
+        eval("abs.f32", &[0xffc0_0000])[0],
+        Accept::AnyNan(_)
+    ));
+    assert!(matches!(
+        eval("neg.f64", &[0x7ff8_0000_0000_0000])[0],
+        Accept::AnyNan(_)
+    ));
     assert_eq!(exact("abs.f32", &[neg32(F32_TWO)]), F32_TWO);
     assert_eq!(exact("neg.f64", &[0]), 1 << 63);
 }
@@ -146,9 +216,18 @@ fn abs_and_neg_of_nan() {
 fn f32x2_lanes_are_independent() {
     let a = (F32_TWO << 32) | F32_ONE;
     let b = (F32_ONE << 32) | F32_TWO;
-    assert_eq!(eval("add.rn.f32x2", &[a, b]), vec![Accept::Exact(F32_THREE), Accept::Exact(F32_THREE)]);
-    let r = eval("mul.rz.ftz.f32x2", &[(F32_INF << 32) | F32_MIN_SUB, F32_ONE]); // lane 1 of b is +0
-    assert!(matches!(r[1], Accept::AnyNan(_)), "inf * 0 in lane 1: {r:?}");
+    assert_eq!(
+        eval("add.rn.f32x2", &[a, b]),
+        vec![Accept::Exact(F32_THREE), Accept::Exact(F32_THREE)]
+    );
+    let r = eval(
+        "mul.rz.ftz.f32x2",
+        &[(F32_INF << 32) | F32_MIN_SUB, F32_ONE],
+    ); // lane 1 of b is +0
+    assert!(
+        matches!(r[1], Accept::AnyNan(_)),
+        "inf * 0 in lane 1: {r:?}"
+    );
     assert_eq!(r[0], Accept::Exact(0), "lane 0 flushes its subnormal input");
 }
 
@@ -160,7 +239,10 @@ fn default_rounding_is_rn_and_fusable() {
     let plain = s.lookup("add.f32", Some(2)).unwrap();
     let rn = s.lookup("add.rn.f32", Some(2)).unwrap();
     assert!(plain.fusable && !rn.fusable);
-    assert_eq!(exact("add.f32", &[F32_ONE, 0x3380_0000]), exact("add.rn.f32", &[F32_ONE, 0x3380_0000]));
+    assert_eq!(
+        exact("add.f32", &[F32_ONE, 0x3380_0000]),
+        exact("add.rn.f32", &[F32_ONE, 0x3380_0000])
+    );
     assert_eq!(exact("add.rp.f32", &[F32_ONE, 0x3380_0000]), 0x3f80_0001);
 }
 
@@ -168,15 +250,45 @@ fn default_rounding_is_rn_and_fusable() {
 #[test]
 fn requirements() {
     let req = |t: &str, n| spec().lookup(t, Some(n)).unwrap().requirement;
-    assert_eq!(req("min.NaN.f32", 2), Requirement { ptx: Some((7, 0)), sm: Some(80) });
-    assert_eq!(req("min.NaN.xorsign.abs.f32", 2), Requirement { ptx: Some((7, 2)), sm: Some(86) });
-    assert_eq!(req("min.f32", 3), Requirement { ptx: Some((8, 8)), sm: Some(100) });
-    assert_eq!(req("add.f32x2", 2), Requirement { ptx: Some((8, 6)), sm: Some(100) });
+    assert_eq!(
+        req("min.NaN.f32", 2),
+        Requirement {
+            ptx: Some((7, 0)),
+            sm: Some(80)
+        }
+    );
+    assert_eq!(
+        req("min.NaN.xorsign.abs.f32", 2),
+        Requirement {
+            ptx: Some((7, 2)),
+            sm: Some(86)
+        }
+    );
+    assert_eq!(
+        req("min.f32", 3),
+        Requirement {
+            ptx: Some((8, 8)),
+            sm: Some(100)
+        }
+    );
+    assert_eq!(
+        req("add.f32x2", 2),
+        Requirement {
+            ptx: Some((8, 6)),
+            sm: Some(100)
+        }
+    );
     assert_eq!(req("add.rm.f32", 2).sm, Some(20));
     assert_eq!(req("add.rz.f32", 2).sm, None);
     assert_eq!(req("div.rz.f64", 2).sm, Some(20));
     assert_eq!(req("div.rn.f64", 2).sm, Some(13));
-    assert_eq!(req("rcp.rp.f64", 1), Requirement { ptx: Some((2, 0)), sm: Some(20) });
+    assert_eq!(
+        req("rcp.rp.f64", 1),
+        Requirement {
+            ptx: Some((2, 0)),
+            sm: Some(20)
+        }
+    );
 }
 
 // 9.7.3.6: "fma.f32 computes the product of a and b to infinite precision and then adds c".
@@ -195,7 +307,16 @@ fn rcp_and_sqrt() {
     assert_eq!(exact("rcp.rn.f32", &[F32_NEG_ZERO]), F32_NEG_INF);
     assert_eq!(exact("sqrt.rn.f32", &[0x4080_0000]), F32_TWO);
     assert_eq!(exact("sqrt.rn.f32", &[F32_NEG_ZERO]), F32_NEG_ZERO);
-    assert!(matches!(eval("sqrt.rn.f32", &[neg32(F32_ONE)])[0], Accept::AnyNan(_)));
-    assert_eq!(exact("sqrt.rz.f64", &[0x4000_0000_0000_0000]), 0x3ff6_a09e_667f_3bcc);
-    assert_eq!(exact("sqrt.rp.f64", &[0x4000_0000_0000_0000]), 0x3ff6_a09e_667f_3bcd);
+    assert!(matches!(
+        eval("sqrt.rn.f32", &[neg32(F32_ONE)])[0],
+        Accept::AnyNan(_)
+    ));
+    assert_eq!(
+        exact("sqrt.rz.f64", &[0x4000_0000_0000_0000]),
+        0x3ff6_a09e_667f_3bcc
+    );
+    assert_eq!(
+        exact("sqrt.rp.f64", &[0x4000_0000_0000_0000]),
+        0x3ff6_a09e_667f_3bcd
+    );
 }

@@ -45,7 +45,15 @@ instr p, q {
 "#;
     let once = reprint("t.sem", src);
     assert_eq!(once, reprint("t.sem", &once));
-    for needle in ["(a + b) * c - (d - e)", "rejected \"why\"", "default .rn fusable", "else if b", "[3:0][1]", "hx4 = h x 4", "-x : ~y"] {
+    for needle in [
+        "(a + b) * c - (d - e)",
+        "rejected \"why\"",
+        "default .rn fusable",
+        "else if b",
+        "[3:0][1]",
+        "hx4 = h x 4",
+        "-x : ~y",
+    ] {
         assert!(once.contains(needle), "`{needle}` missing from:\n{once}");
     }
 }

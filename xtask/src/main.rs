@@ -121,11 +121,19 @@ fn setup_z3(root: &Path) -> Result<()> {
         // never looks complete.
         let tmp = root.join(format!("{Z3_DIR}.partial"));
         remove_dir_if_exists(&tmp)?;
-        step(&format!("installing z3-solver=={Z3_WHEEL_VERSION} into {Z3_DIR} (pip)"));
+        step(&format!(
+            "installing z3-solver=={Z3_WHEEL_VERSION} into {Z3_DIR} (pip)"
+        ));
         let python = find_python()?;
         run_checked(
             Command::new(&python)
-                .args(["-m", "pip", "install", "--no-deps", "--disable-pip-version-check"])
+                .args([
+                    "-m",
+                    "pip",
+                    "install",
+                    "--no-deps",
+                    "--disable-pip-version-check",
+                ])
                 .args(["--no-warn-script-location", "--target"])
                 .arg(&tmp)
                 .arg(format!("z3-solver=={Z3_WHEEL_VERSION}")),
@@ -231,9 +239,11 @@ fn setup_mpfr() -> Result<()> {
         return Ok(());
     }
     if !is_root() {
-        return Err("libmpfr-dev is not installed and xtask is not running as root; \
+        return Err(
+            "libmpfr-dev is not installed and xtask is not running as root; \
                     install it with `sudo apt-get install -y libmpfr-dev` and re-run"
-            .into());
+                .into(),
+        );
     }
     step("installing libmpfr-dev (apt-get update && apt-get install -y libmpfr-dev)");
     run_checked(Command::new("apt-get").arg("update"))?;
@@ -275,7 +285,12 @@ fn ld_library_path() -> OsString {
 fn test(root: &Path, args: &[OsString]) -> Result<i32> {
     // [profile.test] has opt-level = 3, so no --release needed.
     step("cargo test --workspace");
-    run_status(cargo().current_dir(root).args(["test", "--workspace"]).args(args))
+    run_status(
+        cargo()
+            .current_dir(root)
+            .args(["test", "--workspace"])
+            .args(args),
+    )
 }
 
 fn demo(root: &Path, args: &[OsString]) -> Result<i32> {

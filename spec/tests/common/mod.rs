@@ -9,12 +9,16 @@ use std::sync::OnceLock;
 /// The embedded specs, loaded once per test binary.
 pub fn spec() -> &'static Spec {
     static SPEC: OnceLock<Spec> = OnceLock::new();
-    SPEC.get_or_init(|| Spec::embedded().unwrap_or_else(|e| panic!("embedded specs fail to load:\n{e}")))
+    SPEC.get_or_init(|| {
+        Spec::embedded().unwrap_or_else(|e| panic!("embedded specs fail to load:\n{e}"))
+    })
 }
 
 /// Evaluates `instr` on `inputs`; one accept set per destination part.
 pub fn eval(instr: &str, inputs: &[u64]) -> Vec<Accept> {
-    let v = spec().lookup(instr, Some(inputs.len())).unwrap_or_else(|d| panic!("{instr}: {d}"));
+    let v = spec()
+        .lookup(instr, Some(inputs.len()))
+        .unwrap_or_else(|d| panic!("{instr}: {d}"));
     let mut ev = Evaluator::new(&v.program);
     let mut out = vec![Accept::default(); ev.n_parts()];
     ev.eval(inputs, &mut out);
