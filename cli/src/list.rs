@@ -1,7 +1,9 @@
 //! `semfuzz list`.
 
-use anyhow::Result;
+use anyhow::{Context, Result};
+use semfuzz_spec::coverage::{cover, syntax_lines, Status};
 use semfuzz_spec::Spec;
+use std::path::Path;
 
 pub fn run(spec: &Spec, pattern: Option<&str>, json: bool) -> Result<()> {
     let variants: Vec<_> = spec
@@ -62,4 +64,76 @@ pub fn run(spec: &Spec, pattern: Option<&str>, json: bool) -> Result<()> {
     }
     eprintln!("{} variants", variants.len());
     Ok(())
+}
+
+/// `semfuzz list --coverage`: every syntax line of the excerpt, and what covers it. Returns
+/// false (exit 1) when a line is uncovered.
+pub fn coverage(spec: &Spec, dir: &Path, json: bool) -> Result<bool> {
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .with_context(|| {
+            format!(
+                "cannot read the ISA excerpt in {} (give its directory with --isa-docs)",
+                dir.display()
+            )
+        })?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .collect();
+    files.sort();
+    let mut lines = Vec::new();
+    for f in &files {
+        let text =
+            std::fs::read_to_string(f).with_context(|| format!("cannot read {}", f.display()))?;
+        lines.extend(syntax_lines(
+            &f.file_name().unwrap_or_default().to_string_lossy(),
+            &text,
+        ));
+    }
+    let statuses = cover(spec, &lines);
+    let uncovered = statuses.iter().filter(|s| **s == Status::Uncovered).count();
+    if json {
+        let items: Vec<_> = lines
+            .iter()
+            .zip(&statuses)
+            .map(|(l, s)| {
+                let (status, detail) = match s {
+                    Status::Covered(v) => ("covered", serde_json::json!(v)),
+                    Status::Refused(why) => ("refused", serde_json::json!(why)),
+                    Status::Uncovered => ("uncovered", serde_json::Value::Null),
+                };
+                serde_json::json!({"file": l.file, "line": l.line, "section": l.section, "syntax": l.text,
+                    "status": status, "detail": detail, "evaluator": status == "covered", "z3": status == "covered"})
+            })
+            .collect();
+        crate::emit(&format!("{}\n", serde_json::to_string_pretty(&items)?));
+    } else {
+        for (l, s) in lines.iter().zip(&statuses) {
+            let what = match s {
+                Status::Covered(v) => format!(
+                    "{} variant{} (evaluator + Z3): {}",
+                    v.len(),
+                    if v.len() == 1 { "" } else { "s" },
+                    v.join(" ")
+                ),
+                Status::Refused(why) => format!("refused: {why}"),
+                Status::Uncovered => "UNCOVERED".to_string(),
+            };
+            let syntax = l.text.split_whitespace().collect::<Vec<_>>().join(" ");
+            crate::emit(&format!("{:10} {:54} {what}\n", l.section, syntax));
+        }
+    }
+    eprintln!(
+        "{} syntax lines in {}: {} covered, {} refused, {uncovered} uncovered",
+        lines.len(),
+        dir.display(),
+        statuses
+            .iter()
+            .filter(|s| matches!(s, Status::Covered(_)))
+            .count(),
+        statuses
+            .iter()
+            .filter(|s| matches!(s, Status::Refused(_)))
+            .count()
+    );
+    Ok(uncovered == 0)
 }

@@ -34,6 +34,12 @@ enum Command {
         /// One JSON array instead of a table.
         #[arg(long)]
         json: bool,
+        /// Map every syntax line of the ISA excerpt to the variants it expands to.
+        #[arg(long)]
+        coverage: bool,
+        /// Where the ISA excerpt is, for --coverage.
+        #[arg(long, value_name = "DIR", default_value = "../shared/isa-docs")]
+        isa_docs: PathBuf,
     },
     /// Evaluate one instruction on operands given as hex bit patterns.
     Eval {
@@ -75,7 +81,13 @@ fn load(dir: &Option<PathBuf>) -> Result<Spec> {
 fn run(cli: Cli) -> Result<bool> {
     let spec = load(&cli.spec_dir)?;
     match cli.command {
-        Command::List { pattern, json } => {
+        Command::List {
+            coverage: true,
+            isa_docs,
+            json,
+            ..
+        } => list::coverage(&spec, &isa_docs, json),
+        Command::List { pattern, json, .. } => {
             list::run(&spec, pattern.as_deref(), json).map(|()| true)
         }
         Command::Eval { instr, operands } => eval::run(&spec, &instr, &operands).map(|()| true),

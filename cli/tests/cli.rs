@@ -198,3 +198,32 @@ fn selfcheck_agrees_and_reports_the_z3_version() {
     assert_eq!(code, 2);
     assert!(err.contains("no variant matches"), "{err}");
 }
+
+#[test]
+fn coverage_maps_excerpt_lines_to_variants() {
+    let docs = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/isa-docs");
+    let (code, out, err) = run(&["list", "--coverage", "--json", "--isa-docs", docs], None);
+    assert!(code == 0 || code == 1, "{err}");
+    let items: serde_json::Value = serde_json::from_str(&out).expect("valid JSON");
+    let items = items.as_array().expect("array");
+    let add = items
+        .iter()
+        .find(|i| i["syntax"] == "add{.rnd}{.ftz}{.sat}.f32  d, a, b")
+        .expect("add.f32 line");
+    assert_eq!(add["status"], "covered");
+    assert_eq!(add["detail"].as_array().map(Vec::len), Some(20));
+    let mad = items
+        .iter()
+        .find(|i| i["syntax"] == "mad{.ftz}{.sat}.f32      d, a, b, c")
+        .expect("legacy mad line");
+    assert_eq!(mad["status"], "refused");
+    let uncovered = items.iter().filter(|i| i["status"] == "uncovered").count();
+    assert_eq!(
+        code,
+        i32::from(uncovered > 0),
+        "exit status says whether any line is uncovered"
+    );
+    let (code, _, err) = run(&["list", "--coverage", "--isa-docs", "/nonexistent"], None);
+    assert_eq!(code, 2);
+    assert!(err.contains("--isa-docs"), "{err}");
+}

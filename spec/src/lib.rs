@@ -8,6 +8,7 @@
 pub mod ast;
 pub mod catalog;
 pub mod check;
+pub mod coverage;
 pub mod diag;
 pub mod eval;
 pub mod form;

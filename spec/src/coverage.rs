@@ -1,0 +1,165 @@
+//! Which syntax lines of the ISA excerpt the specs cover.
+//!
+//! The excerpt (`shared/isa-docs/*.md`) gives each instruction's syntax in a fenced block after
+//! a "Syntax" line (PTX), or as an opcode line followed by its operand line (SASS). A line is
+//! covered when a spec form has the same text (whitespace aside); refused when the form that
+//! has it is `rejected`; otherwise uncovered.
+
+use crate::catalog::Spec;
+
+/// One syntax line of the excerpt.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SyntaxLine {
+    /// The document it comes from.
+    pub file: String,
+    /// 1-based line number in that document.
+    pub line: usize,
+    /// The manual section (`9.7.3.3`), or the document title for SASS.
+    pub section: String,
+    /// The syntax as the manual writes it, without comment and final `;`.
+    pub text: String,
+}
+
+/// How a syntax line is covered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// Forms with this syntax expand to these variants (both the evaluator and the Z3 encoding
+    /// compile every variant's IR).
+    Covered(Vec<String>),
+    /// The spec refuses this syntax, for this reason.
+    Refused(String),
+    /// No spec form has it.
+    Uncovered,
+}
+
+/// Whitespace-normalised syntax. The manual writes `.{relu}` once (9.7.4.4) where it means
+/// `{.relu}`, and the specs spell it the latter way.
+pub fn normalize(text: &str) -> String {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let mut s = words.join(" ").replace(" ,", ",");
+    while let Some(i) = s.find(".{") {
+        match s[i..].find('}') {
+            Some(close)
+                if s[i + 2..i + close]
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_') =>
+            {
+                let name = s[i + 2..i + close].to_string();
+                s.replace_range(i..i + close + 1, &format!("{{.{name}}}"));
+            }
+            _ => break,
+        }
+    }
+    s
+}
+
+fn strip(line: &str) -> &str {
+    let line = line.split("//").next().unwrap_or("");
+    line.trim().trim_end_matches(';').trim()
+}
+
+fn is_ptx_syntax(line: &str) -> bool {
+    let opcode_end = line.find(['.', '{']).unwrap_or(0);
+    opcode_end > 0
+        && line[..opcode_end]
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+        && line.contains(char::is_whitespace)
+}
+
+fn is_sass_opcode(line: &str) -> bool {
+    let end = line.find('{').unwrap_or(line.len());
+    end > 0
+        && line[..end]
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+        && line.starts_with(|c: char| c.is_ascii_uppercase())
+}
+
+/// The syntax lines of one excerpt document.
+pub fn syntax_lines(file: &str, markdown: &str) -> Vec<SyntaxLine> {
+    let lines: Vec<&str> = markdown.lines().collect();
+    let mut out = Vec::new();
+    let mut section = file.trim_end_matches(".md").to_string();
+    let mut after_syntax = false;
+    let mut in_block = false;
+    for (i, raw) in lines.iter().enumerate() {
+        let line = raw.trim();
+        if let Some(h) = line.strip_prefix("#### ") {
+            section = h
+                .split_whitespace()
+                .next()
+                .unwrap_or("")
+                .trim_end_matches('.')
+                .to_string();
+        }
+        if line.starts_with("```") {
+            in_block = !in_block && after_syntax;
+            if !in_block {
+                after_syntax = false;
+            }
+            continue;
+        }
+        if line == "Syntax" {
+            after_syntax = true;
+        }
+        if in_block {
+            let s = strip(line);
+            if is_ptx_syntax(s) {
+                out.push(SyntaxLine {
+                    file: file.into(),
+                    line: i + 1,
+                    section: section.clone(),
+                    text: s.to_string(),
+                });
+            }
+        } else if is_sass_opcode(line) && i + 1 < lines.len() {
+            let operands = lines[i + 1].trim();
+            let mut text = format!("{line} {operands}");
+            // Immediate forms list their immediates above the predicate line: `{{-}{|}#Imm...}`.
+            if operands.ends_with(',') && i >= 2 && lines[i - 2].trim().starts_with("{{") {
+                text = format!("{text} {}", lines[i - 2].trim());
+            }
+            out.push(SyntaxLine {
+                file: file.into(),
+                line: i + 1,
+                section: section.clone(),
+                text: strip(&text).to_string(),
+            });
+        }
+    }
+    out
+}
+
+/// The status of each line against the loaded specs.
+pub fn cover(spec: &Spec, lines: &[SyntaxLine]) -> Vec<Status> {
+    lines
+        .iter()
+        .map(|l| {
+            let key = normalize(&l.text);
+            for fam in &spec.families {
+                for (fi, form) in fam.forms.iter().enumerate() {
+                    let syntax = form.syntax.split(';').next().unwrap_or("");
+                    if normalize(syntax) != key {
+                        continue;
+                    }
+                    if let Some(why) = &form.rejected {
+                        return Status::Refused(why.clone());
+                    }
+                    let variants = spec
+                        .variants
+                        .iter()
+                        .filter(|v| {
+                            v.form == fi
+                                && fam.opcodes.contains(&v.family)
+                                && v.syntax == form.syntax
+                        })
+                        .map(|v| v.text.clone())
+                        .collect();
+                    return Status::Covered(variants);
+                }
+            }
+            Status::Uncovered
+        })
+        .collect()
+}
