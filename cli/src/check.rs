@@ -28,9 +28,9 @@ fn check_line(spec: &Spec, line: &str) -> Result<Option<Result<(), String>>, Str
     })?;
     let mut inputs = Vec::new();
     for (src, text) in v.sources.iter().zip(operands) {
-        inputs.push(crate::parse_hex(
+        inputs.push(crate::parse_operand(
+            src,
             text,
-            src.width,
             &format!("operand {}", src.name),
         )?);
     }

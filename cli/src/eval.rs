@@ -22,12 +22,8 @@ pub fn run(spec: &Spec, instr: &str, operands: &[String]) -> Result<()> {
     let mut inputs = Vec::new();
     for (src, text) in v.sources.iter().zip(operands) {
         inputs.push(
-            crate::parse_hex(
-                text,
-                src.width,
-                &format!("operand {} of {}", src.name, v.text),
-            )
-            .map_err(|e| anyhow!(e))?,
+            crate::parse_operand(src, text, &format!("operand {} of {}", src.name, v.text))
+                .map_err(|e| anyhow!(e))?,
         );
     }
     let mut ev = Evaluator::new(&v.program);

@@ -125,6 +125,21 @@ pub fn emit(text: &str) {
 }
 
 /// Parses a hex bit pattern operand that must fit in `width` bits.
+/// A source operand as written in `eval`/`check`: a hex bit pattern, or `!0x1` for an operand
+/// the form writes `{!}c` (9.7.7.1 `set`), which `sem` then reads negated.
+pub fn parse_operand(
+    src: &semfuzz_spec::catalog::OperandSig,
+    text: &str,
+    what: &str,
+) -> Result<u64, String> {
+    let (negated, hex) = match text.strip_prefix('!') {
+        Some(rest) => (true, rest),
+        None => (false, text),
+    };
+    let bits = parse_hex(hex, src.width, what)?;
+    src.read(negated, bits).map_err(|e| format!("{what}: {e}"))
+}
+
 pub fn parse_hex(text: &str, width: u32, what: &str) -> Result<u64, String> {
     let digits = text
         .strip_prefix("0x")

@@ -227,3 +227,26 @@ fn coverage_maps_excerpt_lines_to_variants() {
     assert_eq!(code, 2);
     assert!(err.contains("--isa-docs"), "{err}");
 }
+
+/// 9.7.7.1 `set`: the `{!}c` predicate is written `!0x1` in `eval` and `check`.
+#[test]
+fn negated_predicate_operands_in_eval_and_check() {
+    let (code, out, _) = run(
+        &["eval", "set.lt.and.f16.f16", "0x3c00", "0x4000", "!0x1"],
+        None,
+    );
+    assert_eq!(code, 0);
+    assert!(out.contains("set.lt.and.f16.f16 d, a, b, {!}c"), "{out}");
+    assert!(out.contains("d = 0x0000 (0)"), "{out}");
+    let lines = "set.lt.and.f16.f16 0x3c00 0x4000 !0x0 0x3c00\n\
+                 set.lt.and.u32.f16 0x3c00 0x4000 0x1 0xffffffff\n\
+                 set.lt.and.f16.f16 0x3c00 0x4000 !0x0 0x0000\n";
+    let (code, out, _) = run(&["check", "-"], Some(lines));
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("mismatch: line 3"), "{out}");
+    assert!(out.contains("2 passed, 1 failed"), "{out}");
+    // Only `{!}` operands take `!`.
+    let (code, _, err) = run(&["eval", "set.lt.f16.f16", "!0x3c00", "0x4000"], None);
+    assert_ne!(code, 0);
+    assert!(err.contains("cannot be negated"), "{err}");
+}

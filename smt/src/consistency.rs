@@ -1,5 +1,14 @@
 //! Evaluator ≡ Z3: on concrete inputs, the formulas must admit every result the evaluator's
 //! accept set names, and nothing outside it.
+//!
+//! Bounded parts (`approx`, [`Accept::Within`]) are an uninterpreted function in the formulas,
+//! so the check is weaker there: the formulas must admit the reference (RN) value, both ends
+//! of the interval and a value just outside it (which shows they took the bounded branch, not
+//! an exact corner case), and must admit no NaN (and, under ftz, no subnormal). That the
+//! formulas admit *only* the interval is not checked (they cannot know the bound); the
+//! interval itself is tested against MPFR in spec/tests/approx.rs. Corner cases are ordinary
+//! exact outcomes and are checked exactly. `any_value` ([`Accept::Any`]) admits everything on
+//! both sides.
 
 use crate::encode::{encode_concrete, is_nan, NanBits};
 use semfuzz_spec::ir::Program;
@@ -67,6 +76,18 @@ pub struct Checker<'p> {
 fn accept_formula(a: &Accept, r: &BV) -> Bool {
     match a {
         Accept::AnyNan(f) => is_nan(r, *f),
+        // Bounded parts: the formulas cannot know the bound (the approximation is an
+        // uninterpreted function), so "nothing outside" is checked only for what the formulas
+        // do state: no NaN, and no subnormal under ftz.
+        Accept::Within { format, ftz, .. } => {
+            let x = crate::fpbits::fp_from_bits(r, format.exp_bits(), format.precision());
+            let mut cs = vec![x.is_nan().not()];
+            if *ftz {
+                cs.push(x.is_subnormal().not());
+            }
+            Bool::and(&cs)
+        }
+        Accept::Any(_) => Bool::from_bool(true),
         _ => Bool::or(
             &a.values()
                 .iter()
@@ -113,6 +134,36 @@ impl<'p> Checker<'p> {
         for (i, (part, acc)) in enc.parts.iter().zip(expected).enumerate() {
             let probes: Vec<u64> = match acc {
                 Accept::AnyNan(f) => vec![f.default_nan(), f.neg(f.quiet(f.inf(false) | 1))],
+                // The reference (RN) value, both ends, and a value just outside the bound: the
+                // formulas must admit it too (the approximation is unconstrained there), which
+                // shows that they took the bounded branch and not an exact corner case.
+                Accept::Within {
+                    lo,
+                    hi,
+                    rep,
+                    format: f,
+                    ftz,
+                } => {
+                    // (An end of the interval may be a subnormal that ftz excludes.)
+                    let mut p: Vec<u64> = [*rep, *lo, *hi]
+                        .into_iter()
+                        .filter(|b| acc.accepts(*b))
+                        .collect();
+                    let up = if f.sign_bit(*hi) {
+                        if f.is_zero(*hi) {
+                            0
+                        } else {
+                            *hi - 1
+                        }
+                    } else {
+                        *hi + 1
+                    };
+                    if !(f.is_nan(up) || *ftz && f.is_subnormal(up) || acc.accepts(up)) {
+                        p.push(up);
+                    }
+                    p
+                }
+                Accept::Any(f) => vec![f.zero(false), f.default_nan(), f.one(true)],
                 _ => acc.values().to_vec(),
             };
             for bits in probes {

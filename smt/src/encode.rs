@@ -245,5 +245,33 @@ fn allowed(o: &Outcome, r: &BV, values: &[BV]) -> Bool {
         Outcome::Select(c, a, b) => {
             truth(&values[*c as usize]).ite(&allowed(a, r, values), &allowed(b, r, values))
         }
+        Outcome::Any(_) => Bool::from_bool(true),
+        Outcome::Within {
+            func,
+            arg,
+            format,
+            ftz,
+            ..
+        } => {
+            // The approximation is an uninterpreted function, one per function and format:
+            // the bound is not expressible against a free function, so only what holds of
+            // every admitted value is stated: not NaN, and under `ftz` not subnormal.
+            let w = format.width();
+            let uf = z3::FuncDecl::new(
+                format!("approx_{}_{}", func.name(), w),
+                &[&z3::Sort::bitvector(w)],
+                &z3::Sort::bitvector(w),
+            );
+            let y = uf
+                .apply(&[&values[*arg as usize]])
+                .as_bv()
+                .expect("a bit-vector function");
+            let x = float(r, *format);
+            let mut cs = vec![r.eq(&y), x.is_nan().not()];
+            if *ftz {
+                cs.push(x.is_subnormal().not());
+            }
+            Bool::and(&cs)
+        }
     }
 }

@@ -22,6 +22,14 @@ pub const EMBEDDED: &[(&str, &str)] = &[
         "ptx-9.7.4-half-precision.sem",
         include_str!("../isa/ptx-9.7.4-half-precision.sem"),
     ),
+    (
+        "ptx-9.7.3-approx.sem",
+        include_str!("../isa/ptx-9.7.3-approx.sem"),
+    ),
+    (
+        "ptx-9.7.7.1-half-set.sem",
+        include_str!("../isa/ptx-9.7.7.1-half-set.sem"),
+    ),
 ];
 
 /// A declared format.
@@ -135,6 +143,24 @@ pub struct OperandSig {
     pub ty: String,
     /// Its register width in bits.
     pub width: u32,
+    /// Whether the form writes it `{!}name`: the instruction text may negate it.
+    pub negatable: bool,
+}
+
+impl OperandSig {
+    /// The value an operand written `text_negated ? "!x" : "x"` gives `sem`: `{!}c` operands
+    /// are negated when read (every bit complemented: a predicate flips), before `sem` runs.
+    /// Negating an operand whose form does not write `{!}` is an error.
+    pub fn read(&self, text_negated: bool, bits: u64) -> Result<u64, String> {
+        match (text_negated, self.negatable) {
+            (false, _) => Ok(bits),
+            (true, true) => Ok(!bits & crate::ir::mask(self.width)),
+            (true, false) => Err(format!(
+                "operand {} cannot be negated: only operands the form writes `{{!}}name` take `!`",
+                self.name
+            )),
+        }
+    }
 }
 
 /// One concrete instruction: a family with every modifier chosen, lowered.
@@ -163,11 +189,17 @@ pub struct Variant {
 impl Variant {
     /// `add.rn.f32 d, a, b`.
     pub fn signature(&self) -> String {
-        let ops: Vec<&str> = self
+        let ops: Vec<String> = self
             .dests
             .iter()
             .chain(&self.sources)
-            .map(|o| o.name.as_str())
+            .map(|o| {
+                if o.negatable {
+                    format!("{{!}}{}", o.name)
+                } else {
+                    o.name.clone()
+                }
+            })
             .collect();
         format!("{} {}", self.text, ops.join(", "))
     }
@@ -624,10 +656,12 @@ impl Spec {
         let program = lower::lower(self, fam, &params)?;
         let sig = |name: &String| -> Result<OperandSig, Diagnostic> {
             let (ty, width) = params.operand_type(self, fam, name)?;
+            let at = form.pattern.operands.iter().position(|o| o == name);
             Ok(OperandSig {
                 name: name.clone(),
                 ty,
                 width,
+                negatable: at.is_some_and(|i| form.pattern.negatable[i]),
             })
         };
         let ops = &form.pattern.operands;

@@ -38,6 +38,11 @@ pub const BUILTINS: &[(&str, Option<usize>)] = &[
     ("present", Some(1)),
     ("any_nan", Some(1)),
     ("one_of", None),
+    ("approx", None),
+    ("any_value", Some(1)),
+    ("ulps", Some(1)),
+    ("abs_err", Some(1)),
+    ("rel_err", Some(1)),
 ];
 
 const ROUNDING: &[&str] = &["rn", "rz", "rm", "rp", "rna"];

@@ -131,6 +131,37 @@ pub fn syntax_lines(file: &str, markdown: &str) -> Vec<SyntaxLine> {
     out
 }
 
+/// A form's syntax as the manual may write it (besides the text before `;`): with every
+/// required group the form restricts to one member written as that member. The spec of
+/// 9.7.7.1 `set` writes the manual's `set.CmpOp.f16.stype` as
+/// `set.CmpOp.dtype.stype ...; .dtype = { .f16 }` (so that `dtype` is known in every form).
+fn form_key(fam: &crate::catalog::Family, form: &crate::catalog::Form) -> String {
+    let mut s = form.syntax.split(';').next().unwrap_or("").to_string();
+    let head_end = s.find(char::is_whitespace).unwrap_or(s.len());
+    let mut head = s[..head_end].to_string();
+    for e in &form.pattern.elems {
+        if let crate::form::Elem::Group {
+            group,
+            optional: false,
+            only: Some(only),
+        } = e
+        {
+            if let [member] = only.as_slice() {
+                let g = format!(".{}", fam.groups[*group].name);
+                let at = head.match_indices(&g).map(|(i, _)| i).find(|&i| {
+                    !head[i + g.len()..]
+                        .starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
+                });
+                if let Some(i) = at {
+                    head.replace_range(i..i + g.len(), &format!(".{member}"));
+                }
+            }
+        }
+    }
+    s.replace_range(..head_end, &head);
+    normalize(&s)
+}
+
 /// The status of each line against the loaded specs.
 pub fn cover(spec: &Spec, lines: &[SyntaxLine]) -> Vec<Status> {
     lines
@@ -140,7 +171,7 @@ pub fn cover(spec: &Spec, lines: &[SyntaxLine]) -> Vec<Status> {
             for fam in &spec.families {
                 for (fi, form) in fam.forms.iter().enumerate() {
                     let syntax = form.syntax.split(';').next().unwrap_or("");
-                    if normalize(syntax) != key {
+                    if normalize(syntax) != key && form_key(fam, form) != key {
                         continue;
                     }
                     if let Some(why) = &form.rejected {

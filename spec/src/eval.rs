@@ -1,26 +1,173 @@
 //! The evaluator: a lowered variant run over inputs, returning accept sets.
 //!
 //! An [`Evaluator`] owns one slot per IR value and reuses it for every evaluation, so batches
-//! run without allocating.
+//! run without allocating. Bounded outcomes (`approx`) compute their reference with MPFR at
+//! [`REFERENCE_PREC`] bits in scratch values the evaluator owns and assigns in place, so they
+//! do not allocate per evaluation either.
 
-use crate::ir::{mask, Op, Outcome, Part, Program};
+use crate::ir::{mask, ApproxFn, Bound, Op, Outcome, Part, Program};
 use crate::outcome::{Accept, MAX_ONE_OF};
+use rug::{float::Round as MpRound, Assign, Float};
+use semfuzz_fp::{Format, Round};
+
+/// Precision of the reference computation of approximated functions, in bits.
+pub const REFERENCE_PREC: u32 = 200;
+
+/// MPFR scratch values for bounded outcomes.
+struct Scratch {
+    fx: Float,
+    t: Float,
+    u: Float,
+}
+
+impl Scratch {
+    fn new() -> Scratch {
+        Scratch {
+            fx: Float::new(REFERENCE_PREC),
+            t: Float::new(REFERENCE_PREC),
+            u: Float::new(REFERENCE_PREC),
+        }
+    }
+}
+
+/// Rounds `x` (finite) to `f` (`.f32` or `.f64`, or any narrower format) in mode `r`: directly
+/// for `.f64`; otherwise by rounding to odd at 53 bits first (exact for formats of at most 51
+/// bits of precision), then converting, so subnormal results round once, correctly.
+fn round_to(f: Format, x: &Float, r: Round) -> u64 {
+    if f == Format::F64 {
+        let mr = match r {
+            Round::NearestEven | Round::NearestAway => MpRound::Nearest,
+            Round::TowardZero => MpRound::Zero,
+            Round::Down => MpRound::Down,
+            Round::Up => MpRound::Up,
+        };
+        return x.to_f64_round(mr).to_bits();
+    }
+    let t = x.to_f64_round(MpRound::Zero);
+    let mut b = t.to_bits();
+    if *x != t && t.is_finite() {
+        b |= 1; // round to odd: the sticky bit survives
+    }
+    semfuzz_fp::convert(Format::F64, f, b, r)
+}
+
+/// The signed distance from +0 in encodings (±0 are both 0).
+fn ordinal(f: Format, bits: u64) -> i64 {
+    let mag = (bits & !(1u64 << (f.width() - 1))) as i64;
+    if f.sign_bit(bits) {
+        -mag
+    } else {
+        mag
+    }
+}
+
+/// The encoding at `o` (clamped to ±infinity); 0 is -0 when `low`, else +0.
+fn from_ordinal(f: Format, o: i64, low: bool) -> u64 {
+    let inf = f.inf(false) as i64;
+    let o = o.clamp(-inf, inf);
+    if o < 0 || (o == 0 && low) {
+        f.neg(o.unsigned_abs())
+    } else {
+        o as u64
+    }
+}
+
+fn flush(f: Format, b: u64) -> u64 {
+    if f.is_subnormal(b) {
+        f.zero(f.sign_bit(b))
+    } else {
+        b
+    }
+}
+
+/// The accept set of `func(x)` within `bound` (see [`Outcome::Within`]).
+fn within(s: &mut Scratch, func: ApproxFn, f: Format, x: u64, bound: Bound, ftz: bool) -> Accept {
+    let fx = &mut s.fx;
+    if f == Format::F64 {
+        fx.assign(f64::from_bits(x));
+    } else {
+        fx.assign(f.to_f64(x));
+    }
+    match func {
+        ApproxFn::Rcp => fx.recip_mut(),
+        ApproxFn::Sqrt => fx.sqrt_mut(),
+        ApproxFn::Rsqrt => fx.recip_sqrt_mut(),
+        ApproxFn::Ex2 => fx.exp2_mut(),
+        ApproxFn::Lg2 => fx.log2_mut(),
+    }
+    if fx.is_nan() {
+        // Outside the function's domain: the spec's corner cases should have caught it.
+        return Accept::AnyNan(f);
+    }
+    // MPFR's exponent range is ±2^30: an infinite reference is an overflow of it (ex2 of a
+    // huge input), which every format here also overflows, so RN is ±Inf.
+    let rn = if fx.is_infinite() {
+        f.inf(fx.is_sign_negative())
+    } else {
+        round_to(f, fx, Round::NearestEven)
+    };
+    let (mut lo, mut hi) = match bound {
+        Bound::Ulps(n) => {
+            let o = ordinal(f, rn);
+            (
+                from_ordinal(f, o - i64::from(n), true),
+                from_ordinal(f, o + i64::from(n), false),
+            )
+        }
+        Bound::AbsErr(_) | Bound::RelErr(_) if fx.is_infinite() => (rn, rn),
+        Bound::AbsErr(k) | Bound::RelErr(k) => {
+            s.t.assign(k);
+            s.t.exp2_mut();
+            if let Bound::RelErr(_) = bound {
+                s.u.assign(&*fx);
+                s.u.abs_mut();
+                s.t *= &s.u;
+            }
+            s.u.assign(&*fx - &s.t);
+            let lo = round_to(f, &s.u, Round::Up);
+            s.u.assign(&*fx + &s.t);
+            let hi = round_to(f, &s.u, Round::Down);
+            (lo, hi)
+        }
+    };
+    if ftz {
+        if f.is_subnormal(lo) && !f.sign_bit(lo) {
+            lo = f.zero(false);
+        }
+        if f.is_subnormal(hi) && f.sign_bit(hi) {
+            hi = f.zero(true);
+        }
+    }
+    Accept::Within {
+        lo,
+        hi,
+        rep: if ftz { flush(f, rn) } else { rn },
+        format: f,
+        ftz,
+    }
+}
 
 /// Runs one program; reusable across inputs.
 pub struct Evaluator<'p> {
     program: &'p Program,
     slots: Vec<u64>,
     parts: Vec<&'p Part>,
+    scratch: Option<Box<Scratch>>,
 }
 
 impl<'p> Evaluator<'p> {
     /// Prepares the slot array for `program`.
     pub fn new(program: &'p Program) -> Evaluator<'p> {
-        let parts = program.dests.iter().flat_map(|d| d.parts.iter()).collect();
+        let parts: Vec<&Part> = program.dests.iter().flat_map(|d| d.parts.iter()).collect();
+        let scratch = parts
+            .iter()
+            .any(|p| has_within(&p.outcome))
+            .then(|| Box::new(Scratch::new()));
         Evaluator {
             program,
             slots: vec![0; program.ops.len()],
             parts,
+            scratch,
         }
     }
 
@@ -49,7 +196,7 @@ impl<'p> Evaluator<'p> {
             self.slots[i] = v;
         }
         for (o, part) in out.iter_mut().zip(&self.parts) {
-            *o = resolve(&part.outcome, &self.slots);
+            *o = resolve(&part.outcome, &self.slots, &mut self.scratch);
         }
     }
 
@@ -68,8 +215,33 @@ impl<'p> Evaluator<'p> {
     }
 }
 
-fn resolve(o: &Outcome, slots: &[u64]) -> Accept {
+fn has_within(o: &Outcome) -> bool {
     match o {
+        Outcome::Within { .. } => true,
+        Outcome::Select(_, a, b) => has_within(a) || has_within(b),
+        _ => false,
+    }
+}
+
+fn resolve(o: &Outcome, slots: &[u64], scratch: &mut Option<Box<Scratch>>) -> Accept {
+    match o {
+        Outcome::Any(f) => Accept::Any(*f),
+        Outcome::Within {
+            func,
+            arg,
+            format,
+            bound,
+            ftz,
+        } => within(
+            scratch
+                .as_mut()
+                .expect("scratch exists for programs with bounded outcomes"),
+            *func,
+            *format,
+            slots[*arg as usize],
+            *bound,
+            *ftz,
+        ),
         Outcome::Exact(v) => Accept::Exact(slots[*v as usize]),
         Outcome::AnyNan(f) => Accept::AnyNan(*f),
         Outcome::OneOf(vs) => {
@@ -90,6 +262,8 @@ fn resolve(o: &Outcome, slots: &[u64]) -> Accept {
                 }
             }
         }
-        Outcome::Select(c, a, b) => resolve(if slots[*c as usize] != 0 { a } else { b }, slots),
+        Outcome::Select(c, a, b) => {
+            resolve(if slots[*c as usize] != 0 { a } else { b }, slots, scratch)
+        }
     }
 }

@@ -30,6 +30,10 @@ pub struct Pattern {
     pub elems: Vec<Elem>,
     /// Operand names, destination first.
     pub operands: Vec<String>,
+    /// Per operand: whether the form writes it `{!}c`, so that instruction text may negate
+    /// it (`!c`, PTX predicate negation). The negation is applied when the operand is read,
+    /// before `sem` runs: `sem` sees the value of `!c` (see `OperandSig::read`).
+    pub negatable: Vec<bool>,
 }
 
 /// A group as the pattern parser needs it.
@@ -151,10 +155,23 @@ pub fn parse_pattern(
         }
     }
     let mut operands = Vec::new();
+    let mut negatable = Vec::new();
     let mut off = head_end;
     for piece in syntax[head_end..].split(',') {
         let trimmed = piece.trim();
-        let start = off + piece.find(|c: char| !c.is_whitespace()).unwrap_or(0);
+        let mut start = off + piece.find(|c: char| !c.is_whitespace()).unwrap_or(0);
+        // `{!}c`: an operand the instruction text may write negated (9.7.7.1 `set`).
+        let trimmed = match trimmed.strip_prefix("{!}") {
+            Some(rest) => {
+                start += 3;
+                negatable.push(true);
+                rest
+            }
+            None => {
+                negatable.push(false);
+                trimmed
+            }
+        };
         if trimmed.is_empty()
             || !trimmed
                 .chars()
@@ -165,7 +182,7 @@ pub fn parse_pattern(
                 start + trimmed.len(),
                 format!("`{trimmed}` is not an operand name"),
             )
-            .with_hint("operands are names separated by commas: `d, a, b`"));
+            .with_hint("operands are names separated by commas: `d, a, b`, `{!}c` for one that may be negated"));
         }
         if operands.iter().any(|o| o == trimmed) {
             return Err(err(
@@ -184,6 +201,14 @@ pub fn parse_pattern(
             "a form needs a destination and at least one source operand".into(),
         ));
     }
+    if negatable.first() == Some(&true) {
+        return Err(err(
+            head_end,
+            syntax.len(),
+            "the destination cannot be `{!}`".into(),
+        )
+        .with_hint("`{!}` marks a source operand the instruction may negate: `d, a, b, {!}c`"));
+    }
     if let Some(semi) = restrictions {
         restrict(full, semi, &mut elems, groups, &err)?;
     }
@@ -191,6 +216,7 @@ pub fn parse_pattern(
         opcode: opcode.to_string(),
         elems,
         operands,
+        negatable,
     })
 }
 

@@ -216,6 +216,58 @@ impl Op {
     }
 }
 
+/// A function the ISA specifies only up to an error bound (`approx(.ex2, x, ulps(2))`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ApproxFn {
+    /// `1/x` (rcp.approx).
+    Rcp,
+    /// `sqrt(x)` (sqrt.approx).
+    Sqrt,
+    /// `1/sqrt(x)` (rsqrt.approx).
+    Rsqrt,
+    /// `2^x` (ex2.approx).
+    Ex2,
+    /// `log2(x)` (lg2.approx).
+    Lg2,
+}
+
+impl ApproxFn {
+    /// The name as the spec writes it (`.ex2`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ApproxFn::Rcp => "rcp",
+            ApproxFn::Sqrt => "sqrt",
+            ApproxFn::Rsqrt => "rsqrt",
+            ApproxFn::Ex2 => "ex2",
+            ApproxFn::Lg2 => "lg2",
+        }
+    }
+
+    /// Parses a spec name (`rcp`, `ex2`, ...).
+    pub fn from_name(s: &str) -> Option<ApproxFn> {
+        [
+            ApproxFn::Rcp,
+            ApproxFn::Sqrt,
+            ApproxFn::Rsqrt,
+            ApproxFn::Ex2,
+            ApproxFn::Lg2,
+        ]
+        .into_iter()
+        .find(|f| f.name() == s)
+    }
+}
+
+/// The error the ISA allows an approximation.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Bound {
+    /// At most this many encodings (ulps) away from the correctly rounded (RN) result.
+    Ulps(u32),
+    /// `|y - f(x)| <= 2^k` (the field is `k`, e.g. `-22`).
+    AbsErr(f64),
+    /// `|y - f(x)| <= 2^k * |f(x)|`.
+    RelErr(f64),
+}
+
 /// What a destination part may hold: the accept set, as a tree over run-time conditions.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Outcome {
@@ -227,6 +279,22 @@ pub enum Outcome {
     OneOf(Vec<ValueId>),
     /// `cond ? then : else`, decided at run time.
     Select(ValueId, Box<Outcome>, Box<Outcome>),
+    /// Any value of the format within `bound` of `func(arg)` computed exactly; never NaN.
+    /// With `ftz`, a subnormal in that range is replaced by the zero of its sign.
+    Within {
+        /// The function approximated.
+        func: ApproxFn,
+        /// Its argument.
+        arg: ValueId,
+        /// Format of the argument and result.
+        format: Format,
+        /// The allowed error.
+        bound: Bound,
+        /// Whether results are flushed to sign-preserving zero.
+        ftz: bool,
+    },
+    /// Any bits at all ("best effort" outside a stated range).
+    Any(Format),
 }
 
 impl Outcome {
@@ -234,7 +302,8 @@ impl Outcome {
     pub fn values(&self, out: &mut Vec<ValueId>) {
         match self {
             Outcome::Exact(v) => out.push(*v),
-            Outcome::AnyNan(_) => {}
+            Outcome::AnyNan(_) | Outcome::Any(_) => {}
+            Outcome::Within { arg, .. } => out.push(*arg),
             Outcome::OneOf(vs) => out.extend(vs),
             Outcome::Select(c, a, b) => {
                 out.push(*c);

@@ -9,7 +9,9 @@ use crate::ast::{BinOp, Block, Else, Expr, ExprKind, Index, Stmt, UnOp};
 use crate::catalog::{Family, Form, FormatInfo, Spec};
 use crate::diag::{Diagnostic, Span};
 use crate::form::{Choice, Elem};
-use crate::ir::{mask, Class, Cmp, Dest, Op, Outcome, Part, PartKind, Program, ValueId};
+use crate::ir::{
+    mask, ApproxFn, Bound, Class, Cmp, Dest, Op, Outcome, Part, PartKind, Program, ValueId,
+};
 use semfuzz_fp::{Format, Round};
 use std::collections::HashMap;
 
@@ -816,12 +818,16 @@ impl<'a> Lowerer<'a> {
                 Val::Rt(self.emit(Op::Select(c, x, y), ta.width()), ta)
             }
             (a, b) => {
+                // Both sides are typed here: literals were coerced above.
                 let o = |v: Val| match v {
-                    Val::Rt(id, _) => Outcome::Exact(id),
-                    Val::Choice(o, _) => o,
-                    _ => Outcome::AnyNan(Format::F32),
+                    Val::Rt(id, _) => Ok(Outcome::Exact(id)),
+                    Val::Choice(o, _) => Ok(o),
+                    other => Err(err(
+                        span,
+                        format!("internal: untyped {other:?} in a run-time choice"),
+                    )),
                 };
-                Val::Choice(Outcome::Select(c, Box::new(o(a)), Box::new(o(b))), ta)
+                Val::Choice(Outcome::Select(c, Box::new(o(a)?), Box::new(o(b)?)), ta)
             }
         })
     }
@@ -1207,7 +1213,7 @@ impl<'a> Lowerer<'a> {
             };
         }
         let mut vals = Vec::with_capacity(args.len());
-        let lazy = matches!(f, "present");
+        let lazy = matches!(f, "present" | "approx");
         if !lazy {
             for a in args {
                 vals.push(self.expr(env, a)?);
@@ -1446,6 +1452,20 @@ impl<'a> Lowerer<'a> {
                     }
                 }
             }
+            "approx" => self.approx(env, args, span),
+            "any_value" => {
+                arity(1)?;
+                match self.rt(vals.remove(0), &args[0].span)? {
+                    (_, Ty::Float(fm)) => Ok(Val::Choice(Outcome::Any(fm), Ty::Float(fm))),
+                    (id, t) => {
+                        Err(self.type_err(&args[0].span, "a floating-point value", &Val::Rt(id, t)))
+                    }
+                }
+            }
+            "ulps" | "abs_err" | "rel_err" => Err(err(
+                span,
+                format!("`{f}(...)` is an error bound: it is only the third argument of `approx`"),
+            )),
             "one_of" => {
                 if args.is_empty() {
                     return Err(err(span, "`one_of` needs at least one value"));
@@ -1503,6 +1523,84 @@ impl<'a> Lowerer<'a> {
     }
 }
 
+impl Lowerer<'_> {
+    /// `approx(.fn, x, bound)` or `approx(.fn, x, bound, ftz)`: a bounded outcome.
+    fn approx(&mut self, env: &Env, args: &[Expr], span: &Span) -> Result<Val, Diagnostic> {
+        if !(3..=4).contains(&args.len()) {
+            return Err(err(
+                span,
+                format!(
+                    "`approx` takes 3 or 4 arguments (.fn, x, bound[, ftz]), found {}",
+                    args.len()
+                ),
+            ));
+        }
+        let func = match self.expr(env, &args[0])? {
+            Val::Mod(m) => ApproxFn::from_name(&m).ok_or_else(|| {
+                err(
+                    &args[0].span,
+                    format!("`.{m}` is not an approximated function"),
+                )
+                .with_hint("one of .rcp .sqrt .rsqrt .ex2 .lg2")
+            })?,
+            other => {
+                return Err(self.type_err(&args[0].span, "a function name like `.ex2`", &other))
+            }
+        };
+        let (arg, format) = match self.expr(env, &args[1])? {
+            Val::Rt(id, Ty::Float(f)) => (id, f),
+            other => return Err(self.type_err(&args[1].span, "a floating-point value", &other)),
+        };
+        if format.width() != 32 && format.width() != 64 {
+            return Err(err(
+                &args[1].span,
+                "`approx` supports .f32 and .f64 values only",
+            ));
+        }
+        let bound = match &args[2].kind {
+            ExprKind::Call {
+                func: b,
+                args: bargs,
+            } if bargs.len() == 1 => {
+                let n = match self.expr(env, &bargs[0])? {
+                    Val::Int(i) => i as f64,
+                    Val::Real(r) => r,
+                    other => return Err(self.type_err(&bargs[0].span, "a number", &other)),
+                };
+                match b.text.as_str() {
+                    "ulps" if n >= 0.0 && n.fract() == 0.0 => Bound::Ulps(n as u32),
+                    "abs_err" => Bound::AbsErr(n),
+                    "rel_err" => Bound::RelErr(n),
+                    _ => return Err(err(&args[2].span, "expected `ulps(N)` (N >= 0 an integer), `abs_err(K)` or `rel_err(K)` (error 2^K)")),
+                }
+            }
+            _ => {
+                return Err(err(
+                    &args[2].span,
+                    "expected an error bound: `ulps(N)`, `abs_err(K)` or `rel_err(K)`",
+                ))
+            }
+        };
+        let ftz = match args.get(3) {
+            None => false,
+            Some(a) => match self.expr(env, a)? {
+                Val::Bool(b) => b,
+                other => return Err(self.type_err(&a.span, "a compile-time flag (`ftz`)", &other)),
+            },
+        };
+        Ok(Val::Choice(
+            Outcome::Within {
+                func,
+                arg,
+                format,
+                bound,
+                ftz,
+            },
+            Ty::Float(format),
+        ))
+    }
+}
+
 fn int_binop(op: BinOp, x: i64, y: i64) -> Option<Val> {
     Some(match op {
         BinOp::Add => Val::Int(x.checked_add(y)?),
@@ -1535,7 +1633,8 @@ fn renumber(mut op: Op, n: &[ValueId]) -> Op {
 fn renumber_outcome(o: &mut Outcome, n: &[ValueId]) {
     match o {
         Outcome::Exact(v) => *v = n[*v as usize],
-        Outcome::AnyNan(_) => {}
+        Outcome::AnyNan(_) | Outcome::Any(_) => {}
+        Outcome::Within { arg, .. } => *arg = n[*arg as usize],
         Outcome::OneOf(vs) => vs.iter_mut().for_each(|v| *v = n[*v as usize]),
         Outcome::Select(c, a, b) => {
             *c = n[*c as usize];

@@ -22,6 +22,32 @@ pub enum Accept {
         /// The values.
         values: [u64; MAX_ONE_OF],
     },
+    /// Any non-NaN value `v` of the format with `lo <= v <= hi` in numeric order (`-0 < +0`);
+    /// with `ftz`, never a subnormal. The bounded outcome of an approximation (`approx`).
+    Within {
+        /// Lowest accepted encoding.
+        lo: u64,
+        /// Highest accepted encoding.
+        hi: u64,
+        /// The correctly rounded (RN, flushed under `ftz`) reference: the representative.
+        rep: u64,
+        /// The format.
+        format: Format,
+        /// Subnormals are not accepted (flush-to-zero).
+        ftz: bool,
+    },
+    /// Any bits at all: "best effort" (`any_value`).
+    Any(Format),
+}
+
+/// Total numeric order key of a non-NaN encoding, with `-0 < +0`.
+pub fn order_key(f: Format, bits: u64) -> i64 {
+    let mag = (bits & !(1u64 << (f.width() - 1))) as i64;
+    if f.sign_bit(bits) {
+        -mag - 1
+    } else {
+        mag
+    }
 }
 
 impl Default for Accept {
@@ -37,6 +63,17 @@ impl Accept {
             Accept::Exact(b) => b == bits,
             Accept::AnyNan(f) => f.is_nan(bits),
             Accept::OneOf { len, values } => values[..len as usize].contains(&bits),
+            Accept::Within {
+                lo,
+                hi,
+                format: f,
+                ftz,
+                ..
+            } => {
+                !(f.is_nan(bits) || ftz && f.is_subnormal(bits))
+                    && (order_key(f, lo)..=order_key(f, hi)).contains(&order_key(f, bits))
+            }
+            Accept::Any(_) => true,
         }
     }
 
@@ -46,14 +83,16 @@ impl Accept {
             Accept::Exact(b) => b,
             Accept::AnyNan(f) => f.default_nan(),
             Accept::OneOf { values, .. } => values[0],
+            Accept::Within { rep, .. } => rep,
+            Accept::Any(f) => f.zero(false),
         }
     }
 
-    /// The listed values (for `Exact` and `OneOf`).
+    /// The listed values (for `Exact` and `OneOf`; empty for the other sets).
     pub fn values(&self) -> &[u64] {
         match self {
             Accept::Exact(b) => std::slice::from_ref(b),
-            Accept::AnyNan(_) => &[],
+            Accept::AnyNan(_) | Accept::Within { .. } | Accept::Any(_) => &[],
             Accept::OneOf { len, values } => &values[..*len as usize],
         }
     }
@@ -102,6 +141,16 @@ pub fn describe_accept(kind: PartKind, a: &Accept) -> String {
             let vs: Vec<String> = a.values().iter().map(|b| describe(kind, *b)).collect();
             format!("one of {}", vs.join(" | "))
         }
+        Accept::Within {
+            lo, hi, rep, ftz, ..
+        } => format!(
+            "any value in [{}, {}]{} (correctly rounded: {})",
+            describe(kind, *lo),
+            describe(kind, *hi),
+            if *ftz { ", subnormals flushed" } else { "" },
+            describe(kind, *rep)
+        ),
+        Accept::Any(_) => "any value (best effort)".to_string(),
     }
 }
 
@@ -124,6 +173,9 @@ pub enum Mismatch {
     Ulps(i64),
     /// Bits that differ otherwise (integers, predicates, sign of a nonzero).
     Bits,
+    /// Outside an approximation's bound by this many ulps beyond the nearest end of the
+    /// accepted interval (+: above it).
+    BoundExceeded(i64),
 }
 
 impl fmt::Display for Mismatch {
@@ -142,6 +194,12 @@ impl fmt::Display for Mismatch {
                 if *n > 0 { "up" } else { "down" }
             ),
             Mismatch::Bits => write!(f, "different bits"),
+            Mismatch::BoundExceeded(n) => write!(
+                f,
+                "bound exceeded by {} ulp {}",
+                n.unsigned_abs(),
+                if *n > 0 { "up" } else { "down" }
+            ),
         }
     }
 }
@@ -168,6 +226,20 @@ pub fn classify(kind: PartKind, expected: &Accept, got: u64) -> Mismatch {
         (_, true) => return Mismatch::NanExpectedNumber,
         (_, false) if f.is_nan(want) => return Mismatch::NumberExpectedNan,
         _ => {}
+    }
+    if let Accept::Within { lo, hi, ftz, .. } = *expected {
+        if ftz && f.is_subnormal(got) {
+            return Mismatch::FtzNotApplied;
+        }
+        if f.is_zero(got) && f.is_zero(lo) && f.is_zero(hi) {
+            return Mismatch::SignOfZero;
+        }
+        let k = order_key(f, got);
+        return Mismatch::BoundExceeded(if k > order_key(f, hi) {
+            ordinal(f, got) - ordinal(f, hi)
+        } else {
+            ordinal(f, got) - ordinal(f, lo)
+        });
     }
     if f.is_zero(got) && f.is_zero(want) {
         return Mismatch::SignOfZero;
