@@ -7,6 +7,14 @@
 //! runs one scalar operation per element through `black_box`, so it is not vectorised; for
 //! `fma.rz.f64` it is the host backend's VFMADD under MXCSR round-toward-zero (set and
 //! restored around each instruction, as a CPU fallback would do).
+//!
+//! The 16-bit variants' native side is the nearest host work, not a bit-exact reference: f16
+//! through the host's F16C conversions around an f32 operation, bf16 by shifting into f32 and
+//! rounding back with integer arithmetic. `ex2.approx.f32` is compared with libm's `exp2f`; its
+//! semfuzz side includes the MPFR evaluation that bounds each result.
+//!
+//! The `exhaustive/` groups time the whole check of a unary 16-bit variant: all 65,536 inputs
+//! evaluated and each reference result tested against the accept set.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use semfuzz_fp::Round;
@@ -56,6 +64,62 @@ fn f32_of(x: u64) -> f32 {
     f32::from_bits(x as u32)
 }
 
+/// F16C's VCVTPH2PS on the low lane, inlined (the host backend's `f16_to_f32` also sets
+/// MXCSR around each conversion, which is not what a native f16 program pays).
+fn f16_to_f32(x: u64) -> f32 {
+    use std::arch::x86_64::{_mm_cvtph_ps, _mm_cvtsi32_si128, _mm_cvtss_f32};
+    // SAFETY: `bench` runs the 16-bit groups only when the CPU has F16C.
+    unsafe { _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtsi32_si128(x as i32))) }
+}
+
+/// F16C's VCVTPS2PH with round-to-nearest-even, inlined.
+fn f32_to_f16(x: f32) -> u64 {
+    use std::arch::x86_64::{
+        _mm_cvtps_ph, _mm_cvtsi128_si32, _mm_set_ss, _MM_FROUND_TO_NEAREST_INT,
+    };
+    // SAFETY: as in `f16_to_f32`.
+    unsafe {
+        u64::from(
+            _mm_cvtsi128_si32(_mm_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(_mm_set_ss(x))) as u16,
+        )
+    }
+}
+
+fn bf16_to_f32(x: u64) -> f32 {
+    f32::from_bits((x as u32 & 0xFFFF) << 16)
+}
+
+/// Round-to-nearest-even from f32 to bf16 by integer arithmetic (NaN not special-cased: the
+/// baseline only has to do the same amount of work).
+fn f32_to_bf16(x: f32) -> u64 {
+    let b = x.to_bits();
+    u64::from((b + 0x7FFF + ((b >> 16) & 1)) >> 16)
+}
+
+/// Evaluates a one-input 16-bit variant on all 65,536 inputs and tests `reference` against
+/// each accept set: the "exhaustive check of one unary 16-bit variant".
+fn exhaustive(c: &mut Criterion, spec: &Spec, text: &str, reference: impl Fn(u64) -> u64) {
+    let v = spec.lookup(text, Some(1)).expect("variant");
+    let mut ev = Evaluator::new(&v.program);
+    let ins: Vec<u64> = (0..0x1_0000).collect();
+    let mut out = vec![Accept::default(); ins.len() * ev.n_parts()];
+    let mut g = c.benchmark_group(format!("exhaustive/{text}"));
+    g.throughput(Throughput::Elements(ins.len() as u64));
+    g.sample_size(20);
+    g.bench_function("semfuzz", |b| {
+        b.iter(|| {
+            ev.eval_batch(black_box(&ins), &mut out);
+            let rejected = ins
+                .iter()
+                .zip(&out)
+                .filter(|(x, acc)| !acc.accepts(reference(**x)))
+                .count();
+            assert_eq!(rejected, 0, "{text}: the reference disagrees with the spec");
+        })
+    });
+    g.finish();
+}
+
 fn bench(c: &mut Criterion) {
     let spec = Spec::embedded().expect("specs load");
     group(c, &spec, "add.rn.f32", 2, |r| {
@@ -75,6 +139,40 @@ fn bench(c: &mut Criterion) {
     });
     group(c, &spec, "sqrt.rn.f32", 1, |r| {
         u64::from(f32_of(r[0]).sqrt().to_bits())
+    });
+    if !std::arch::is_x86_feature_detected!("f16c") {
+        eprintln!("the host has no F16C: skipping the f16 benchmarks");
+        return;
+    }
+    group(c, &spec, "add.rn.f16", 2, |r| {
+        f32_to_f16(f16_to_f32(r[0]) + f16_to_f32(r[1]))
+    });
+    group(c, &spec, "fma.rn.bf16x2", 3, |r| {
+        let lane = |s: u32| {
+            let l = |x: u64| bf16_to_f32(x >> s);
+            f32_to_bf16(l(r[0]).mul_add(l(r[1]), l(r[2]))) << s
+        };
+        lane(0) | lane(16)
+    });
+    group(c, &spec, "set.lt.u32.f16x2", 2, |r| {
+        let lane = |s: u32| {
+            let l = |x: u64| f16_to_f32((x >> s) & 0xFFFF);
+            if l(r[0]) < l(r[1]) {
+                0xFFFF << s
+            } else {
+                0
+            }
+        };
+        lane(0) | lane(16)
+    });
+    group(c, &spec, "ex2.approx.f32", 1, |r| {
+        u64::from(f32_of(r[0]).exp2().to_bits())
+    });
+    // 9.7.4.5 neg: "NaN inputs yield an unspecified NaN", so the sign flip is accepted for
+    // every input; .ftz flushes a subnormal input to the zero of its sign before negating.
+    exhaustive(c, &spec, "neg.ftz.f16", |x| {
+        let flushed = if x & 0x7C00 == 0 { x & 0x8000 } else { x };
+        flushed ^ 0x8000
     });
 }
 
