@@ -1339,6 +1339,9 @@ fn ex2_approx_half_tables() {
         // A subnormal input is not flushed: 2^x for tiny x is bounded, 1.0 among the values.
         let a = eval(instr, &[s.sub | s.sub << 16])[0];
         assert!(matches!(a, Accept::Within { ftz: false, .. }) && a.accepts(s.one));
+        // Nor is a subnormal result (chosen reading): 2^-20 is the .f16 subnormal 0x0010.
+        let a = eval(instr, &[0xcd00 | 0xcd00 << 16])[0]; // -20.0
+        assert!(a.accepts(0x0010) && !a.accepts(s.zero));
     }
     // ex2.approx.ftz.bf16: | -Inf | +0.0 | -subnormal | +1.0 | -0.0 | +1.0 | +0.0 | +1.0 |
     // +subnormal | +1.0 | +Inf | +Inf | NaN | NaN |
