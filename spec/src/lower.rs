@@ -309,7 +309,10 @@ fn slice_parts(
         if s.lo != next {
             return Err(err(
                 span,
-                format!("bits [{}:{next}] of `{name}` are never assigned", s.lo - 1),
+                format!(
+                    "bits [{}:{next}] of `{name}` are never assigned",
+                    s.lo.saturating_sub(1)
+                ),
             )
             .with_hint("the bit ranges assigned to a destination must cover all of it"));
         }
