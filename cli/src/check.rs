@@ -43,11 +43,7 @@ fn check_line(spec: &Spec, line: &str) -> Result<Option<Result<(), String>>, Str
     for (i, (part, accept)) in dest.parts.iter().zip(&out).enumerate() {
         let bits = (got >> part.lo) & semfuzz_spec::ir::mask(part.width);
         if !accept.accepts(bits) {
-            let name = if dest.parts.len() > 1 {
-                format!("{}[{i}]", dest.name)
-            } else {
-                dest.name.clone()
-            };
+            let name = dest.part_name(i);
             problems.push(format!(
                 "{name} = {}, but the spec allows {} [{}]",
                 describe(part.kind, bits),

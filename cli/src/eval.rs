@@ -50,12 +50,7 @@ pub fn run(spec: &Spec, instr: &str, operands: &[String]) -> Result<()> {
     for d in &v.program.dests {
         for (i, part) in d.parts.iter().enumerate() {
             let a = out.next().copied().unwrap_or_default();
-            let name = if d.parts.len() > 1 {
-                format!("{}[{i}]", d.name)
-            } else {
-                d.name.clone()
-            };
-            println!("  {name} = {}", describe_accept(part.kind, &a));
+            println!("  {} = {}", d.part_name(i), describe_accept(part.kind, &a));
         }
     }
     Ok(())

@@ -248,24 +248,34 @@ fn allowed(o: &Outcome, r: &BV, values: &[BV]) -> Bool {
         Outcome::Any(_) => Bool::from_bool(true),
         Outcome::Within {
             func,
-            arg,
+            args,
             format,
             ftz,
             ..
         } => {
-            // The approximation is an uninterpreted function, one per function and format:
-            // the bound is not expressible against a free function, so only what holds of
-            // every admitted value is stated: not NaN, and under `ftz` not subnormal.
+            // The approximation is an uninterpreted function, one per function and format
+            // (f16 and bf16 share a width, f32 and the 1.11.20 upper word of an f64 too): the
+            // bound is not expressible against a free function, so only what holds of every
+            // admitted value is stated: not NaN, and under `ftz` not subnormal. The corner
+            // cases are the exact outcomes around this one in the tree.
             let w = format.width();
+            let sort = z3::Sort::bitvector(w);
+            let domain: Vec<&z3::Sort> = args.iter().map(|_| &sort).collect();
             let uf = z3::FuncDecl::new(
-                format!("approx_{}_{}", func.name(), w),
-                &[&z3::Sort::bitvector(w)],
-                &z3::Sort::bitvector(w),
+                format!(
+                    "approx_{}_e{}p{}",
+                    func.name(),
+                    format.exp_bits(),
+                    format.precision()
+                ),
+                &domain,
+                &sort,
             );
-            let y = uf
-                .apply(&[&values[*arg as usize]])
-                .as_bv()
-                .expect("a bit-vector function");
+            let actuals: Vec<&dyn z3::ast::Ast> = args
+                .iter()
+                .map(|a| &values[*a as usize] as &dyn z3::ast::Ast)
+                .collect();
+            let y = uf.apply(&actuals).as_bv().expect("a bit-vector function");
             let x = float(r, *format);
             let mut cs = vec![r.eq(&y), x.is_nan().not()];
             if *ftz {

@@ -51,3 +51,72 @@ fn leaked_nan_bits_are_caught() {
         .check(&[0x3f80_0000, 0x3f80_0000], &out)
         .expect("1 + 1 agrees");
 }
+
+fn accepts_of(v: &semfuzz_spec::Variant, inputs: &[u64]) -> Vec<semfuzz_spec::outcome::Accept> {
+    let mut ev = semfuzz_spec::eval::Evaluator::new(&v.program);
+    let mut out = vec![Default::default(); ev.n_parts()];
+    ev.eval(inputs, &mut out);
+    out
+}
+
+/// The check must be able to fail on bounded outcomes of two arguments: given the accept set
+/// of other inputs, Z3 (whose formulas take the corner case or the uninterpreted division)
+/// disagrees.
+#[test]
+fn two_argument_bounds_are_checked() {
+    let spec = Spec::embedded().expect("embedded specs load");
+    let v = spec.lookup("div.approx.f32", Some(2)).expect("variant");
+    let mut checker = semfuzz_smt::consistency::Checker::new(&v.program, 10_000);
+    let (one, three, zero) = (0x3f80_0000, 0x4040_0000, 0);
+    let bounded = accepts_of(v, &[one, three]);
+    let corner = accepts_of(v, &[one, zero]); // 1/+0: exactly +Inf
+    checker.check(&[one, three], &bounded).expect("1/3 agrees");
+    checker.check(&[one, zero], &corner).expect("1/0 agrees");
+    // The formulas pin 1/0 to +Inf: the interval around 1/3 is rejected.
+    let e = checker
+        .check(&[one, zero], &bounded)
+        .expect_err("must disagree");
+    assert!(e.to_string().contains("rejects"), "{e}");
+    // The formulas leave 1/3 free (an uninterpreted function): +Inf alone is too narrow.
+    let e = checker
+        .check(&[one, three], &corner)
+        .expect_err("must disagree");
+    assert!(e.to_string().contains("rejects"), "{e}");
+}
+
+/// A destination assigned by bit range (rcp.approx.ftz.f64: d[63:32], d[31:0]) is checked part
+/// by part: a wrong low word is caught.
+#[test]
+fn bit_range_parts_are_checked() {
+    let spec = Spec::embedded().expect("embedded specs load");
+    let v = spec.lookup("rcp.approx.ftz.f64", Some(1)).expect("variant");
+    let mut checker = semfuzz_smt::consistency::Checker::new(&v.program, 10_000);
+    let a = 0x4000_0000_1234_5678u64;
+    let mut acc = accepts_of(v, &[a]);
+    assert_eq!(acc.len(), 2);
+    checker.check(&[a], &acc).expect("agrees");
+    acc[0] = semfuzz_spec::outcome::Accept::Exact(1);
+    let e = checker
+        .check(&[a], &acc)
+        .expect_err("a low word of 1 must disagree");
+    assert!(e.to_string().contains("part 0"), "{e}");
+}
+
+/// Approximations of two formats of one width (tanh on .f16 and .bf16) are different
+/// uninterpreted functions: on the same input bits their results may differ.
+#[test]
+fn approximations_of_equal_width_are_distinct_functions() {
+    use semfuzz_smt::encode::{encode_over, NanBits};
+    use z3::ast::BV;
+    let spec = Spec::embedded().expect("embedded specs load");
+    let f16 = spec.lookup("tanh.approx.f16", Some(1)).expect("variant");
+    let bf16 = spec.lookup("tanh.approx.bf16", Some(1)).expect("variant");
+    let x = BV::from_u64(0x3c00, 16); // 1.0 in f16, 1.875 in bf16: both bounded
+    let a = encode_over(&f16.program, "a_", NanBits::Free, vec![x.clone()]);
+    let b = encode_over(&bf16.program, "b_", NanBits::Free, vec![x]);
+    let solver = z3::Solver::new();
+    solver.assert(a.constraints());
+    solver.assert(b.constraints());
+    solver.assert(a.parts[0].result.eq(&b.parts[0].result).not());
+    assert_eq!(solver.check(), z3::SatResult::Sat);
+}

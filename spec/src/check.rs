@@ -200,6 +200,7 @@ impl Scope<'_> {
 
     fn known_modifier(&self, m: &str) -> bool {
         ROUNDING.contains(&m)
+            || crate::ir::ApproxFn::from_name(m).is_some()
             || self.spec.formats.contains_key(m)
             || self
                 .spec
@@ -219,7 +220,7 @@ impl Scope<'_> {
             ExprKind::Mod(m) => {
                 if !self.known_modifier(m) {
                     self.errors.push(
-                        Diagnostic::at(&e.span, format!("`.{m}` is not a rounding mode, a format, or a member of any group"))
+                        Diagnostic::at(&e.span, format!("`.{m}` is not a rounding mode, a format, an approximated function, or a member of any group"))
                             .with_hint("modifiers compared in `sem` must be declared in a `group` or be a format"),
                     );
                 }

@@ -6,7 +6,7 @@
 //! do not allocate per evaluation either.
 
 use crate::ir::{mask, ApproxFn, Bound, Op, Outcome, Part, Program};
-use crate::outcome::{Accept, MAX_ONE_OF};
+use crate::outcome::{order_key, Accept, MAX_ONE_OF};
 use rug::{float::Round as MpRound, Assign, Float};
 use semfuzz_fp::{Format, Round};
 
@@ -80,20 +80,39 @@ fn flush(f: Format, b: u64) -> u64 {
     }
 }
 
-/// The accept set of `func(x)` within `bound` (see [`Outcome::Within`]).
-fn within(s: &mut Scratch, func: ApproxFn, f: Format, x: u64, bound: Bound, ftz: bool) -> Accept {
-    let fx = &mut s.fx;
+/// Loads the encoding `x` of `f` into `v` exactly.
+fn load(v: &mut Float, f: Format, x: u64) {
     if f == Format::F64 {
-        fx.assign(f64::from_bits(x));
+        v.assign(f64::from_bits(x));
     } else {
-        fx.assign(f.to_f64(x));
+        v.assign(f.to_f64(x));
     }
+}
+
+/// The accept set of `func(xs)` within `bound` (see [`Outcome::Within`]).
+fn within(
+    s: &mut Scratch,
+    func: ApproxFn,
+    f: Format,
+    xs: &[u64],
+    bound: Bound,
+    ftz: bool,
+) -> Accept {
+    let fx = &mut s.fx;
+    load(fx, f, xs[0]);
     match func {
         ApproxFn::Rcp => fx.recip_mut(),
         ApproxFn::Sqrt => fx.sqrt_mut(),
         ApproxFn::Rsqrt => fx.recip_sqrt_mut(),
         ApproxFn::Ex2 => fx.exp2_mut(),
         ApproxFn::Lg2 => fx.log2_mut(),
+        ApproxFn::Sin => fx.sin_mut(),
+        ApproxFn::Cos => fx.cos_mut(),
+        ApproxFn::Tanh => fx.tanh_mut(),
+        ApproxFn::Div => {
+            load(&mut s.u, f, xs[1]);
+            *fx /= &s.u;
+        }
     }
     if fx.is_nan() {
         // Outside the function's domain: the spec's corner cases should have caught it.
@@ -127,7 +146,23 @@ fn within(s: &mut Scratch, func: ApproxFn, f: Format, x: u64, bound: Bound, ftz:
             let lo = round_to(f, &s.u, Round::Up);
             s.u.assign(&*fx + &s.t);
             let hi = round_to(f, &s.u, Round::Down);
-            (lo, hi)
+            // Never narrower than the two neighbours of f(x) in the format (see [`Bound`]).
+            let (down, up) = (round_to(f, fx, Round::Down), round_to(f, fx, Round::Up));
+            let min = |a: u64, b: u64| {
+                if order_key(f, a) <= order_key(f, b) {
+                    a
+                } else {
+                    b
+                }
+            };
+            let max = |a: u64, b: u64| {
+                if order_key(f, a) >= order_key(f, b) {
+                    a
+                } else {
+                    b
+                }
+            };
+            (min(lo, down), max(hi, up))
         }
     };
     if ftz {
@@ -228,20 +263,27 @@ fn resolve(o: &Outcome, slots: &[u64], scratch: &mut Option<Box<Scratch>>) -> Ac
         Outcome::Any(f) => Accept::Any(*f),
         Outcome::Within {
             func,
-            arg,
+            args,
             format,
             bound,
             ftz,
-        } => within(
-            scratch
-                .as_mut()
-                .expect("scratch exists for programs with bounded outcomes"),
-            *func,
-            *format,
-            slots[*arg as usize],
-            *bound,
-            *ftz,
-        ),
+        } => {
+            let mut xs = [0; ApproxFn::MAX_ARITY];
+            let n = args.len().min(ApproxFn::MAX_ARITY);
+            for (x, a) in xs.iter_mut().zip(args) {
+                *x = slots[*a as usize];
+            }
+            within(
+                scratch
+                    .as_mut()
+                    .expect("scratch exists for programs with bounded outcomes"),
+                *func,
+                *format,
+                &xs[..n],
+                *bound,
+                *ftz,
+            )
+        }
         Outcome::Exact(v) => Accept::Exact(slots[*v as usize]),
         Outcome::AnyNan(f) => Accept::AnyNan(*f),
         Outcome::OneOf(vs) => {

@@ -216,7 +216,8 @@ impl Op {
     }
 }
 
-/// A function the ISA specifies only up to an error bound (`approx(.ex2, x, ulps(2))`).
+/// A function the ISA specifies only up to an error bound (`approx(.ex2, x, ulps(2))`,
+/// `approx(.div, x, y, ulps(2))`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ApproxFn {
     /// `1/x` (rcp.approx).
@@ -229,9 +230,30 @@ pub enum ApproxFn {
     Ex2,
     /// `log2(x)` (lg2.approx).
     Lg2,
+    /// `sin(x)`, x in radians (sin.approx).
+    Sin,
+    /// `cos(x)`, x in radians (cos.approx).
+    Cos,
+    /// `tanh(x)` (tanh.approx).
+    Tanh,
+    /// `x / y` (div.approx, div.full): the one function of two arguments.
+    Div,
 }
 
 impl ApproxFn {
+    /// Every function, in declaration order.
+    pub const ALL: [ApproxFn; 9] = [
+        ApproxFn::Rcp,
+        ApproxFn::Sqrt,
+        ApproxFn::Rsqrt,
+        ApproxFn::Ex2,
+        ApproxFn::Lg2,
+        ApproxFn::Sin,
+        ApproxFn::Cos,
+        ApproxFn::Tanh,
+        ApproxFn::Div,
+    ];
+
     /// The name as the spec writes it (`.ex2`).
     pub fn name(self) -> &'static str {
         match self {
@@ -240,24 +262,36 @@ impl ApproxFn {
             ApproxFn::Rsqrt => "rsqrt",
             ApproxFn::Ex2 => "ex2",
             ApproxFn::Lg2 => "lg2",
+            ApproxFn::Sin => "sin",
+            ApproxFn::Cos => "cos",
+            ApproxFn::Tanh => "tanh",
+            ApproxFn::Div => "div",
+        }
+    }
+
+    /// The most arguments a function takes.
+    pub const MAX_ARITY: usize = 2;
+
+    /// How many arguments the function takes (1, or 2 for `div`).
+    pub fn arity(self) -> usize {
+        match self {
+            ApproxFn::Div => 2,
+            _ => 1,
         }
     }
 
     /// Parses a spec name (`rcp`, `ex2`, ...).
     pub fn from_name(s: &str) -> Option<ApproxFn> {
-        [
-            ApproxFn::Rcp,
-            ApproxFn::Sqrt,
-            ApproxFn::Rsqrt,
-            ApproxFn::Ex2,
-            ApproxFn::Lg2,
-        ]
-        .into_iter()
-        .find(|f| f.name() == s)
+        ApproxFn::ALL.into_iter().find(|f| f.name() == s)
     }
 }
 
 /// The error the ISA allows an approximation.
+///
+/// An absolute or relative bound never excludes the two values of the format next to the
+/// exact `f(x)` (its roundings down and up): where the bound is finer than the format (a
+/// relative error on a subnormal or overflowing result), no result could meet it, and the
+/// format's own resolution is what a stated error can mean (docs/ambiguities.md).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Bound {
     /// At most this many encodings (ulps) away from the correctly rounded (RN) result.
@@ -279,14 +313,14 @@ pub enum Outcome {
     OneOf(Vec<ValueId>),
     /// `cond ? then : else`, decided at run time.
     Select(ValueId, Box<Outcome>, Box<Outcome>),
-    /// Any value of the format within `bound` of `func(arg)` computed exactly; never NaN.
+    /// Any value of the format within `bound` of `func(args)` computed exactly; never NaN.
     /// With `ftz`, a subnormal in that range is replaced by the zero of its sign.
     Within {
         /// The function approximated.
         func: ApproxFn,
-        /// Its argument.
-        arg: ValueId,
-        /// Format of the argument and result.
+        /// Its arguments (`func.arity()` of them).
+        args: Vec<ValueId>,
+        /// Format of the arguments and of the result.
         format: Format,
         /// The allowed error.
         bound: Bound,
@@ -303,7 +337,7 @@ impl Outcome {
         match self {
             Outcome::Exact(v) => out.push(*v),
             Outcome::AnyNan(_) | Outcome::Any(_) => {}
-            Outcome::Within { arg, .. } => out.push(*arg),
+            Outcome::Within { args, .. } => out.extend(args),
             Outcome::OneOf(vs) => out.extend(vs),
             Outcome::Select(c, a, b) => {
                 out.push(*c);
@@ -347,6 +381,20 @@ pub struct Dest {
     pub width: u32,
     /// The parts, lowest first.
     pub parts: Vec<Part>,
+    /// Whether the parts are bit ranges the spec assigned (`d[63:32]`) rather than lanes.
+    pub by_range: bool,
+}
+
+impl Dest {
+    /// How part `i` is named in messages: `d` for a one-part destination, `d[1]` for a lane,
+    /// `d[63:32]` for a bit range.
+    pub fn part_name(&self, i: usize) -> String {
+        match self.parts.get(i) {
+            Some(p) if self.by_range => format!("{}[{}:{}]", self.name, p.lo + p.width - 1, p.lo),
+            _ if self.parts.len() > 1 => format!("{}[{i}]", self.name),
+            _ => self.name.clone(),
+        }
+    }
 }
 
 /// A lowered instruction variant.

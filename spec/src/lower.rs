@@ -230,6 +230,7 @@ pub fn lower(spec: &Spec, fam: &Family, params: &Params) -> Result<Program, Diag
                 Binding::Dest {
                     ty,
                     lanes: vec![None; ty.lanes() as usize],
+                    slices: Vec::new(),
                 },
             ));
         } else {
@@ -239,9 +240,19 @@ pub fn lower(spec: &Spec, fam: &Family, params: &Params) -> Result<Program, Diag
         }
     }
     l.block(&mut env, &fam.sem, false)?;
-    let Some((name, Binding::Dest { ty, lanes })) = env.vars.first().cloned() else {
+    let Some((name, Binding::Dest { ty, lanes, slices })) = env.vars.first().cloned() else {
         return Err(err(&fam.span, "internal: destination binding lost"));
     };
+    if !slices.is_empty() {
+        let parts = slice_parts(&name, ty, slices, &fam.span)?;
+        let dests = vec![Dest {
+            name,
+            width: ty.width(),
+            parts,
+            by_range: true,
+        }];
+        return Ok(l.finish(input_widths, dests));
+    }
     let lane_ty = ty.lane();
     let mut parts = Vec::new();
     for (i, lane) in lanes.into_iter().enumerate() {
@@ -278,14 +289,80 @@ pub fn lower(spec: &Spec, fam: &Family, params: &Params) -> Result<Program, Diag
         name,
         width: ty.width(),
         parts,
+        by_range: false,
     }];
     Ok(l.finish(input_widths, dests))
+}
+
+/// The parts of a destination assigned by bit range (`d[63:32] = ...; d[31:0] = ...;`), which
+/// must tile it: bits lo..lo+width, and the value.
+fn slice_parts(
+    name: &str,
+    ty: Ty,
+    mut slices: Vec<Slice>,
+    span: &Span,
+) -> Result<Vec<Part>, Diagnostic> {
+    slices.sort_by_key(|s| s.lo);
+    let mut next = 0;
+    let mut parts = Vec::new();
+    for s in slices {
+        if s.lo != next {
+            return Err(err(
+                span,
+                format!(
+                    "bits [{}:{next}] of `{name}` are never assigned",
+                    s.lo.saturating_sub(1)
+                ),
+            )
+            .with_hint("the bit ranges assigned to a destination must cover all of it"));
+        }
+        next = s.lo + s.width;
+        let (outcome, t) = match s.val {
+            Val::Rt(id, t) => (Outcome::Exact(id), t),
+            Val::Choice(o, t) => (o, t),
+            _ => return Err(err(span, "internal: unmaterialized destination range")),
+        };
+        parts.push(Part {
+            lo: s.lo,
+            width: s.width,
+            kind: match t {
+                Ty::Pred => PartKind::Pred,
+                Ty::Float(f) => PartKind::Float(f),
+                _ => PartKind::Bits,
+            },
+            outcome,
+        });
+    }
+    if next != ty.width() {
+        return Err(err(
+            span,
+            format!(
+                "bits [{}:{next}] of `{name}` are never assigned",
+                ty.width() - 1
+            ),
+        )
+        .with_hint("the bit ranges assigned to a destination must cover all of it"));
+    }
+    Ok(parts)
+}
+
+/// A bit range of a destination and its value.
+#[derive(Clone, Debug, PartialEq)]
+struct Slice {
+    lo: u32,
+    width: u32,
+    val: Val,
 }
 
 #[derive(Clone, Debug, PartialEq)]
 enum Binding {
     Val(Val),
-    Dest { ty: Ty, lanes: Vec<Option<Val>> },
+    /// The destination: assigned whole or by lane (`lanes`), or by bit range (`slices`).
+    Dest {
+        ty: Ty,
+        lanes: Vec<Option<Val>>,
+        slices: Vec<Slice>,
+    },
 }
 
 #[derive(Clone, Default)]
@@ -536,7 +613,38 @@ impl<'a> Lowerer<'a> {
                 (Binding::Val(a), Binding::Val(b)) => {
                     Binding::Val(self.select(c, a.clone(), b.clone(), span)?)
                 }
-                (Binding::Dest { ty, lanes: la }, Binding::Dest { lanes: lb, .. }) => {
+                (
+                    Binding::Dest {
+                        ty,
+                        lanes: la,
+                        slices: sa,
+                    },
+                    Binding::Dest {
+                        lanes: lb,
+                        slices: sb,
+                        ..
+                    },
+                ) => {
+                    let same_ranges = sa.len() == sb.len()
+                        && sa
+                            .iter()
+                            .zip(sb)
+                            .all(|(x, y)| (x.lo, x.width) == (y.lo, y.width));
+                    if !same_ranges {
+                        return Err(err(
+                            span,
+                            format!("`{name}` is assigned different bit ranges on the two sides of this `if`"),
+                        )
+                        .with_hint("assign the same ranges on both sides, or before the `if`"));
+                    }
+                    let mut slices = Vec::new();
+                    for (x, y) in sa.iter().zip(sb) {
+                        slices.push(Slice {
+                            lo: x.lo,
+                            width: x.width,
+                            val: self.select(c, x.val.clone(), y.val.clone(), span)?,
+                        });
+                    }
                     let mut lanes = Vec::new();
                     for (x, y) in la.iter().zip(lb) {
                         lanes.push(match (x, y) {
@@ -553,7 +661,11 @@ impl<'a> Lowerer<'a> {
                             }
                         });
                     }
-                    Binding::Dest { ty: *ty, lanes }
+                    Binding::Dest {
+                        ty: *ty,
+                        lanes,
+                        slices,
+                    }
                 }
                 _ => return Err(err(span, "internal: binding kinds differ across branches")),
             };
@@ -609,8 +721,21 @@ impl<'a> Lowerer<'a> {
                     ),
                 ))
             }
-            (Binding::Dest { ty, .. }, index) => {
+            (Binding::Dest { ty, .. }, Some(Index::Slice(a, b))) => {
                 let ty = *ty;
+                return self.assign_slice(env, i, ty, (a, b), v, span);
+            }
+            (Binding::Dest { ty, slices, .. }, index) => {
+                let ty = *ty;
+                if !slices.is_empty() {
+                    return Err(err(
+                        span,
+                        format!(
+                            "`{}` is assigned by bit range in this variant: assign bit ranges only",
+                            name.text
+                        ),
+                    ));
+                }
                 let lane = match index {
                     None if ty.lanes() == 1 => 0,
                     None => {
@@ -657,12 +782,8 @@ impl<'a> Lowerer<'a> {
                         }
                         l as usize
                     }
-                    Some(Index::Slice(a, _)) => {
-                        return Err(err(
-                            &a.span,
-                            "assigning a bit range of a destination is not supported",
-                        )
-                        .with_hint("assign lanes `d[i]`, or the whole destination"))
+                    Some(Index::Slice(..)) => {
+                        return Err(err(span, "internal: bit range assigned as a lane"))
                     }
                 };
                 let v = self.coerce(v, ty.lane(), span)?;
@@ -681,6 +802,81 @@ impl<'a> Lowerer<'a> {
                 }
             }
         }
+        Ok(())
+    }
+
+    /// `d[hi:lo] = v` on a scalar destination: the range becomes one part of `d`, specified on
+    /// its own (9.7.3.14: "d[63:32] = 1.0 / tmp; d[31:0] = 0x00000000;").
+    fn assign_slice(
+        &mut self,
+        env: &mut Env,
+        i: usize,
+        ty: Ty,
+        (a, b): (&Expr, &Expr),
+        v: Val,
+        span: &Span,
+    ) -> Result<(), Diagnostic> {
+        let name = env.vars[i].0.clone();
+        let x = self.const_int(env, a)?;
+        let y = self.const_int(env, b)?;
+        let (lo, hi) = (x.min(y), x.max(y));
+        if ty.lanes() > 1 {
+            return Err(err(
+                &a.span,
+                format!(
+                    "`{name}` has {} lanes: assign `{name}[i]` per lane, not bit ranges",
+                    ty.lanes()
+                ),
+            ));
+        }
+        if lo < 0 || hi >= i64::from(ty.width()) {
+            return Err(err(
+                &a.span,
+                format!(
+                    "bits [{hi}:{lo}] of `{name}`, which is {} bits wide",
+                    ty.width()
+                ),
+            ));
+        }
+        let (lo, width) = (lo as u32, (hi - lo + 1) as u32);
+        let v = self.coerce(v, Ty::Bits(width), span)?;
+        match &v {
+            Val::Rt(_, t) | Val::Choice(_, t) if t.width() == width && t.lanes() == 1 => {}
+            other => {
+                return Err(self.type_err(
+                    span,
+                    &format!("a {width}-bit value for bits [{hi}:{lo}] of `{name}`"),
+                    other,
+                ))
+            }
+        }
+        let Binding::Dest { lanes, slices, .. } = &mut env.vars[i].1 else {
+            return Err(err(span, "internal: destination binding lost"));
+        };
+        if lanes.iter().any(Option::is_some) {
+            return Err(err(
+                span,
+                format!("`{name}` is assigned whole in this variant: assign it whole only"),
+            ));
+        }
+        if let Some(s) = slices.iter_mut().find(|s| (s.lo, s.width) == (lo, width)) {
+            s.val = v;
+            return Ok(());
+        }
+        if let Some(s) = slices
+            .iter()
+            .find(|s| s.lo < lo + width && lo < s.lo + s.width)
+        {
+            return Err(err(
+                span,
+                format!(
+                    "bits [{hi}:{lo}] overlap bits [{}:{}] of `{name}`, assigned before",
+                    s.lo + s.width - 1,
+                    s.lo
+                ),
+            ));
+        }
+        slices.push(Slice { lo, width, val: v });
         Ok(())
     }
 
@@ -871,7 +1067,7 @@ impl<'a> Lowerer<'a> {
         if let Some(i) = env.find(n) {
             return match &env.vars[i].1 {
                 Binding::Val(v) => Ok(v.clone()),
-                Binding::Dest { ty, lanes } if ty.lanes() == 1 => match &lanes[0] {
+                Binding::Dest { ty, lanes, .. } if ty.lanes() == 1 => match &lanes[0] {
                     Some(v) => Ok(v.clone()),
                     None => Err(err(span, format!("`{n}` is read before it is assigned"))),
                 },
@@ -1524,64 +1720,97 @@ impl<'a> Lowerer<'a> {
 }
 
 impl Lowerer<'_> {
-    /// `approx(.fn, x, bound)` or `approx(.fn, x, bound, ftz)`: a bounded outcome.
+    /// `approx(.fn, x, bound[, ftz])`, or `approx(.div, x, y, bound[, ftz])` for a function of
+    /// two arguments: a bounded outcome.
     fn approx(&mut self, env: &Env, args: &[Expr], span: &Span) -> Result<Val, Diagnostic> {
-        if !(3..=4).contains(&args.len()) {
+        let usage = "`approx` takes .fn, its arguments, a bound and optionally ftz: `approx(.ex2, x, ulps(2))`, `approx(.div, x, y, ulps(2), ftz)`";
+        let Some(first) = args.first() else {
+            return Err(err(span, usage));
+        };
+        let func = match self.expr(env, first)? {
+            Val::Mod(m) => ApproxFn::from_name(&m).ok_or_else(|| {
+                let names: Vec<String> = ApproxFn::ALL
+                    .iter()
+                    .map(|f| format!(".{}", f.name()))
+                    .collect();
+                err(
+                    &first.span,
+                    format!("`.{m}` is not an approximated function"),
+                )
+                .with_hint(format!("one of {}", names.join(" ")))
+            })?,
+            other => return Err(self.type_err(&first.span, "a function name like `.ex2`", &other)),
+        };
+        let n = func.arity();
+        if !(n + 2..=n + 3).contains(&args.len()) {
             return Err(err(
                 span,
                 format!(
-                    "`approx` takes 3 or 4 arguments (.fn, x, bound[, ftz]), found {}",
+                    "`approx(.{}, ...)` takes {} or {} arguments, found {}",
+                    func.name(),
+                    n + 2,
+                    n + 3,
                     args.len()
+                ),
+            )
+            .with_hint(usage));
+        }
+        let mut ids = Vec::with_capacity(n);
+        let mut format = None;
+        for a in &args[1..=n] {
+            let (id, f) = match self.expr(env, a)? {
+                Val::Rt(id, Ty::Float(f)) => (id, f),
+                other => return Err(self.type_err(&a.span, "a floating-point value", &other)),
+            };
+            if format.is_some_and(|g| g != f) {
+                return Err(err(
+                    &a.span,
+                    "the arguments of `approx` must have one format",
+                ));
+            }
+            format = Some(f);
+            ids.push(id);
+        }
+        let format = format.ok_or_else(|| err(span, usage))?;
+        // The reference is rounded through binary64 (eval.rs): exact for .f64 itself and for
+        // formats of at most 51 bits of precision within its exponent range.
+        if format != Format::F64 && (format.precision() > 51 || format.exp_bits() > 11) {
+            return Err(err(
+                &args[1].span,
+                format!(
+                    "`approx` supports .f64 and formats of at most 51 bits of precision and 11 exponent bits, not {}",
+                    self.spec.format_name(format)
                 ),
             ));
         }
-        let func = match self.expr(env, &args[0])? {
-            Val::Mod(m) => ApproxFn::from_name(&m).ok_or_else(|| {
-                err(
-                    &args[0].span,
-                    format!("`.{m}` is not an approximated function"),
-                )
-                .with_hint("one of .rcp .sqrt .rsqrt .ex2 .lg2")
-            })?,
-            other => {
-                return Err(self.type_err(&args[0].span, "a function name like `.ex2`", &other))
-            }
-        };
-        let (arg, format) = match self.expr(env, &args[1])? {
-            Val::Rt(id, Ty::Float(f)) => (id, f),
-            other => return Err(self.type_err(&args[1].span, "a floating-point value", &other)),
-        };
-        if format.width() != 32 && format.width() != 64 {
-            return Err(err(
-                &args[1].span,
-                "`approx` supports .f32 and .f64 values only",
-            ));
-        }
-        let bound = match &args[2].kind {
+        let bound_arg = &args[n + 1];
+        let bound = match &bound_arg.kind {
             ExprKind::Call {
                 func: b,
                 args: bargs,
             } if bargs.len() == 1 => {
-                let n = match self.expr(env, &bargs[0])? {
+                let k = match self.expr(env, &bargs[0])? {
                     Val::Int(i) => i as f64,
                     Val::Real(r) => r,
                     other => return Err(self.type_err(&bargs[0].span, "a number", &other)),
                 };
                 match b.text.as_str() {
-                    "ulps" if n >= 0.0 && n.fract() == 0.0 => Bound::Ulps(n as u32),
-                    "abs_err" => Bound::AbsErr(n),
-                    "rel_err" => Bound::RelErr(n),
-                    _ => return Err(err(&args[2].span, "expected `ulps(N)` (N >= 0 an integer), `abs_err(K)` or `rel_err(K)` (error 2^K)")),
+                    "ulps" if k >= 0.0 && k.fract() == 0.0 && k <= f64::from(u32::MAX) => {
+                        Bound::Ulps(k as u32)
+                    }
+                    "abs_err" => Bound::AbsErr(k),
+                    "rel_err" => Bound::RelErr(k),
+                    _ => return Err(err(&bound_arg.span, "expected `ulps(N)` (N >= 0 an integer), `abs_err(K)` or `rel_err(K)` (error 2^K)")),
                 }
             }
             _ => {
                 return Err(err(
-                    &args[2].span,
+                    &bound_arg.span,
                     "expected an error bound: `ulps(N)`, `abs_err(K)` or `rel_err(K)`",
                 ))
             }
         };
-        let ftz = match args.get(3) {
+        let ftz = match args.get(n + 2) {
             None => false,
             Some(a) => match self.expr(env, a)? {
                 Val::Bool(b) => b,
@@ -1591,7 +1820,7 @@ impl Lowerer<'_> {
         Ok(Val::Choice(
             Outcome::Within {
                 func,
-                arg,
+                args: ids,
                 format,
                 bound,
                 ftz,
@@ -1634,7 +1863,7 @@ fn renumber_outcome(o: &mut Outcome, n: &[ValueId]) {
     match o {
         Outcome::Exact(v) => *v = n[*v as usize],
         Outcome::AnyNan(_) | Outcome::Any(_) => {}
-        Outcome::Within { arg, .. } => *arg = n[*arg as usize],
+        Outcome::Within { args, .. } => args.iter_mut().for_each(|v| *v = n[*v as usize]),
         Outcome::OneOf(vs) => vs.iter_mut().for_each(|v| *v = n[*v as usize]),
         Outcome::Select(c, a, b) => {
             *c = n[*c as usize];

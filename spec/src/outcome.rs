@@ -150,7 +150,9 @@ pub fn describe_accept(kind: PartKind, a: &Accept) -> String {
             if *ftz { ", subnormals flushed" } else { "" },
             describe(kind, *rep)
         ),
-        Accept::Any(_) => "any value (best effort)".to_string(),
+        Accept::Any(_) => {
+            "any value: only best effort here, the ISA states no error bound".to_string()
+        }
     }
 }
 

@@ -252,6 +252,111 @@ fn lowering_errors() {
 }
 
 #[test]
+fn approx_errors() {
+    assert_diag(
+        &with_sem("    d = approx(.bar, a, ulps(1));"),
+        "test.sem:4:16",
+        "`.bar` is not a rounding mode, a format, an approximated function",
+    );
+    assert_diag(
+        &with_sem("    d = approx(.rn, a, ulps(1));"),
+        "test.sem:4:16",
+        "`.rn` is not an approximated function",
+    );
+    assert_diag(
+        &with_sem("    d = approx(.div, a, ulps(1));"),
+        "test.sem:4:9",
+        "`approx(.div, ...)` takes 4 or 5 arguments, found 3",
+    );
+    assert_diag(
+        &with_sem("    d = approx(.ex2, a, ulps(-1));"),
+        "test.sem:4:25",
+        "expected `ulps(N)` (N >= 0 an integer)",
+    );
+    assert_diag(
+        &with_sem("    d = approx(.div, a, bits(a), ulps(2));"),
+        "test.sem:4:25",
+        "expected a floating-point value",
+    );
+    assert_diag(
+        &with_sem("    d = approx(.ex2, a, rel_err(-3), 1);"),
+        "test.sem:4:38",
+        "expected a compile-time flag",
+    );
+    assert_diag(
+        &with_sem("    d = ulps(2);"),
+        "test.sem:4:9",
+        "is an error bound: it is only the third argument of `approx`",
+    );
+}
+
+#[test]
+fn bit_range_assignment_errors() {
+    assert_diag(
+        &with_sem("    d[31:16] = 0;"),
+        "test.sem:1:7",
+        "bits [15:0] of `d` are never assigned",
+    );
+    assert_diag(
+        &with_sem("    d[15:0] = 0;"),
+        "test.sem:1:7",
+        "bits [31:16] of `d` are never assigned",
+    );
+    assert_diag(
+        &with_sem("    d[31:0] = 0;\n    d[20:10] = 0;"),
+        "test.sem:5:16",
+        "bits [20:10] overlap bits [31:0] of `d`",
+    );
+    assert_diag(
+        &with_sem("    d[31:16] = 0;\n    d = a;"),
+        "test.sem:5:9",
+        "`d` is assigned by bit range in this variant",
+    );
+    assert_diag(
+        &with_sem("    d = a;\n    d[31:16] = 0;"),
+        "test.sem:5:16",
+        "`d` is assigned whole in this variant",
+    );
+    assert_diag(
+        &with_sem("    d[40:32] = 0;"),
+        "test.sem:4:7",
+        "bits [40:32] of `d`, which is 32 bits wide",
+    );
+    assert_diag(
+        &with_sem("    d[31:16] = a;\n    d[15:0] = 0;"),
+        "test.sem:4:16",
+        "expected a 16-bit value for bits [31:16] of `d`",
+    );
+    assert_diag(
+        &with_sem("    if is_nan(a) { d[31:16] = 0; d[15:0] = 0; } else { d[31:0] = 0; }"),
+        "test.sem:4:8",
+        "assigned different bit ranges on the two sides",
+    );
+}
+
+/// Bit ranges that tile the destination load, and become its parts, named by range.
+#[test]
+fn bit_range_assignment_makes_parts() {
+    let src = with_sem("    d[31:16] = bits(a)[15:0];\n    d[15:0] = 0x1234;");
+    let files = vec![
+        SourceFile::new("prelude.sem", EMBEDDED[0].1),
+        SourceFile::new("test.sem", src.as_str()),
+    ];
+    let spec = Spec::from_files(files).expect("loads");
+    let v = spec.lookup("foo.f32", Some(1)).expect("variant");
+    let dest = &v.program.dests[0];
+    assert_eq!(dest.parts.len(), 2);
+    assert_eq!((dest.parts[0].lo, dest.parts[0].width), (0, 16));
+    assert_eq!(dest.part_name(0), "d[15:0]");
+    assert_eq!(dest.part_name(1), "d[31:16]");
+    let mut ev = semfuzz_spec::eval::Evaluator::new(&v.program);
+    let mut out = vec![Default::default(); 2];
+    ev.eval(&[0x3f80_abcd], &mut out);
+    use semfuzz_spec::outcome::Accept;
+    assert_eq!(out, vec![Accept::Exact(0x1234), Accept::Exact(0xabcd)]);
+}
+
+#[test]
 fn diagnostics_name_the_variant() {
     // An error only in the .f64 variant is found and says which variant it was building.
     let src = "instr foo {\n  form \"foo.type d, a\";\n  group type = { .f32, .f64 };\n  sem { d = type == .f64 ? bits(a) : a; }\n}";

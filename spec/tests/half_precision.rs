@@ -545,8 +545,8 @@ fn requirements() {
 
 // ---- instruction text ----
 
-/// The syntax lines of 9.7.4.1-8 (excluding tanh and ex2), expanded here by hand into every
-/// modifier sequence they allow: (opcode, optional/alternative modifier slots, type, sources).
+/// The syntax lines of 9.7.4.1-10, expanded here by hand into every modifier sequence they
+/// allow: (opcode, optional/alternative modifier slots, type, sources).
 fn manual_variants() -> BTreeSet<(String, usize)> {
     let opt = |m: &'static str| vec!["", m];
     let req = |m: &'static str| vec![m];
@@ -593,6 +593,17 @@ fn manual_variants() -> BTreeSet<(String, usize)> {
         lines.push((op, vec![opt("NaN"), opt("xorsign.abs")], "bf16", 2));
         lines.push((op, vec![opt("NaN"), opt("xorsign.abs")], "bf16x2", 2));
     }
+    // 9.7.4.9 "tanh.approx.type" (.type: f16, f16x2, bf16, bf16x2); 9.7.4.10
+    // "ex2.approx.atype" (.atype: f16, f16x2), "ex2.approx.ftz.btype" (.btype: bf16, bf16x2)
+    for t in ["f16", "f16x2", "bf16", "bf16x2"] {
+        lines.push(("tanh", vec![req("approx")], t, 1));
+    }
+    for t in ["f16", "f16x2"] {
+        lines.push(("ex2", vec![req("approx")], t, 1));
+    }
+    for t in ["bf16", "bf16x2"] {
+        lines.push(("ex2", vec![req("approx"), req("ftz")], t, 1));
+    }
     let mut out = BTreeSet::new();
     for (op, slots, ty, n) in lines {
         let mut texts = vec![op.to_string()];
@@ -619,7 +630,7 @@ fn manual_variants() -> BTreeSet<(String, usize)> {
 #[test]
 fn every_syntax_line_resolves_and_nothing_else() {
     let expected = manual_variants();
-    assert_eq!(expected.len(), 144);
+    assert_eq!(expected.len(), 152);
     for (text, n) in &expected {
         let v = spec()
             .lookup(text, Some(*n))
@@ -650,7 +661,7 @@ fn every_syntax_line_resolves_and_nothing_else() {
     );
 }
 
-/// Every example line of 9.7.4.1-8, as written (operands included).
+/// Every example line of 9.7.4.1-10, as written (operands included).
 #[test]
 fn every_example_resolves() {
     let examples = "
@@ -673,7 +684,11 @@ fn every_example_resolves() {
         min.ftz.f16 h0,h1,h2; min.f16x2 b0,b1,b2; min.NaN.f16x2 b0,b1,b2; min.bf16 h0, h1, h2;
         min.NaN.bf16x2 b0, b1, b2; min.xorsign.abs.bf16 Rd, Ra, Rb;
         max.ftz.f16 h0,h1,h2; max.f16x2 b0,b1,b2; max.NaN.f16x2 b0,b1,b2; max.xorsign.abs.f16 Rd, Ra, Rb;
-        max.bf16 h0, h1, h2; max.NaN.bf16x2 b0, b1, b2; max.xorsign.abs.bf16x2 Rd, Ra, Rb;";
+        max.bf16 h0, h1, h2; max.NaN.bf16x2 b0, b1, b2; max.xorsign.abs.bf16x2 Rd, Ra, Rb;
+        tanh.approx.f16 h1, h0; tanh.approx.f16x2 hd1, hd0; tanh.approx.bf16 b1, b0;
+        tanh.approx.bf16x2 hb1, hb0;
+        ex2.approx.f16 h1, h0; ex2.approx.f16x2 hd1, hd0; ex2.approx.ftz.bf16 b1, b2;
+        ex2.approx.ftz.bf16x2 hb1, hb2;";
     let mut n = 0;
     for line in examples.split(';').map(str::trim).filter(|l| !l.is_empty()) {
         let (text, operands) = line.split_once(' ').unwrap();
@@ -684,7 +699,7 @@ fn every_example_resolves() {
         assert_eq!(v.text, text);
         n += 1;
     }
-    assert_eq!(n, 61);
+    assert_eq!(n, 69);
 }
 
 fn error(text: &str, n: usize) -> String {

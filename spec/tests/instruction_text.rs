@@ -34,6 +34,16 @@ fn manual_syntax_is_accepted() {
         ("abs.ftz.f32", 1),
         ("neg.ftz.f32", 1),
         ("mad.rn.f64", 3),
+        // The examples of 9.7.3.8, 9.7.3.14 and 9.7.3.17-22.
+        ("div.approx.ftz.f32", 2),
+        ("div.full.ftz.f32", 2),
+        ("rcp.approx.ftz.f64", 1),
+        ("rsqrt.approx.ftz.f64", 1),
+        ("sin.approx.ftz.f32", 1),
+        ("cos.approx.ftz.f32", 1),
+        ("lg2.approx.ftz.f32", 1),
+        ("ex2.approx.ftz.f32", 1),
+        ("tanh.approx.f32", 1),
     ] {
         let v = spec()
             .lookup(text, Some(n))
