@@ -7,6 +7,7 @@
 
 use crate::ir::{mask, ApproxFn, Bound, Op, Outcome, Part, Program};
 use crate::outcome::{order_key, Accept, MAX_ONE_OF};
+use rug::ops::DivAssignRound;
 use rug::{float::Round as MpRound, Assign, Float};
 use semfuzz_fp::{Format, Round};
 
@@ -18,6 +19,9 @@ struct Scratch {
     fx: Float,
     t: Float,
     u: Float,
+    /// The 53-bit result of the ulp-bounded path ([`nearest`]) and its second argument.
+    r53: Float,
+    u53: Float,
 }
 
 impl Scratch {
@@ -26,8 +30,58 @@ impl Scratch {
             fx: Float::new(REFERENCE_PREC),
             t: Float::new(REFERENCE_PREC),
             u: Float::new(REFERENCE_PREC),
+            r53: Float::new(53),
+            u53: Float::new(53),
         }
     }
+}
+
+/// `func(xs)` into `dst`, rounded once to `dst`'s precision in mode `r` (MPFR rounds every
+/// function correctly at any precision); returns how the stored value compares with the exact
+/// one (`Equal` when exact).
+fn apply(
+    dst: &mut Float,
+    arg2: &mut Float,
+    func: ApproxFn,
+    f: Format,
+    xs: &[u64],
+    r: MpRound,
+) -> std::cmp::Ordering {
+    load(dst, f, xs[0]);
+    match func {
+        ApproxFn::Rcp => dst.recip_round(r),
+        ApproxFn::Sqrt => dst.sqrt_round(r),
+        ApproxFn::Rsqrt => dst.recip_sqrt_round(r),
+        ApproxFn::Ex2 => dst.exp2_round(r),
+        ApproxFn::Lg2 => dst.log2_round(r),
+        ApproxFn::Sin => dst.sin_round(r),
+        ApproxFn::Cos => dst.cos_round(r),
+        ApproxFn::Tanh => dst.tanh_round(r),
+        ApproxFn::Div => {
+            load(arg2, f, xs[1]);
+            dst.div_assign_round(&*arg2, r)
+        }
+    }
+}
+
+/// The correctly rounded (RN) value of `func(xs)` in `f`, a format of at most 51 bits of
+/// precision, or `None` outside the function's domain. MPFR rounds toward zero at 53 bits
+/// and reports inexactness; setting the last bit of an inexact result is rounding to odd,
+/// which makes the second rounding to `f` exact. This needs no 200-bit evaluation, so an
+/// ulp bound (`ex2`, `rcp`, `div`) costs one 53-bit MPFR call.
+fn nearest(s: &mut Scratch, func: ApproxFn, f: Format, xs: &[u64]) -> Option<u64> {
+    let ord = apply(&mut s.r53, &mut s.u53, func, f, xs, MpRound::Zero);
+    if s.r53.is_nan() {
+        return None;
+    }
+    // Beyond MPFR's exponent range RZ gives its largest finite value, which every format
+    // here overflows, and its smallest, which every format rounds to zero: both are inexact.
+    let t = s.r53.to_f64_round(MpRound::Zero);
+    let mut b = t.to_bits();
+    if (ord != std::cmp::Ordering::Equal || s.r53 != t) && t.is_finite() {
+        b |= 1;
+    }
+    Some(semfuzz_fp::convert(Format::F64, f, b, Round::NearestEven))
 }
 
 /// Rounds `x` (finite) to `f` (`.f32` or `.f64`, or any narrower format) in mode `r`: directly
@@ -98,22 +152,17 @@ fn within(
     bound: Bound,
     ftz: bool,
 ) -> Accept {
-    let fx = &mut s.fx;
-    load(fx, f, xs[0]);
-    match func {
-        ApproxFn::Rcp => fx.recip_mut(),
-        ApproxFn::Sqrt => fx.sqrt_mut(),
-        ApproxFn::Rsqrt => fx.recip_sqrt_mut(),
-        ApproxFn::Ex2 => fx.exp2_mut(),
-        ApproxFn::Lg2 => fx.log2_mut(),
-        ApproxFn::Sin => fx.sin_mut(),
-        ApproxFn::Cos => fx.cos_mut(),
-        ApproxFn::Tanh => fx.tanh_mut(),
-        ApproxFn::Div => {
-            load(&mut s.u, f, xs[1]);
-            *fx /= &s.u;
-        }
+    if let (Bound::Ulps(n), false) = (bound, f == Format::F64) {
+        let Some(rn) = nearest(s, func, f, xs) else {
+            return Accept::AnyNan(f);
+        };
+        let o = ordinal(f, rn);
+        let lo = from_ordinal(f, o - i64::from(n), true);
+        let hi = from_ordinal(f, o + i64::from(n), false);
+        return bounded(f, rn, lo, hi, ftz);
     }
+    apply(&mut s.fx, &mut s.u, func, f, xs, MpRound::Nearest);
+    let fx = &mut s.fx;
     if fx.is_nan() {
         // Outside the function's domain: the spec's corner cases should have caught it.
         return Accept::AnyNan(f);
@@ -125,7 +174,7 @@ fn within(
     } else {
         round_to(f, fx, Round::NearestEven)
     };
-    let (mut lo, mut hi) = match bound {
+    let (lo, hi) = match bound {
         Bound::Ulps(n) => {
             let o = ordinal(f, rn);
             (
@@ -165,6 +214,12 @@ fn within(
             (min(lo, down), max(hi, up))
         }
     };
+    bounded(f, rn, lo, hi, ftz)
+}
+
+/// The accept set `[lo, hi]` around the reference `rn`; with `ftz`, a subnormal end moves to
+/// the zero on its side and the representative is flushed.
+fn bounded(f: Format, rn: u64, mut lo: u64, mut hi: u64, ftz: bool) -> Accept {
     if ftz {
         if f.is_subnormal(lo) && !f.sign_bit(lo) {
             lo = f.zero(false);
@@ -307,5 +362,53 @@ fn resolve(o: &Outcome, slots: &[u64], scratch: &mut Option<Box<Scratch>>) -> Ac
         Outcome::Select(c, a, b) => {
             resolve(if slots[*c as usize] != 0 { a } else { b }, slots, scratch)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The 53-bit round-to-odd path gives the same RN result as rounding a 200-bit reference,
+    /// across normal, subnormal, overflowing and underflowing results of every format it serves.
+    #[test]
+    fn nearest_agrees_with_the_200_bit_reference() {
+        let mut s = Scratch::new();
+        let funcs = [
+            ApproxFn::Rcp,
+            ApproxFn::Sqrt,
+            ApproxFn::Rsqrt,
+            ApproxFn::Ex2,
+            ApproxFn::Lg2,
+            ApproxFn::Sin,
+            ApproxFn::Tanh,
+        ];
+        let mut state = 0x243F_6A88_85A3_08D3u64;
+        let mut checked = 0;
+        for f in [Format::F16, Format::BF16, Format::F32] {
+            for i in 0..20_000u64 {
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                // Every encoding's neighbourhood: small, subnormal and huge magnitudes alike.
+                let x = (state >> 17) & mask(f.width());
+                let y = (i.wrapping_mul(0x9E37_79B9) ^ state) & mask(f.width());
+                for func in funcs.iter().copied().chain([ApproxFn::Div]) {
+                    let xs = [x, y];
+                    let fast = nearest(&mut s, func, f, &xs);
+                    apply(&mut s.fx, &mut s.u, func, f, &xs, MpRound::Nearest);
+                    let slow = if s.fx.is_nan() {
+                        None
+                    } else if s.fx.is_infinite() {
+                        Some(f.inf(s.fx.is_sign_negative()))
+                    } else {
+                        Some(round_to(f, &s.fx, Round::NearestEven))
+                    };
+                    assert_eq!(fast, slow, "{func:?} {f:?} 0x{x:x} 0x{y:x}");
+                    checked += 1;
+                }
+            }
+        }
+        assert_eq!(checked, 3 * 20_000 * 8);
     }
 }
