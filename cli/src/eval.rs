@@ -68,7 +68,8 @@ pub fn describe_operand(spec: &Spec, ty: &str, bits: u64) -> String {
                 )
             })
             .collect();
-        return format!("0x{bits:016x}: {}", lanes.join(", "));
+        let digits = (w * n).div_ceil(4) as usize;
+        return format!("0x{bits:0digits$x}: {}", lanes.join(", "));
     }
     describe(operand_kind(spec, ty), bits)
 }
