@@ -1,17 +1,18 @@
 //! Evaluator ≡ Z3: on concrete inputs, the formulas must admit every result the evaluator's
 //! accept set names, and nothing outside it.
 //!
-//! Bounded parts (`approx`, [`Accept::Within`]) are an uninterpreted function in the formulas,
-//! so the check is weaker there: the formulas must admit the reference (RN) value, both ends
-//! of the interval and a value just outside it (which shows they took the bounded branch, not
-//! an exact corner case), and must admit no NaN (and, under ftz, no subnormal). That the
-//! formulas admit *only* the interval is not checked (they cannot know the bound); the
-//! interval itself is tested against MPFR in spec/tests/approx.rs. Corner cases are ordinary
-//! exact outcomes and are checked exactly. `any_value` ([`Accept::Any`]) admits everything on
-//! both sides.
+//! Bounded parts (`approx`, [`Accept::Within`]) are checked exactly where the formulas state
+//! the bound ([`bound_in_z3`]: ulp bounds of `rcp` and `div`, whose reference Z3 computes as an
+//! IEEE division), so the evaluator's MPFR interval is checked against Z3's. Elsewhere the
+//! approximation is an uninterpreted function and the check is weaker: the formulas must admit
+//! the reference (RN) value, both ends of the interval and a value just outside it (which
+//! shows they took the bounded branch, not an exact corner case), and must admit no NaN (and,
+//! under ftz, no subnormal); the interval itself is tested against MPFR in
+//! spec/tests/approx.rs. Corner cases are ordinary exact outcomes and are checked exactly.
+//! `any_value` ([`Accept::Any`]) admits everything on both sides.
 
-use crate::encode::{encode_concrete, is_nan, NanBits};
-use semfuzz_spec::ir::Program;
+use crate::encode::{bound_in_z3, encode_concrete, is_nan, NanBits};
+use semfuzz_spec::ir::{Outcome, Program};
 use semfuzz_spec::outcome::{describe_accept, Accept};
 use std::fmt;
 use z3::ast::{Bool, BV};
@@ -73,9 +74,49 @@ pub struct Checker<'p> {
     program: &'p Program,
 }
 
-fn accept_formula(a: &Accept, r: &BV) -> Bool {
+/// Whether every bounded leaf of `o` has its bound stated in the formulas.
+fn bounds_in_z3(o: &Outcome) -> bool {
+    match o {
+        Outcome::Within { func, bound, .. } => bound_in_z3(*func, *bound),
+        Outcome::Select(_, a, b) => bounds_in_z3(a) && bounds_in_z3(b),
+        _ => true,
+    }
+}
+
+/// `lo <= r <= hi` in the numeric order of `f` with -0 < +0 (`order_key`), on `width + 2`
+/// signed bits.
+fn in_order_range(r: &BV, f: semfuzz_fp::Format, lo: u64, hi: u64) -> Bool {
+    let w = f.width();
+    let wide = w + 2;
+    let key = |b: &BV| {
+        let mag = b.extract(w - 2, 0).zero_ext(3);
+        b.extract(w - 1, w - 1)
+            .eq(BV::from_u64(1, 1))
+            .ite(&mag.bvneg().bvsub(BV::from_u64(1, wide)), &mag)
+    };
+    let constant = |v: u64| key(&BV::from_u64(v, w));
+    constant(lo).bvsle(key(r)) & key(r).bvsle(constant(hi))
+}
+
+/// The accept set `a` as a formula over `r`; `bound_stated` says whether the formulas state
+/// a bounded part's interval (otherwise only its no-NaN/no-subnormal facts are compared).
+fn accept_formula(a: &Accept, r: &BV, bound_stated: bool) -> Bool {
     match a {
         Accept::AnyNan(f) => is_nan(r, *f),
+        Accept::Within {
+            format,
+            ftz,
+            lo,
+            hi,
+            ..
+        } if bound_stated => {
+            let x = crate::fpbits::fp_from_bits(r, format.exp_bits(), format.precision());
+            let mut cs = vec![x.is_nan().not(), in_order_range(r, *format, *lo, *hi)];
+            if *ftz {
+                cs.push(x.is_subnormal().not());
+            }
+            Bool::and(&cs)
+        }
         // Bounded parts: the formulas cannot know the bound (the approximation is an
         // uninterpreted function), so "nothing outside" is checked only for what the formulas
         // do state: no NaN, and no subnormal under ftz.
@@ -130,13 +171,21 @@ impl<'p> Checker<'p> {
         enc: &crate::encode::Encoded,
         expected: &[Accept],
     ) -> Result<(), Inconsistency> {
+        let stated: Vec<bool> = self
+            .program
+            .dests
+            .iter()
+            .flat_map(|d| d.parts.iter())
+            .map(|p| bounds_in_z3(&p.outcome))
+            .collect();
         // 1. Every value the evaluator accepts is allowed by the formulas.
         for (i, (part, acc)) in enc.parts.iter().zip(expected).enumerate() {
             let probes: Vec<u64> = match acc {
                 Accept::AnyNan(f) => vec![f.default_nan(), f.neg(f.quiet(f.inf(false) | 1))],
-                // The reference (RN) value, both ends, and a value just outside the bound: the
-                // formulas must admit it too (the approximation is unconstrained there), which
-                // shows that they took the bounded branch and not an exact corner case.
+                // The reference (RN) value, both ends, and, where the formulas do not state the
+                // bound, a value just outside it: they must admit that too (the approximation
+                // is unconstrained there), which shows that they took the bounded branch and
+                // not an exact corner case. A stated bound is compared exactly in step 2.
                 Accept::Within {
                     lo,
                     hi,
@@ -158,7 +207,8 @@ impl<'p> Checker<'p> {
                     } else {
                         *hi + 1
                     };
-                    if !(f.is_nan(up) || *ftz && f.is_subnormal(up) || acc.accepts(up)) {
+                    if !(stated[i] || f.is_nan(up) || *ftz && f.is_subnormal(up) || acc.accepts(up))
+                    {
                         p.push(up);
                     }
                     p
@@ -192,7 +242,8 @@ impl<'p> Checker<'p> {
             .parts
             .iter()
             .zip(expected)
-            .map(|(part, acc)| accept_formula(acc, &part.result).not())
+            .zip(&stated)
+            .map(|((part, acc), stated)| accept_formula(acc, &part.result, *stated).not())
             .collect();
         let r = self.check_with(&[Bool::or(&outside)]);
         let result = match r {

@@ -8,7 +8,7 @@
 
 use crate::fpbits::{fp_from_bits, fp_sort, rounding_mode, Rm};
 use semfuzz_fp::{Format, Round};
-use semfuzz_spec::ir::{Class, Cmp, Op, Outcome, PartKind, Program};
+use semfuzz_spec::ir::{ApproxFn, Bound, Class, Cmp, Op, Outcome, PartKind, Program};
 use z3::ast::{Bool, Float, BV};
 
 /// One destination part as a Z3 variable plus what the spec allows it to be.
@@ -250,38 +250,99 @@ fn allowed(o: &Outcome, r: &BV, values: &[BV]) -> Bool {
             func,
             args,
             format,
+            bound,
             ftz,
-            ..
         } => {
-            // The approximation is an uninterpreted function, one per function and format
-            // (f16 and bf16 share a width, f32 and the 1.11.20 upper word of an f64 too): the
-            // bound is not expressible against a free function, so only what holds of every
-            // admitted value is stated: not NaN, and under `ftz` not subnormal. The corner
-            // cases are the exact outcomes around this one in the tree.
-            let w = format.width();
-            let sort = z3::Sort::bitvector(w);
-            let domain: Vec<&z3::Sort> = args.iter().map(|_| &sort).collect();
-            let uf = z3::FuncDecl::new(
-                format!(
-                    "approx_{}_e{}p{}",
-                    func.name(),
-                    format.exp_bits(),
-                    format.precision()
-                ),
-                &domain,
-                &sort,
-            );
-            let actuals: Vec<&dyn z3::ast::Ast> = args
-                .iter()
-                .map(|a| &values[*a as usize] as &dyn z3::ast::Ast)
-                .collect();
-            let y = uf.apply(&actuals).as_bv().expect("a bit-vector function");
             let x = float(r, *format);
-            let mut cs = vec![r.eq(&y), x.is_nan().not()];
+            let mut cs = vec![x.is_nan().not()];
             if *ftz {
                 cs.push(x.is_subnormal().not());
+            }
+            let actuals: Vec<BV> = args.iter().map(|a| values[*a as usize].clone()).collect();
+            match reference_in_z3(*func, *bound, *format, &actuals) {
+                Some(rn) => cs.push(within_ulps(r, &rn, *format, *bound, *ftz)),
+                None => cs.push(r.eq(&uninterpreted(*func, *format, &actuals))),
             }
             Bool::and(&cs)
         }
     }
+}
+
+/// Whether Z3 states the bound of `func` exactly: an ulp bound around a correctly rounded
+/// reference that the FP theory computes (`1/x` and `a/b` are IEEE divisions). Other
+/// approximations are uninterpreted functions constrained only by what every admitted
+/// value satisfies (not NaN, and under ftz not subnormal).
+pub fn bound_in_z3(func: ApproxFn, bound: Bound) -> bool {
+    matches!(
+        (func, bound),
+        (ApproxFn::Rcp | ApproxFn::Div, Bound::Ulps(_))
+    )
+}
+
+/// The bits of the RN reference of `func(args)` in `f`, when [`bound_in_z3`].
+fn reference_in_z3(func: ApproxFn, bound: Bound, f: Format, args: &[BV]) -> Option<BV> {
+    if !bound_in_z3(func, bound) {
+        return None;
+    }
+    let rne = rounding_mode(Rm::NearestEven);
+    let (num, den) = match func {
+        ApproxFn::Rcp => (
+            float(&BV::from_u64(f.one(false), f.width()), f),
+            float(&args[0], f),
+        ),
+        _ => (float(&args[0], f), float(&args[1], f)),
+    };
+    Some(num.div_with_rounding_mode(den, &rne).to_ieee_bv())
+}
+
+/// The approximation as a free function, one per function and format (f16 and bf16 share
+/// a width, f32 and the 1.11.20 upper word of an f64 too).
+fn uninterpreted(func: ApproxFn, f: Format, args: &[BV]) -> BV {
+    let sort = z3::Sort::bitvector(f.width());
+    let domain: Vec<&z3::Sort> = args.iter().map(|_| &sort).collect();
+    let uf = z3::FuncDecl::new(
+        format!("approx_{}_e{}p{}", func.name(), f.exp_bits(), f.precision()),
+        &domain,
+        &sort,
+    );
+    let actuals: Vec<&dyn z3::ast::Ast> = args.iter().map(|a| a as &dyn z3::ast::Ast).collect();
+    uf.apply(&actuals).as_bv().expect("a bit-vector function")
+}
+
+/// `r` within `n` encodings of `rn`, as the evaluator builds the interval: the ends are
+/// `ordinal(rn) ∓ n` clamped to ±infinity (ordinal 0 is -0 at the low end, +0 at the high
+/// end), and under ftz a subnormal end moves to the zero on its side; membership is by the
+/// numeric order with -0 < +0 (`order_key`). Arithmetic is on `width + 2` signed bits.
+fn within_ulps(r: &BV, rn: &BV, f: Format, bound: Bound, ftz: bool) -> Bool {
+    let Bound::Ulps(n) = bound else {
+        unreachable!("bound_in_z3 admits ulp bounds only")
+    };
+    let w = f.width();
+    let wide = w + 2;
+    let k = |v: u64| BV::from_u64(v, wide);
+    let sign = |b: &BV| b.extract(w - 1, w - 1).eq(BV::from_u64(1, 1));
+    let magnitude = |b: &BV| b.extract(w - 2, 0).zero_ext(3);
+    let ordinal = |b: &BV| sign(b).ite(&magnitude(b).bvneg(), &magnitude(b));
+    let order_key = |b: &BV| sign(b).ite(&magnitude(b).bvneg().bvsub(k(1)), &magnitude(b));
+    let inf = k(f.inf(false));
+    let neg_inf = inf.bvneg();
+    let clamp = |o: BV| {
+        o.bvslt(&neg_inf)
+            .ite(&neg_inf, &o.bvsgt(&inf).ite(&inf, &o))
+    };
+    let o = ordinal(rn);
+    let o_lo = clamp(o.bvsub(k(u64::from(n))));
+    let o_hi = clamp(o.bvadd(k(u64::from(n))));
+    let zero = k(0);
+    let mut key_lo = o_lo.bvsle(&zero).ite(&o_lo.bvsub(k(1)), &o_lo);
+    let mut key_hi = o_hi.bvslt(&zero).ite(&o_hi.bvsub(k(1)), &o_hi);
+    if ftz {
+        let min_normal = k(1u64 << (f.precision() - 1));
+        let lo_pos_subnormal = o_lo.bvsgt(&zero) & o_lo.bvslt(&min_normal);
+        let hi_neg_subnormal = o_hi.bvslt(&zero) & o_hi.bvsgt(&min_normal.bvneg());
+        key_lo = lo_pos_subnormal.ite(&zero, &key_lo);
+        key_hi = hi_neg_subnormal.ite(&k(1).bvneg(), &key_hi);
+    }
+    let key = order_key(r);
+    key_lo.bvsle(&key) & key.bvsle(&key_hi)
 }

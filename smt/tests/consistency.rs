@@ -77,7 +77,7 @@ fn two_argument_bounds_are_checked() {
         .check(&[one, zero], &bounded)
         .expect_err("must disagree");
     assert!(e.to_string().contains("rejects"), "{e}");
-    // The formulas leave 1/3 free (an uninterpreted function): +Inf alone is too narrow.
+    // The formulas state 1/3 within 2 ulps of Z3's own division: +Inf is not among them.
     let e = checker
         .check(&[one, three], &corner)
         .expect_err("must disagree");
@@ -119,4 +119,44 @@ fn approximations_of_equal_width_are_distinct_functions() {
     solver.assert(b.constraints());
     solver.assert(a.parts[0].result.eq(&b.parts[0].result).not());
     assert_eq!(solver.check(), z3::SatResult::Sat);
+}
+
+/// Where the formulas state the bound (ulp bounds of rcp and div, around Z3's IEEE division),
+/// the evaluator's MPFR interval is compared exactly: one ulp more or less on either end is a
+/// disagreement, for f32 and for the 1.11.20 upper word of the f64 gross approximation.
+#[test]
+fn stated_bounds_are_compared_exactly() {
+    use semfuzz_spec::outcome::Accept;
+    let spec = Spec::embedded().expect("embedded specs load");
+    for (text, input, part) in [
+        ("rcp.approx.f32", 0x4040_0000u64, 0),
+        ("rcp.approx.ftz.f32", 0x7e80_0000, 0), // 1/2^126: a subnormal end, flushed
+        ("rcp.approx.ftz.f64", 0x4008_0000_1234_5678, 1),
+    ] {
+        let v = spec.lookup(text, Some(1)).expect("variant");
+        let mut checker = semfuzz_smt::consistency::Checker::new(&v.program, 10_000);
+        let acc = accepts_of(v, &[input]);
+        checker.check(&[input], &acc).expect("agrees");
+        let Accept::Within { lo, hi, .. } = acc[part] else {
+            panic!("{text}: a bounded part, got {:?}", acc[part]);
+        };
+        let shifted = |lo: u64, hi: u64| {
+            let mut a = acc.clone();
+            if let Accept::Within { lo: l, hi: h, .. } = &mut a[part] {
+                (*l, *h) = (lo, hi);
+            }
+            a
+        };
+        // Bits one step up in magnitude (the ends here are positive).
+        for (wrong, says) in [
+            (shifted(lo, hi + 1), "rejects"),
+            (shifted(lo + 1, hi), "admits"),
+            (shifted(lo, hi - 1), "admits"),
+        ] {
+            let e = checker
+                .check(&[input], &wrong)
+                .expect_err("a wrong interval must disagree");
+            assert!(e.to_string().contains(says), "{text}: {e}");
+        }
+    }
 }
