@@ -261,7 +261,7 @@ fn allowed(o: &Outcome, r: &BV, values: &[BV]) -> Bool {
             let actuals: Vec<BV> = args.iter().map(|a| values[*a as usize].clone()).collect();
             match reference_in_z3(*func, *bound, *format, &actuals) {
                 Some(rn) => cs.push(within_ulps(r, &rn, *format, *bound, *ftz)),
-                None => cs.push(r.eq(&uninterpreted(*func, *format, &actuals))),
+                None => cs.push(r.eq(uninterpreted(*func, *format, &actuals))),
             }
             Bool::and(&cs)
         }
