@@ -339,7 +339,7 @@ fn within_ulps(r: &BV, rn: &BV, f: Format, bound: Bound, ftz: bool) -> Bool {
     if ftz {
         let min_normal = k(1u64 << (f.precision() - 1));
         let lo_pos_subnormal = o_lo.bvsgt(&zero) & o_lo.bvslt(&min_normal);
-        let hi_neg_subnormal = o_hi.bvslt(&zero) & o_hi.bvsgt(&min_normal.bvneg());
+        let hi_neg_subnormal = o_hi.bvslt(&zero) & o_hi.bvsgt(min_normal.bvneg());
         key_lo = lo_pos_subnormal.ite(&zero, &key_lo);
         key_hi = hi_neg_subnormal.ite(&k(1).bvneg(), &key_hi);
     }
