@@ -56,7 +56,14 @@ pub fn run(spec: &Spec, instr: &str, operands: &[String]) -> Result<()> {
 /// `semfuzz eval 'HMUL2.SAT R3, |R8|.H1_H1, -|c[6][60672]|;' 0x... 0x...`: the values are
 /// those of the registers and constants the instruction reads, in order of first appearance.
 fn run_sass(spec: &Spec, text: &str, operands: &[String]) -> Result<()> {
-    let sass = semfuzz_spec::sass::parse(spec, text).map_err(|d| anyhow!("{d}"))?;
+    let sass = semfuzz_spec::sass::parse(spec, text).map_err(|d| {
+        if text.trim().contains(char::is_whitespace) {
+            anyhow!("{d}")
+        } else {
+            // `semfuzz eval HMUL2.FTZ 0x1 0x2`: the operands belong to the text.
+            anyhow!("{d}\n  note: a SASS instruction is given whole, in quotes, then the values it reads: semfuzz eval '{} R0, R1, R2;' 0x3c003c00 0x40004000", text.trim())
+        }
+    })?;
     let mut values = Vec::new();
     for (k, op) in operands.iter().enumerate() {
         let what = sass

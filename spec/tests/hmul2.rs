@@ -460,6 +460,16 @@ fn guards_scheduling_rz_and_the_final_semicolon() {
         run("HMUL2 R0, RZ, R1", &[pack(THREE, QNAN)]),
         vec![Accept::AnyNan(Format::F16), Accept::Exact(0)]
     );
+    // An .MRG into RZ keeps RZ's zero half and reads no old value.
+    let i = sass::parse(spec(), "HMUL2.MRG_H0 RZ, R1, R2;").unwrap();
+    assert_eq!(i.values, ["R1", "R2"]);
+    assert_eq!(
+        lanes(
+            "HMUL2.MRG_H0 RZ, R1, R2;",
+            &[pack(ONE, TWO), pack(ONE, TWO)]
+        ),
+        (0, 0x4400)
+    );
     assert!(sass::looks_like_sass("@P0 HMUL2 R0, R1, R2;"));
     assert!(!sass::looks_like_sass("mul.rn.f16 d, a, b"));
 }
