@@ -7,35 +7,76 @@ use semfuzz_spec::Spec;
 use std::io::{BufRead, Read};
 use std::path::Path;
 
+/// A SASS line: `INSTRUCTION; VALUE... RESULT`, the values those of the registers and
+/// constants the instruction reads (see `semfuzz_spec::sass::SassInstr::values`).
+fn sass_line<'s>(
+    spec: &'s Spec,
+    content: &'s str,
+) -> Result<(&'s semfuzz_spec::Variant, Vec<u64>, &'s str), String> {
+    let Some((text, rest)) = content.split_once(';') else {
+        return Err(format!(
+            "`{content}`: a SASS line is `INSTRUCTION; VALUE... RESULT` (the instruction ends with `;`)"
+        ));
+    };
+    let sass = semfuzz_spec::sass::parse(spec, text).map_err(|d| {
+        let mut m = d.message.clone();
+        if let Some(col) = semfuzz_spec::sass::column(&d) {
+            m += &format!(" (column {col})");
+        }
+        if let Some(h) = &d.hint {
+            m += &format!(" (hint: {h})");
+        }
+        m
+    })?;
+    let words: Vec<&str> = rest.split_whitespace().collect();
+    let Some((result, values)) = words.split_last() else {
+        return Err(format!("`{content}`: the result is missing after the `;`"));
+    };
+    let mut bits = Vec::new();
+    for (k, w) in values.iter().enumerate() {
+        let what = sass
+            .values
+            .get(k)
+            .map_or_else(|| format!("value {}", k + 1), |n| n.clone());
+        bits.push(crate::parse_hex(w, 64, &what)?);
+    }
+    Ok((sass.variant, sass.inputs(&bits)?, result))
+}
+
 /// Checks one line; `Ok(None)` for a blank or comment line.
 fn check_line(spec: &Spec, line: &str) -> Result<Option<Result<(), String>>, String> {
     let content = line.split('#').next().unwrap_or("").trim();
     if content.is_empty() {
         return Ok(None);
     }
-    let words: Vec<&str> = content.split_whitespace().collect();
-    if words.len() < 2 {
-        return Err(format!("`{content}`: expected `INSTR OPERAND... RESULT`"));
-    }
-    let (instr, rest) = (words[0], &words[1..]);
-    let (operands, result) = rest.split_at(rest.len() - 1);
-    let v = spec.lookup(instr, Some(operands.len())).map_err(|d| {
-        let mut m = d.message;
-        if let Some(h) = d.hint {
-            m += &format!(" (hint: {h})");
+    let (v, inputs, result) = if semfuzz_spec::sass::looks_like_sass(content) {
+        sass_line(spec, content)?
+    } else {
+        let words: Vec<&str> = content.split_whitespace().collect();
+        if words.len() < 2 {
+            return Err(format!("`{content}`: expected `INSTR OPERAND... RESULT`"));
         }
-        m
-    })?;
-    let mut inputs = Vec::new();
-    for (src, text) in v.sources.iter().zip(operands) {
-        inputs.push(crate::parse_operand(
-            src,
-            text,
-            &format!("operand {}", src.name),
-        )?);
-    }
+        let (instr, rest) = (words[0], &words[1..]);
+        let (operands, result) = rest.split_at(rest.len() - 1);
+        let v = spec.lookup(instr, Some(operands.len())).map_err(|d| {
+            let mut m = d.message;
+            if let Some(h) = d.hint {
+                m += &format!(" (hint: {h})");
+            }
+            m
+        })?;
+        let mut inputs = Vec::new();
+        for (src, text) in v.sources.iter().zip(operands) {
+            inputs.push(crate::parse_operand(
+                src,
+                text,
+                &format!("operand {}", src.name),
+            )?);
+        }
+        (v, inputs, result[0])
+    };
     let dest = &v.program.dests[0];
-    let got = crate::parse_hex(result[0], dest.width, &format!("result {}", dest.name))?;
+    let got = crate::parse_hex(result, dest.width, &format!("result {}", dest.name))?;
     let mut ev = Evaluator::new(&v.program);
     let mut out = vec![Accept::default(); ev.n_parts()];
     ev.eval(&inputs, &mut out);

@@ -16,6 +16,9 @@ pub fn operand_kind(spec: &Spec, ty: &str) -> PartKind {
 }
 
 pub fn run(spec: &Spec, instr: &str, operands: &[String]) -> Result<()> {
+    if semfuzz_spec::sass::looks_like_sass(instr) {
+        return run_sass(spec, instr, operands);
+    }
     let v = spec
         .lookup(instr, Some(operands.len()))
         .map_err(|d| anyhow!("{d}"))?;
@@ -46,6 +49,51 @@ pub fn run(spec: &Spec, instr: &str, operands: &[String]) -> Result<()> {
             describe_operand(spec, &src.ty, *bits)
         );
     }
+    print_dests(v, &out);
+    Ok(())
+}
+
+/// `semfuzz eval 'HMUL2.SAT R3, |R8|.H1_H1, -|c[6][60672]|;' 0x... 0x...`: the values are
+/// those of the registers and constants the instruction reads, in order of first appearance.
+fn run_sass(spec: &Spec, text: &str, operands: &[String]) -> Result<()> {
+    let sass = semfuzz_spec::sass::parse(spec, text).map_err(|d| {
+        if text.trim().contains(char::is_whitespace) {
+            anyhow!("{d}")
+        } else {
+            // `semfuzz eval HMUL2.FTZ 0x1 0x2`: the operands belong to the text.
+            anyhow!("{d}\n  note: a SASS instruction is given whole, in quotes, then the values it reads: semfuzz eval '{} R0, R1, R2;' 0x3c003c00 0x40004000", text.trim())
+        }
+    })?;
+    let mut values = Vec::new();
+    for (k, op) in operands.iter().enumerate() {
+        let what = sass
+            .values
+            .get(k)
+            .map_or_else(|| format!("value {}", k + 1), |n| n.clone());
+        values.push(crate::parse_hex(op, 64, &what).map_err(|e| anyhow!(e))?);
+    }
+    let inputs = sass.inputs(&values).map_err(|e| anyhow!(e))?;
+    let v = sass.variant;
+    let mut ev = Evaluator::new(&v.program);
+    let mut out = vec![Accept::default(); ev.n_parts()];
+    ev.eval(&inputs, &mut out);
+    println!("{}   ({})", v.signature(), v.requirement);
+    println!("  {}", text.trim());
+    if let Some(g) = &sass.guard {
+        println!("  (guard {g}: the result when the instruction executes)");
+    }
+    for (k, (name, bits)) in sass.values.iter().zip(&values).enumerate() {
+        println!(
+            "  {name} = {}",
+            describe_operand(spec, sass.value_type(k), *bits)
+        );
+    }
+    print_dests(v, &out);
+    Ok(())
+}
+
+/// Prints each destination part's accept set.
+fn print_dests(v: &semfuzz_spec::Variant, out: &[Accept]) {
     let mut out = out.iter();
     for d in &v.program.dests {
         for (i, part) in d.parts.iter().enumerate() {
@@ -53,7 +101,6 @@ pub fn run(spec: &Spec, instr: &str, operands: &[String]) -> Result<()> {
             println!("  {} = {}", d.part_name(i), describe_accept(part.kind, &a));
         }
     }
-    Ok(())
 }
 
 /// Shows an operand: lanes of a packed format one by one.

@@ -250,3 +250,111 @@ fn negated_predicate_operands_in_eval_and_check() {
     assert_ne!(code, 0);
     assert!(err.contains("cannot be negated"), "{err}");
 }
+
+#[test]
+fn eval_takes_sass_text_and_the_values_it_reads() {
+    // The manual's first example: R3 = [H1 1.0, H0 2.0]; .H0_H1 swaps; the fp10 immediates
+    // 0xad1c and 0xffff keep their top 10 bits (-0.078125 and a NaN).
+    let (code, out, err) = run(
+        &[
+            "eval",
+            "HMUL2 R7, -|R3|.H0_H1, 0xad1c, 0xffff;",
+            "0x3c004000",
+        ],
+        None,
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("R3 = "), "{out}");
+    assert!(out.contains("Rd[0] = any NaN"), "{out}");
+    assert!(out.contains("Rd[1] = 0x3100 (0.15625)"), "{out}");
+    // A constant is a value too; MRG reads the old Rd after the sources.
+    let (code, out, _) = run(
+        &[
+            "eval",
+            "HMUL2.SAT R3, |R8|.H1_H1, -|c[6][60672]|;",
+            "0xbc003800",
+            "0x3f000000",
+        ],
+        None,
+    );
+    assert_eq!(code, 0);
+    assert!(out.contains("c[6][60672] = 0x3f000000 (0.5)"), "{out}");
+    let (_, out, _) = run(
+        &[
+            "eval",
+            "HMUL2.MRG_H0 R1, R2, R3;",
+            "0x3c003c00",
+            "0x40004000",
+            "0x12345678",
+        ],
+        None,
+    );
+    assert!(
+        out.contains("R1 (old) = ") && out.contains("Rd[1] = 0x1234"),
+        "{out}"
+    );
+    // HMUL2_32I with RZ and immediates reads nothing.
+    let (code, out, _) = run(
+        &["eval", "HMUL2_32I R2, RZ.F32, 0xffff, {-|0x8ef7|};"],
+        None,
+    );
+    assert_eq!(code, 0);
+    assert!(out.contains("Rd[0] = 0x8000 (-0)"), "{out}");
+    // Errors point into the text, and the count of values is checked.
+    let (code, _, err) = run(&["eval", "HMUL2 R0, R1, 0x3c00, 0xbc00;", "0x0"], None);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("Sign of both immediates must be same") && err.contains('^'),
+        "{err}"
+    );
+    let (code, _, err) = run(&["eval", "HMUL2 R0, R1, R2;", "0x0"], None);
+    assert_eq!(code, 2);
+    assert!(err.contains("reads R1, R2: give 2 values"), "{err}");
+}
+
+#[test]
+fn check_takes_sass_lines() {
+    let lines = "\
+# INSTRUCTION; VALUES... RESULT
+HMUL2.FMZ R0, R1, R2; 0x7c000000 0x00003c00 0x00000000
+HMUL2.F32 R0, R1, R2; 0x00003e00 0x00003c00 0x3fc00000
+HMUL2 R0, R1, R2; 0x00003e00 0x00003c00 0x00003e00
+HMUL2.MRG_H1 R0, R1, R2; 0x40000000 0x40000000 0xdead1234 0x44001234
+HMUL2 R0, R1, R2; 0x00007c00 0x00000000 0x00007fff
+HMUL2.FTZ R0, R1, R2; 0x00000400 0x00003800 0x00000200
+HMUL2 R0, R1, R2 0x0 0x0 0x0
+";
+    let (code, out, _) = run(&["check", "-"], Some(lines));
+    assert_eq!(code, 1, "{out}");
+    let got: Vec<&str> = out.lines().collect();
+    assert_eq!(got[..5], ["ok", "ok", "ok", "ok", "ok"], "{out}");
+    assert!(
+        got[5].starts_with("mismatch: line 7:") && got[5].contains("FTZ not applied"),
+        "{out}"
+    );
+    assert!(
+        got[6].starts_with("error: line 8:") && got[6].contains("ends with `;`"),
+        "{out}"
+    );
+    assert_eq!(got[7], "5 passed, 2 failed");
+}
+
+#[test]
+fn list_shows_sass_forms_and_coverage() {
+    let (code, out, err) = run(&["list", "HMUL2_32I"], None);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("HMUL2_32I.FMZ Rd, Ra{.iswz}, {{-}{|}#Immfp16H1{|}}, {{-}{|}#Immfp16H0{|}}"),
+        "{out}"
+    );
+    assert!(out.contains("Ra.iswz:b3") && out.contains("sm_53"), "{out}");
+    assert!(err.contains("6 variants"), "{err}");
+    let docs = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/isa-docs");
+    let (_, out, _) = run(&["list", "--coverage", "--isa-docs", docs], None);
+    let hmul: Vec<&str> = out.lines().filter(|l| l.contains("HMUL2")).collect();
+    assert_eq!(hmul.len(), 4, "{out}");
+    assert!(
+        hmul.iter().all(|l| l.contains("variants (evaluator + Z3)")),
+        "{hmul:?}"
+    );
+}

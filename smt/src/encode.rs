@@ -1,10 +1,10 @@
 //! The variant IR as Z3 terms.
 //!
 //! Every IR value is a bit-vector (predicates are 1-bit). Floating-point ops reinterpret their
-//! operands with [`fp_from_bits`], compute in the SMT FP theory, and bind the result to a fresh
-//! bit-vector `v` with `to_fp(v) = result`. SMT `=` identifies all NaNs, so a NaN result leaves
-//! `v` free among the NaN encodings: the formulas never assume a NaN pattern the spec did not
-//! state. A destination part is a fresh bit-vector constrained by its outcome tree.
+//! operands with [`fp_from_bits`], compute in the SMT FP theory, and give a result its IEEE bits,
+//! or, when it is a NaN, a fresh bit-vector `v` constrained to the NaN encodings: the formulas
+//! never assume a NaN pattern the spec did not state. A destination part is a fresh bit-vector
+//! constrained by its outcome tree.
 
 use crate::fpbits::{fp_from_bits, fp_sort, rounding_mode, Rm};
 use semfuzz_fp::{Format, Round};
@@ -113,10 +113,14 @@ pub fn encode_over(program: &Program, prefix: &str, nan: NanBits, inputs: Vec<BV
         let w = program.widths[i];
         let v = |k: &u32| values[*k as usize].clone();
         let mut fp_result = |f: Format, r: Float| match nan {
+            // A number is its bits; a NaN is a fresh variable constrained to the NaNs. (Binding
+            // every result to a fresh variable, `to_fp(v) = r`, means the same, but hides the
+            // value of a non-NaN result from the simplifier, so that an operation on a result
+            // of another was bit-blasted even on concrete inputs: ~10 ms a query.)
             NanBits::Free => {
-                let out = BV::new_const(format!("{prefix}v{i}"), f.width());
-                definitions.push(float(&out, f).eq(&r));
-                out
+                let nan_bits = BV::new_const(format!("{prefix}v{i}"), f.width());
+                definitions.push(float(&nan_bits, f).is_nan());
+                r.is_nan().ite(&nan_bits, &r.to_ieee_bv())
             }
             NanBits::Pinned => r
                 .is_nan()

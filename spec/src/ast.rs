@@ -95,12 +95,15 @@ pub enum InstrItem {
     Form(FormDecl),
     /// `group rnd = { .rn, .rz } default .rn fusable;`
     Group(GroupDecl),
-    /// `operand p: pred;`
+    /// `operand p: pred;`, or `operand Rd: f32 if ofmt == .F32;` (the first item of an
+    /// operand whose condition holds gives its type).
     Operand {
         /// The operand.
         name: Name,
         /// Its type.
         ty: Name,
+        /// When this type applies (decided by the modifiers); `None`: always.
+        cond: Option<Expr>,
     },
     /// `require sm_20 if cond;`
     Require {

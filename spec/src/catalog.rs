@@ -30,6 +30,7 @@ pub const EMBEDDED: &[(&str, &str)] = &[
         "ptx-9.7.7.1-half-set.sem",
         include_str!("../isa/ptx-9.7.7.1-half-set.sem"),
     ),
+    ("sass-hmul2.sem", include_str!("../isa/sass-hmul2.sem")),
 ];
 
 /// A declared format.
@@ -114,8 +115,8 @@ pub struct Family {
     pub forms: Vec<Form>,
     /// Its modifier groups.
     pub groups: Vec<Group>,
-    /// Explicit operand types.
-    pub operand_types: HashMap<String, ast::Name>,
+    /// Explicit operand types, each with the condition under which it applies, in order.
+    pub operand_types: HashMap<String, Vec<(ast::Name, Option<ast::Expr>)>>,
     /// Conditional requirements.
     pub requires: Vec<(Requirement, ast::Expr)>,
     /// The semantics.
@@ -145,6 +146,44 @@ pub struct OperandSig {
     pub width: u32,
     /// Whether the form writes it `{!}name`: the instruction text may negate it.
     pub negatable: bool,
+    /// Where its value comes from.
+    pub role: OperandRole,
+}
+
+/// Where the value of a variant's input comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OperandRole {
+    /// A register or memory value: what `eval` and `check` take as operands.
+    Value,
+    /// An immediate written in the (SASS) instruction text.
+    Immediate,
+    /// A modifier the (SASS) instruction text writes on operand `operand` (`-Ra`, `|Ra|`,
+    /// `Ra.H0_H0`): an instruction field, read by `sem` with `negated`, `absolute`, `iswz`.
+    Modifier {
+        /// The operand it modifies.
+        operand: String,
+        /// Which modifier.
+        kind: ModifierKind,
+    },
+    /// The destination's value before the instruction (`old(Rd)` in `sem`; SASS `.MRG_H0`
+    /// keeps half of it).
+    OldDest,
+}
+
+/// A SASS operand modifier that is an instruction field.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ModifierKind {
+    /// `-x`: 1 when written.
+    Neg,
+    /// `|x|`: 1 when written.
+    Abs,
+    /// `x.member`: the index of the member in `members`.
+    Member {
+        /// The group (`iswz`).
+        group: String,
+        /// Its members, in the order their indices count.
+        members: Vec<String>,
+    },
 }
 
 impl OperandSig {
@@ -187,8 +226,16 @@ pub struct Variant {
 }
 
 impl Variant {
-    /// `add.rn.f32 d, a, b`.
+    /// `add.rn.f32 d, a, b`; a SASS variant shows its form's operands with their modifiers
+    /// (`HMUL2.FTZ Rd, {-}{|}Ra{|}{.iswz}, {-}{|}Rb{|}{.iswz}`).
     pub fn signature(&self) -> String {
+        if self.sources.iter().any(|s| s.role != OperandRole::Value) {
+            let operands = self
+                .syntax
+                .split_once(char::is_whitespace)
+                .map_or("", |(_, ops)| ops.trim());
+            return format!("{} {operands}", self.text);
+        }
         let ops: Vec<String> = self
             .dests
             .iter()
@@ -478,6 +525,36 @@ impl Spec {
         Err(self.diagnose_unknown(text))
     }
 
+    /// Every variant whose instruction text (modifiers included) is `text`: one per form.
+    pub fn variants_named(&self, text: &str) -> Vec<&Variant> {
+        self.by_text
+            .get(text)
+            .map(|ids| ids.iter().map(|&i| &self.variants[i]).collect())
+            .unwrap_or_default()
+    }
+
+    /// The form a variant was built from.
+    pub fn form_of(&self, v: &Variant) -> &Form {
+        let fam = self
+            .families
+            .iter()
+            .find(|f| f.opcodes.contains(&v.family))
+            .expect("a variant's opcode names a loaded family");
+        &fam.forms[v.form]
+    }
+
+    /// The default member of group `group` of a variant's instruction, if it has one.
+    pub fn group_default(&self, v: &Variant, group: &str) -> Option<String> {
+        self.families
+            .iter()
+            .find(|f| f.opcodes.contains(&v.family))?
+            .groups
+            .iter()
+            .find(|g| g.name == group)?
+            .default
+            .clone()
+    }
+
     /// Explains why `text` names no variant, suggesting the nearest one.
     fn diagnose_unknown(&self, text: &str) -> Diagnostic {
         if let Some(&(fi, form)) = self.rejected.get(text) {
@@ -657,21 +734,67 @@ impl Spec {
         let sig = |name: &String| -> Result<OperandSig, Diagnostic> {
             let (ty, width) = params.operand_type(self, fam, name)?;
             let at = form.pattern.operands.iter().position(|o| o == name);
+            let immediate =
+                at.is_some_and(|i| form.pattern.mods[i].kind == form::OperandKind::Immediate);
             Ok(OperandSig {
                 name: name.clone(),
                 ty,
                 width,
                 negatable: at.is_some_and(|i| form.pattern.negatable[i]),
+                role: if immediate {
+                    OperandRole::Immediate
+                } else {
+                    OperandRole::Value
+                },
             })
         };
         let ops = &form.pattern.operands;
+        let mut sources: Vec<OperandSig> = ops[1..].iter().map(sig).collect::<Result<_, _>>()?;
+        for (op, kind) in form.pattern.fields() {
+            let operand = ops[op].clone();
+            let (suffix, kind, width) = match kind {
+                form::FieldKind::Neg => ("neg".to_string(), ModifierKind::Neg, 1),
+                form::FieldKind::Abs => ("abs".to_string(), ModifierKind::Abs, 1),
+                form::FieldKind::Member(g) => {
+                    let g = &fam.groups[g];
+                    (
+                        g.name.clone(),
+                        ModifierKind::Member {
+                            group: g.name.clone(),
+                            members: g.members.clone(),
+                        },
+                        lower::member_index_width(g.members.len()),
+                    )
+                }
+            };
+            sources.push(OperandSig {
+                name: format!("{operand}.{suffix}"),
+                ty: if width == 1 {
+                    "pred".into()
+                } else {
+                    format!("b{width}")
+                },
+                width,
+                negatable: false,
+                role: OperandRole::Modifier { operand, kind },
+            });
+        }
+        if program.input_widths.len() > sources.len() {
+            // `sem` reads `old(Rd)`: the last input.
+            let dest = sig(&ops[0])?;
+            sources.push(OperandSig {
+                name: format!("{}.old", dest.name),
+                role: OperandRole::OldDest,
+                ..dest
+            });
+        }
         Ok(Variant {
             text: text.to_string(),
             family: form.pattern.opcode.clone(),
             form: form_ix,
             syntax: form.syntax.clone(),
             dests: vec![sig(&ops[0])?],
-            sources: ops[1..].iter().map(sig).collect::<Result<_, _>>()?,
+            sources,
             requirement,
             fusable,
             program,
@@ -765,8 +888,11 @@ fn resolve_family(instr: &ast::Instr) -> Result<Family, Diagnostic> {
                 }
                 sem = Some(b.clone());
             }
-            InstrItem::Operand { name, ty } => {
-                operand_types.insert(name.text.clone(), ty.clone());
+            InstrItem::Operand { name, ty, cond } => {
+                operand_types
+                    .entry(name.text.clone())
+                    .or_insert_with(Vec::new)
+                    .push((ty.clone(), cond.clone()));
             }
             InstrItem::Require { req, cond } => {
                 requires.push((parse_requirement(req)?, cond.clone()))

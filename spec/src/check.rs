@@ -43,6 +43,10 @@ pub const BUILTINS: &[(&str, Option<usize>)] = &[
     ("ulps", Some(1)),
     ("abs_err", Some(1)),
     ("rel_err", Some(1)),
+    ("zext", Some(2)),
+    ("negated", Some(1)),
+    ("absolute", Some(1)),
+    ("old", Some(1)),
 ];
 
 const ROUNDING: &[&str] = &["rn", "rz", "rm", "rp", "rna"];
@@ -93,6 +97,14 @@ pub fn check_spec(spec: &Spec) -> Vec<Diagnostic> {
             errors: Vec::new(),
         };
         for (_, cond) in &fam.requires {
+            s.expr(cond);
+        }
+        for cond in fam
+            .operand_types
+            .values()
+            .flatten()
+            .filter_map(|(_, c)| c.as_ref())
+        {
             s.expr(cond);
         }
         s.block(&fam.sem, false);
@@ -240,6 +252,12 @@ impl Scope<'_> {
             ExprKind::Call { func, args } => {
                 let expected = if let Some(d) = self.spec.defs.get(&func.text) {
                     Some(Some(d.params.len()))
+                } else if self
+                    .family
+                    .is_some_and(|f| f.groups.iter().any(|g| g.name == func.text))
+                {
+                    // `iswz(Ra)`: the member of a group written on an operand.
+                    Some(Some(1))
                 } else if self.spec.formats.contains_key(&func.text) {
                     Some(Some(1))
                 } else {

@@ -34,6 +34,144 @@ pub struct Pattern {
     /// it (`!c`, PTX predicate negation). The negation is applied when the operand is read,
     /// before `sem` runs: `sem` sees the value of `!c` (see `OperandSig::read`).
     pub negatable: Vec<bool>,
+    /// Per operand: how a SASS operand is written and what the text may write around it
+    /// (`{-}{|}Ra{|}{.iswz}`); the default for PTX operands.
+    pub mods: Vec<OperandMods>,
+}
+
+/// How a SASS source operand is written (register, constant bank, immediate).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum OperandKind {
+    /// A register (`Ra`), or any PTX operand.
+    #[default]
+    Register,
+    /// A constant-bank reference: `c[#BankU05][#AddrU16]`.
+    ConstBank,
+    /// An immediate: `{{-}{|}#Immfp16H0{|}}`. Its `-` and `|..|` are folded into the value by
+    /// the assembler (the outer braces), so they are not operand modifiers.
+    Immediate,
+}
+
+/// What the instruction text may write around a SASS source operand. Each modifier is a
+/// run-time field of the variant (an input `sem` reads with `negated(x)`, `absolute(x)` and
+/// `group(x)`), not a separate variant: the SASS encoding holds them as instruction bits.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct OperandMods {
+    /// How the operand is written.
+    pub kind: OperandKind,
+    /// `{-}x`: the text may negate it.
+    pub neg: bool,
+    /// `{|}x{|}`: the text may take its absolute value.
+    pub abs: bool,
+    /// `x{.group}`: the text may write a member of this group (an index into the
+    /// instruction's groups) after it.
+    pub member: Option<usize>,
+}
+
+/// An operand modifier that is a run-time field of the variant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FieldKind {
+    /// `-x`: a predicate.
+    Neg,
+    /// `|x|`: a predicate.
+    Abs,
+    /// `x.member`: the member's index in the group (an index into the instruction's groups).
+    Member(usize),
+}
+
+impl Pattern {
+    /// The operand modifiers that are run-time fields, in the order their inputs follow the
+    /// source operands: per operand (by index in `operands`), `-`, then `|..|`, then the member.
+    pub fn fields(&self) -> Vec<(usize, FieldKind)> {
+        let mut out = Vec::new();
+        for (i, m) in self.mods.iter().enumerate() {
+            if m.neg {
+                out.push((i, FieldKind::Neg));
+            }
+            if m.abs {
+                out.push((i, FieldKind::Abs));
+            }
+            if let Some(g) = m.member {
+                out.push((i, FieldKind::Member(g)));
+            }
+        }
+        out
+    }
+}
+
+/// Parses one operand of a form: a name, `{!}c`, or a SASS operand with its modifiers
+/// (`{-}{|}Ra{|}{.iswz}`, `{-}{|}c[#BankU05][#AddrU16]{|}`, `{{-}{|}#Immfp10H1{|}}`).
+/// Returns the name, whether it is `{!}`-negatable, and its SASS modifiers.
+fn parse_operand(
+    text: &str,
+    groups: &[GroupRef<'_>],
+) -> Result<(String, bool, OperandMods), String> {
+    let name_ok =
+        |n: &str| !n.is_empty() && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if let Some(rest) = text.strip_prefix("{!}") {
+        return if name_ok(rest) {
+            Ok((rest.to_string(), true, OperandMods::default()))
+        } else {
+            Err(format!("`{rest}` is not an operand name"))
+        };
+    }
+    let mut mods = OperandMods::default();
+    // `{{-}{|}#Imm{|}}`: an immediate, its sign and absolute value folded by the assembler.
+    if text.starts_with("{{") && text.ends_with('}') {
+        let inner = &text[1..text.len() - 1];
+        let inner = inner.strip_prefix("{-}").unwrap_or(inner);
+        let inner = match inner.strip_prefix("{|}") {
+            Some(i) => i
+                .strip_suffix("{|}")
+                .ok_or("`{|}` before an immediate needs `{|}` after it")?,
+            None => inner,
+        };
+        let name = inner
+            .strip_prefix('#')
+            .ok_or("an immediate is written `#Name`, as in `{{-}{|}#Immfp16H0{|}}`")?;
+        if !name_ok(name) {
+            return Err(format!("`{name}` is not an immediate name"));
+        }
+        mods.kind = OperandKind::Immediate;
+        return Ok((name.to_string(), false, mods));
+    }
+    let mut rest = text;
+    if let Some(r) = rest.strip_prefix("{-}") {
+        mods.neg = true;
+        rest = r;
+    }
+    if let Some(r) = rest.strip_prefix("{|}") {
+        mods.abs = true;
+        rest = r;
+    }
+    let end = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(rest.len());
+    let name = &rest[..end];
+    if !name_ok(name) {
+        return Err(format!("`{text}` is not an operand name"));
+    }
+    rest = &rest[end..];
+    if let Some(r) = rest.strip_prefix("[#BankU05][#AddrU16]") {
+        mods.kind = OperandKind::ConstBank;
+        rest = r;
+    }
+    if mods.abs {
+        rest = rest
+            .strip_prefix("{|}")
+            .ok_or(format!("`{{|}}` before `{name}` needs `{{|}}` after it"))?;
+    }
+    if let Some(r) = rest.strip_prefix("{.").and_then(|r| r.strip_suffix('}')) {
+        let g = groups.iter().position(|g| g.name == r).ok_or(format!(
+            "`.{r}` after operand `{name}` is not a group of this instruction"
+        ))?;
+        mods.member = Some(g);
+        rest = "";
+    }
+    if !rest.is_empty() {
+        return Err(format!("unexpected `{rest}` after operand `{name}`"));
+    }
+    Ok((name.to_string(), false, mods))
 }
 
 /// A group as the pattern parser needs it.
@@ -156,42 +294,26 @@ pub fn parse_pattern(
     }
     let mut operands = Vec::new();
     let mut negatable = Vec::new();
+    let mut mods = Vec::new();
     let mut off = head_end;
     for piece in syntax[head_end..].split(',') {
         let trimmed = piece.trim();
-        let mut start = off + piece.find(|c: char| !c.is_whitespace()).unwrap_or(0);
-        // `{!}c`: an operand the instruction text may write negated (9.7.7.1 `set`).
-        let trimmed = match trimmed.strip_prefix("{!}") {
-            Some(rest) => {
-                start += 3;
-                negatable.push(true);
-                rest
-            }
-            None => {
-                negatable.push(false);
-                trimmed
-            }
-        };
-        if trimmed.is_empty()
-            || !trimmed
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '_')
-        {
-            return Err(err(
-                start,
-                start + trimmed.len(),
-                format!("`{trimmed}` is not an operand name"),
+        let start = off + piece.find(|c: char| !c.is_whitespace()).unwrap_or(0);
+        let (name, neg, m) = parse_operand(trimmed, groups).map_err(|msg| {
+            err(start, start + trimmed.len(), msg).with_hint(
+                "operands are names separated by commas: `d, a, b`, `{!}c` for one that may be negated, SASS `{-}{|}Ra{|}{.iswz}`",
             )
-            .with_hint("operands are names separated by commas: `d, a, b`, `{!}c` for one that may be negated"));
-        }
-        if operands.iter().any(|o| o == trimmed) {
+        })?;
+        if operands.contains(&name) {
             return Err(err(
                 start,
                 start + trimmed.len(),
-                format!("operand `{trimmed}` is named twice"),
+                format!("operand `{name}` is named twice"),
             ));
         }
-        operands.push(trimmed.to_string());
+        negatable.push(neg);
+        mods.push(m);
+        operands.push(name);
         off += piece.len() + 1;
     }
     if operands.len() < 2 {
@@ -199,6 +321,13 @@ pub fn parse_pattern(
             0,
             syntax.len(),
             "a form needs a destination and at least one source operand".into(),
+        ));
+    }
+    if mods.first().is_some_and(|m| *m != OperandMods::default()) {
+        return Err(err(
+            head_end,
+            syntax.len(),
+            "the destination is a register: it takes no `-`, `|..|`, member or brackets".into(),
         ));
     }
     if negatable.first() == Some(&true) {
@@ -217,6 +346,7 @@ pub fn parse_pattern(
         elems,
         operands,
         negatable,
+        mods,
     })
 }
 

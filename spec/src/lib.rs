@@ -2,8 +2,9 @@
 //!
 //! `*.sem` sources are parsed ([`parser`]), checked ([`check`]), and every instruction variant
 //! they describe is lowered ([`lower`]) to the variant IR ([`ir`]). The [`catalog::Spec`] holds
-//! the result and finds variants from instruction text; [`eval`] runs them and returns the
-//! ISA's accept set ([`outcome`]).
+//! the result and finds variants from instruction text (PTX modifiers, or whole SASS
+//! instructions through [`sass`]); [`eval`] runs them and returns the ISA's accept set
+//! ([`outcome`]).
 
 pub mod ast;
 pub mod catalog;
@@ -19,6 +20,7 @@ pub mod outcome;
 pub mod parser;
 pub mod printer;
 pub mod samples;
+pub mod sass;
 
 pub use catalog::{Spec, Variant};
 pub use diag::{Diagnostic, Diagnostics};

@@ -8,7 +8,7 @@
 use crate::ast::{BinOp, Block, Else, Expr, ExprKind, Index, Stmt, UnOp};
 use crate::catalog::{Family, Form, FormatInfo, Spec};
 use crate::diag::{Diagnostic, Span};
-use crate::form::{Choice, Elem};
+use crate::form::{Choice, Elem, FieldKind};
 use crate::ir::{
     mask, ApproxFn, Bound, Class, Cmp, Dest, Op, Outcome, Part, PartKind, Program, ValueId,
 };
@@ -64,6 +64,18 @@ enum Val {
     Rt(ValueId, Ty),
     /// A nondeterministic choice: only assignable to a destination.
     Choice(Outcome, Ty),
+    /// A group member written on an operand, known at run time (`iswz(Ra)`): the index of the
+    /// member in the group's list. Only compared with a member (`iswz(Ra) == .F32`).
+    Member(ValueId, Vec<String>),
+}
+
+/// An operand modifier that is a run-time field of the variant (SASS `-Ra`, `|Ra|`,
+/// `Ra.H0_H0`): its input follows the source operands (see `Pattern::fields`).
+struct FieldParam {
+    operand: String,
+    kind: FieldKind,
+    /// The group's name and members, for a `Member` field.
+    group: Option<(String, Vec<String>)>,
 }
 
 /// The compile-time parameters of one variant: flags, group members, the form's type.
@@ -74,6 +86,7 @@ pub struct Params {
     type_name: Option<String>,
     operands: Vec<String>,
     all_operands: Vec<String>,
+    fields: Vec<FieldParam>,
 }
 
 fn err(span: &Span, msg: impl Into<String>) -> Diagnostic {
@@ -141,7 +154,23 @@ impl Params {
                 break;
             }
         }
+        let fields = form
+            .pattern
+            .fields()
+            .into_iter()
+            .map(|(op, kind)| FieldParam {
+                operand: form.pattern.operands[op].clone(),
+                kind,
+                group: match kind {
+                    FieldKind::Member(g) => {
+                        Some((fam.groups[g].name.clone(), fam.groups[g].members.clone()))
+                    }
+                    _ => None,
+                },
+            })
+            .collect();
         Ok(Params {
+            fields,
             opcode: form.pattern.opcode.clone(),
             flags,
             groups,
@@ -158,7 +187,7 @@ impl Params {
             Val::Bool(b) => Ok(b),
             _ => Err(err(
                 &e.span,
-                "a `require` condition must be decided by the modifiers alone",
+                "a `require` or `operand ... if` condition must be decided by the modifiers alone",
             )),
         }
     }
@@ -170,7 +199,18 @@ impl Params {
         fam: &Family,
         name: &str,
     ) -> Result<(String, u32), Diagnostic> {
-        let (ty_name, span) = match fam.operand_types.get(name) {
+        // The first `operand` item whose condition holds (`operand Rd: f32 if ofmt == .F32;`).
+        let mut declared = None;
+        for (n, cond) in fam.operand_types.get(name).into_iter().flatten() {
+            if cond
+                .as_ref()
+                .map_or(Ok(true), |c| self.const_bool(spec, c))?
+            {
+                declared = Some(n);
+                break;
+            }
+        }
+        let (ty_name, span) = match declared {
             Some(n) => (self.resolve_type_name(&n.text), Some(&n.span)),
             None => (self.type_name.clone(), None),
         };
@@ -197,6 +237,21 @@ impl Params {
             None => Some(name.to_string()),
         }
     }
+}
+
+impl FieldParam {
+    /// The input's type: a predicate for `-` and `|..|`, else the bits of a member index.
+    fn ty(&self) -> Ty {
+        match &self.group {
+            Some((_, members)) => Ty::Bits(member_index_width(members.len())),
+            None => Ty::Pred,
+        }
+    }
+}
+
+/// Bits that hold an index below `n` (at least one).
+pub fn member_index_width(n: usize) -> u32 {
+    (usize::BITS - n.saturating_sub(1).leading_zeros()).max(1)
 }
 
 fn type_from_name(spec: &Spec, name: &str) -> Option<Ty> {
@@ -239,7 +294,19 @@ pub fn lower(spec: &Spec, fam: &Family, params: &Params) -> Result<Program, Diag
             env.vars.push((name.clone(), Binding::Val(Val::Rt(id, ty))));
         }
     }
+    for f in &params.fields {
+        let ty = f.ty();
+        let id = l.emit(Op::Input(input_widths.len() as u16), ty.width());
+        input_widths.push(ty.width());
+        l.fields.push(id);
+    }
+    if let Some((_, Binding::Dest { ty, .. })) = env.vars.first() {
+        l.old_dest = OldDest::Unread(*ty, input_widths.len() as u16);
+    }
     l.block(&mut env, &fam.sem, false)?;
+    if let OldDest::Read(_, ty) = l.old_dest {
+        input_widths.push(ty.width());
+    }
     let Some((name, Binding::Dest { ty, lanes, slices })) = env.vars.first().cloned() else {
         return Err(err(&fam.span, "internal: destination binding lost"));
     };
@@ -376,9 +443,24 @@ impl Env {
     }
 }
 
+/// The destination's value before the instruction (`old(Rd)`): an input after every other,
+/// created when `sem` first reads it.
+#[derive(Clone, Copy)]
+enum OldDest {
+    /// Not available (no destination known yet).
+    None,
+    /// Not read yet; its type and the input index it will take.
+    Unread(Ty, u16),
+    /// Read: the input value.
+    Read(ValueId, Ty),
+}
+
 struct Lowerer<'a> {
     spec: &'a Spec,
     params: &'a Params,
+    /// The value of each of `params.fields`.
+    fields: Vec<ValueId>,
+    old_dest: OldDest,
     ops: Vec<Op>,
     widths: Vec<u32>,
     known: Vec<Option<u64>>,
@@ -405,6 +487,8 @@ impl<'a> Lowerer<'a> {
         Lowerer {
             spec,
             params,
+            fields: Vec::new(),
+            old_dest: OldDest::None,
             ops: Vec::new(),
             widths: Vec::new(),
             known: Vec::new(),
@@ -908,6 +992,7 @@ impl<'a> Lowerer<'a> {
             Val::Choice(_, t) => {
                 format!("a nondeterministic {} (any_nan/one_of)", self.ty_name(*t))
             }
+            Val::Member(..) => "a member written on an operand".to_string(),
         }
     }
 
@@ -1223,6 +1308,25 @@ impl<'a> Lowerer<'a> {
             });
         }
         match (op, &a, &b) {
+            (BinOp::Eq | BinOp::Ne, Val::Member(id, members), Val::Mod(m))
+            | (BinOp::Eq | BinOp::Ne, Val::Mod(m), Val::Member(id, members)) => {
+                let Some(ix) = members.iter().position(|x| x == m) else {
+                    let all: Vec<String> = members.iter().map(|x| format!(".{x}")).collect();
+                    return Err(err(span, format!("`.{m}` is not a member of this group"))
+                        .with_hint(format!("its members are {}", all.join(" "))));
+                };
+                let id = *id;
+                let k = self.konst(ix as u64, self.widths[id as usize]);
+                let eq = self.emit(Op::BvEq(id, k), 1);
+                return Ok(Val::Rt(
+                    if op == BinOp::Eq {
+                        eq
+                    } else {
+                        self.emit(Op::Not(1, eq), 1)
+                    },
+                    Ty::Pred,
+                ));
+            }
             (BinOp::Eq | BinOp::Ne, Val::Mod(x), Val::Mod(y)) => {
                 return Ok(Val::Bool((x == y) == (op == BinOp::Eq)))
             }
@@ -1407,6 +1511,9 @@ impl<'a> Lowerer<'a> {
                     )),
                 },
             };
+        }
+        if let Some(v) = self.operand_modifier(f, args, span)? {
+            return Ok(v);
         }
         let mut vals = Vec::with_capacity(args.len());
         let lazy = matches!(f, "present" | "approx");
@@ -1649,6 +1756,39 @@ impl<'a> Lowerer<'a> {
                 }
             }
             "approx" => self.approx(env, args, span),
+            "zext" => {
+                arity(2)?;
+                let n = match vals.remove(1) {
+                    Val::Int(n) => n,
+                    other => {
+                        return Err(self.type_err(&args[1].span, "a compile-time width", &other))
+                    }
+                };
+                let (x, t) = self.rt(vals.remove(0), &args[0].span)?;
+                let w = t.width();
+                if n < i64::from(w) || n > 64 {
+                    return Err(err(
+                        span,
+                        format!("`zext` widens a {w}-bit value to {n} bits: give {w} to 64"),
+                    ));
+                }
+                let n = n as u32;
+                if n == w {
+                    return Ok(Val::Rt(x, Ty::Bits(w)));
+                }
+                let hi = self.konst(0, n - w);
+                Ok(Val::Rt(
+                    self.emit(
+                        Op::Concat {
+                            hi,
+                            lo: x,
+                            lo_width: w,
+                        },
+                        n,
+                    ),
+                    Ty::Bits(n),
+                ))
+            }
             "any_value" => {
                 arity(1)?;
                 match self.rt(vals.remove(0), &args[0].span)? {
@@ -1720,6 +1860,90 @@ impl<'a> Lowerer<'a> {
 }
 
 impl Lowerer<'_> {
+    /// The operand modifiers of SASS forms: `negated(x)`, `absolute(x)` (whether the text
+    /// writes `-x`, `|x|`: `false` where the form does not allow it), `G(x)` for a group `G`
+    /// (the member written after `x`, the group's default where the form allows none), and
+    /// `old(d)`, the destination's value before the instruction. `None` for other functions.
+    fn operand_modifier(
+        &mut self,
+        f: &str,
+        args: &[Expr],
+        span: &Span,
+    ) -> Result<Option<Val>, Diagnostic> {
+        let is_group = self.params.groups.contains_key(f);
+        if !matches!(f, "negated" | "absolute" | "old") && !is_group {
+            return Ok(None);
+        }
+        let operand = match args {
+            [Expr {
+                kind: ExprKind::Name(n),
+                ..
+            }] if self.params.all_operands.contains(n) => n.as_str(),
+            _ => {
+                return Err(err(
+                    span,
+                    format!("`{f}` takes one operand name, as in `{f}(Ra)`"),
+                ))
+            }
+        };
+        if !self.params.operands.iter().any(|o| o == operand) {
+            return Err(err(
+                span,
+                format!("operand `{operand}` is not present in this form"),
+            )
+            .with_hint(format!("guard its use with `present({operand})`")));
+        }
+        if f == "old" {
+            if self.params.operands.first().map(String::as_str) != Some(operand) {
+                return Err(err(
+                    span,
+                    format!("`old` reads the destination before the instruction; `{operand}` is a source"),
+                ));
+            }
+            return match self.old_dest {
+                OldDest::Read(id, ty) => Ok(Some(Val::Rt(id, ty))),
+                OldDest::Unread(ty, input) => {
+                    let id = self.emit(Op::Input(input), ty.width());
+                    self.old_dest = OldDest::Read(id, ty);
+                    Ok(Some(Val::Rt(id, ty)))
+                }
+                OldDest::None => Err(err(span, "`old` is only available in `sem`")),
+            };
+        }
+        let found = self.params.fields.iter().position(|p| {
+            p.operand == operand
+                && match (p.kind, f) {
+                    (FieldKind::Neg, "negated") | (FieldKind::Abs, "absolute") => true,
+                    (FieldKind::Member(_), g) => p.group.as_ref().is_some_and(|(n, _)| n == g),
+                    _ => false,
+                }
+        });
+        Ok(Some(
+            match (found, self.fields.get(found.unwrap_or(usize::MAX))) {
+                (Some(i), Some(&id)) => match &self.params.fields[i].group {
+                    Some((_, members)) => Val::Member(id, members.clone()),
+                    None => Val::Rt(id, Ty::Pred),
+                },
+                (Some(_), None) => {
+                    return Err(err(span, format!("`{f}` is only available in `sem`")));
+                }
+                // Not written in this form: `-` and `|..|` are off; the member is the default.
+                (None, _) if !is_group => Val::Bool(false),
+                (None, _) => match self.params.groups.get(f).cloned().flatten() {
+                    Some(m) => Val::Mod(m),
+                    None => {
+                        return Err(err(
+                            span,
+                            format!(
+                            "this form writes no `.{f}` on `{operand}` and `{f}` has no default"
+                        ),
+                        ))
+                    }
+                },
+            },
+        ))
+    }
+
     /// `approx(.fn, x, bound[, ftz])`, or `approx(.div, x, y, bound[, ftz])` for a function of
     /// two arguments: a bounded outcome.
     fn approx(&mut self, env: &Env, args: &[Expr], span: &Span) -> Result<Val, Diagnostic> {

@@ -283,8 +283,13 @@ impl Parser {
             let name = self.name("an operand name")?;
             self.expect_punct(":")?;
             let ty = self.name("a type (`pred`, `b32`, a format or a group of formats)")?;
+            let cond = if self.eat_keyword("if") {
+                Some(self.expr()?)
+            } else {
+                None
+            };
             self.expect_punct(";")?;
-            Ok(InstrItem::Operand { name, ty })
+            Ok(InstrItem::Operand { name, ty, cond })
         } else if self.eat_keyword("require") {
             let req = self
                 .requirement()?

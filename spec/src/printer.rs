@@ -93,9 +93,20 @@ fn print_instr_item(out: &mut String, item: &InstrItem) {
             }
             out.push_str(";\n");
         }
-        InstrItem::Operand { name, ty } => {
-            let _ = writeln!(out, "  operand {}: {};", name.text, ty.text);
-        }
+        InstrItem::Operand { name, ty, cond } => match cond {
+            Some(c) => {
+                let _ = writeln!(
+                    out,
+                    "  operand {}: {} if {};",
+                    name.text,
+                    ty.text,
+                    print_expr(c)
+                );
+            }
+            None => {
+                let _ = writeln!(out, "  operand {}: {};", name.text, ty.text);
+            }
+        },
         InstrItem::Require { req, cond } => {
             let _ = writeln!(
                 out,

@@ -1,12 +1,23 @@
 //! Inputs for a variant: per source operand, boundary-heavy values of its format (whole
 //! lanes for packed formats), random bits otherwise. Deterministic in the seed.
 
-use crate::catalog::{FormatInfo, Spec, Variant};
+use crate::catalog::{FormatInfo, ModifierKind, OperandRole, Spec, Variant};
 use semfuzz_fp::vectors::{BoundaryGen, SplitMix64};
 
 enum OperandGen {
-    Lanes { gens: Vec<BoundaryGen>, width: u32 },
-    Bits { rng: SplitMix64, width: u32 },
+    Lanes {
+        gens: Vec<BoundaryGen>,
+        width: u32,
+    },
+    Bits {
+        rng: SplitMix64,
+        width: u32,
+    },
+    /// The index of a group member (an operand modifier field): below `count`.
+    Member {
+        rng: SplitMix64,
+        count: u64,
+    },
 }
 
 impl OperandGen {
@@ -18,6 +29,7 @@ impl OperandGen {
                 })
             }
             OperandGen::Bits { rng, width } => rng.next_u64() & crate::ir::mask(*width),
+            OperandGen::Member { rng, count } => rng.next_u64() % *count,
         }
     }
 }
@@ -36,6 +48,16 @@ impl Samples {
             .enumerate()
             .map(|(i, s)| {
                 let seed = seed.wrapping_mul(0x9E37_79B9).wrapping_add(i as u64 * 7919);
+                if let OperandRole::Modifier {
+                    kind: ModifierKind::Member { members, .. },
+                    ..
+                } = &s.role
+                {
+                    return OperandGen::Member {
+                        rng: SplitMix64::new(seed),
+                        count: members.len() as u64,
+                    };
+                }
                 match spec.format(&s.ty) {
                     Some(FormatInfo::Scalar(f)) => OperandGen::Lanes {
                         gens: vec![BoundaryGen::new(f, seed)],

@@ -1,8 +1,8 @@
 //! Every syntax line of the ISA excerpt (`../shared/isa-docs`, beside the repository) is covered
-//! by a spec form, refused with a reason, or on the list of lines still to be specified.
+//! by a spec form or refused with a reason; an uncovered line fails the test.
 
 mod common;
-use semfuzz_spec::coverage::{cover, normalize, syntax_lines, Status, SyntaxLine};
+use semfuzz_spec::coverage::{cover, syntax_lines, Status, SyntaxLine};
 
 /// The excerpt's directory: `shared/isa-docs` beside the repository root.
 fn isa_docs() -> std::path::PathBuf {
@@ -30,17 +30,8 @@ fn excerpt() -> Vec<SyntaxLine> {
     lines
 }
 
-/// Lines not specified yet (SASS HMUL2). A line leaves this list
-/// when its spec lands; a line may never go uncovered otherwise.
-const PENDING: &[&str] = &[
-    "HMUL2{.ofmt}{.fmz}{.SAT} Rd, {-}{|}Ra{|}{.iswz}, {-}{|}Rb{|}{.iswz}",
-    "HMUL2{.ofmt}{.fmz}{.SAT} Rd, {-}{|}Ra{|}{.iswz}, {-}{|}c[#BankU05][#AddrU16]{|}",
-    "HMUL2{.ofmt}{.fmz}{.SAT} Rd, {-}{|}Ra{|}{.iswz}, {{-}{|}#Immfp10H1{|}}, {{-}{|}#Immfp10H0{|}}",
-    "HMUL2_32I{.fmz}{.SAT} Rd, Ra{.iswz}, {{-}{|}#Immfp16H1{|}}, {{-}{|}#Immfp16H0{|}}",
-];
-
 #[test]
-fn every_excerpt_line_is_covered_refused_or_pending() {
+fn every_excerpt_line_is_covered_or_refused() {
     let lines = excerpt();
     assert!(
         lines.len() > 60,
@@ -49,8 +40,7 @@ fn every_excerpt_line_is_covered_refused_or_pending() {
     );
     let statuses = cover(common::spec(), &lines);
     let mut unexpected = Vec::new();
-    let mut still_pending = Vec::new();
-    let (mut covered, mut refused, mut pending) = (0, 0, 0);
+    let (mut covered, mut refused) = (0, 0);
     for (l, s) in lines.iter().zip(&statuses) {
         match s {
             Status::Covered(v) => {
@@ -58,10 +48,6 @@ fn every_excerpt_line_is_covered_refused_or_pending() {
                 covered += 1;
             }
             Status::Refused(_) => refused += 1,
-            Status::Uncovered if PENDING.contains(&normalize(&l.text).as_str()) => {
-                pending += 1;
-                still_pending.push(normalize(&l.text));
-            }
             Status::Uncovered => {
                 unexpected.push(format!("{}:{} ({}) {}", l.file, l.line, l.section, l.text))
             }
@@ -72,16 +58,8 @@ fn every_excerpt_line_is_covered_refused_or_pending() {
         "uncovered syntax lines:\n{}",
         unexpected.join("\n")
     );
-    let stale: Vec<_> = PENDING
-        .iter()
-        .filter(|p| !still_pending.iter().any(|s| s == *p))
-        .collect();
-    assert!(
-        stale.is_empty(),
-        "these PENDING lines are covered now (or no longer in the excerpt); remove them: {stale:?}"
-    );
     println!(
-        "{} syntax lines: {covered} covered, {refused} refused, {pending} pending",
+        "{} syntax lines: {covered} covered, {refused} refused",
         lines.len()
     );
 }
