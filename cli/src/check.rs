@@ -121,18 +121,18 @@ pub fn run(spec: &Spec, file: Option<&Path>) -> Result<bool> {
             Ok(None) => {}
             Ok(Some(Ok(()))) => {
                 passed += 1;
-                println!("ok");
+                outln!("ok");
             }
             Ok(Some(Err(why))) => {
                 failed += 1;
-                println!("mismatch: line {}: {why}", n + 1);
+                outln!("mismatch: line {}: {why}", n + 1);
             }
             Err(why) => {
                 failed += 1;
-                println!("error: line {}: {why}", n + 1);
+                outln!("error: line {}: {why}", n + 1);
             }
         }
     }
-    println!("{passed} passed, {failed} failed");
+    outln!("{passed} passed, {failed} failed");
     Ok(failed == 0)
 }

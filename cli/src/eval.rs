@@ -32,7 +32,7 @@ pub fn run(spec: &Spec, instr: &str, operands: &[String]) -> Result<()> {
     let mut ev = Evaluator::new(&v.program);
     let mut out = vec![Accept::default(); ev.n_parts()];
     ev.eval(&inputs, &mut out);
-    println!(
+    outln!(
         "{}   ({}{})",
         v.signature(),
         v.requirement,
@@ -43,7 +43,7 @@ pub fn run(spec: &Spec, instr: &str, operands: &[String]) -> Result<()> {
         }
     );
     for (src, bits) in v.sources.iter().zip(&inputs) {
-        println!(
+        outln!(
             "  {} = {}",
             src.name,
             describe_operand(spec, &src.ty, *bits)
@@ -77,13 +77,13 @@ fn run_sass(spec: &Spec, text: &str, operands: &[String]) -> Result<()> {
     let mut ev = Evaluator::new(&v.program);
     let mut out = vec![Accept::default(); ev.n_parts()];
     ev.eval(&inputs, &mut out);
-    println!("{}   ({})", v.signature(), v.requirement);
-    println!("  {}", text.trim());
+    outln!("{}   ({})", v.signature(), v.requirement);
+    outln!("  {}", text.trim());
     if let Some(g) = &sass.guard {
-        println!("  (guard {g}: the result when the instruction executes)");
+        outln!("  (guard {g}: the result when the instruction executes)");
     }
     for (k, (name, bits)) in sass.values.iter().zip(&values).enumerate() {
-        println!(
+        outln!(
             "  {name} = {}",
             describe_operand(spec, sass.value_type(k), *bits)
         );
@@ -98,7 +98,7 @@ fn print_dests(v: &semfuzz_spec::Variant, out: &[Accept]) {
     for d in &v.program.dests {
         for (i, part) in d.parts.iter().enumerate() {
             let a = out.next().copied().unwrap_or_default();
-            println!("  {} = {}", d.part_name(i), describe_accept(part.kind, &a));
+            outln!("  {} = {}", d.part_name(i), describe_accept(part.kind, &a));
         }
     }
 }

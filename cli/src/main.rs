@@ -1,5 +1,13 @@
 //! `semfuzz`: the command line. See DESIGN.md "Command-line contract".
 
+/// `println!` through [`emit`]: a closed pipe (`semfuzz eval ... | head -1`) ends the program
+/// quietly instead of panicking.
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        $crate::emit(&format!("{}\n", format_args!($($arg)*)))
+    };
+}
+
 mod check;
 mod eval;
 mod list;

@@ -18,7 +18,7 @@ pub fn run(spec: &Spec, pattern: Option<&str>, cases: usize, seed: u64) -> Resul
             pattern.unwrap_or("")
         );
     }
-    println!(
+    outln!(
         "libz3 {}; {} variants x {cases} inputs (seed {seed})",
         semfuzz_smt::z3_version(),
         variants.len()
@@ -36,13 +36,13 @@ pub fn run(spec: &Spec, pattern: Option<&str>, cases: usize, seed: u64) -> Resul
         if let Some((inputs, why)) = report.failure {
             failed += 1;
             let ops: Vec<String> = inputs.iter().map(|i| format!("0x{i:x}")).collect();
-            bar.suspend(|| println!("DISAGREE {} {}: {why}", v.text, ops.join(" ")));
+            bar.suspend(|| outln!("DISAGREE {} {}: {why}", v.text, ops.join(" ")));
             bar.inc((cases - report.cases) as u64);
         }
     }
     bar.finish_and_clear();
     let secs = start.elapsed().as_secs_f64();
-    println!(
+    outln!(
         "{} variants agree, {failed} disagree ({} checks in {secs:.1} s, {:.0} checks/s)",
         variants.len() - failed,
         variants.len() * cases,

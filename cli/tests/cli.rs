@@ -358,3 +358,28 @@ fn list_shows_sass_forms_and_coverage() {
         "{hmul:?}"
     );
 }
+
+/// Output into a pipe that closes early (`semfuzz eval ... | head -1`) ends quietly: no panic
+/// message, exit status 0, for every command that prints.
+#[test]
+fn a_closed_pipe_is_not_a_panic() {
+    use std::process::{Command as Std, Stdio};
+    let bin = assert_cmd::cargo::cargo_bin("semfuzz");
+    for args in [
+        &["eval", "add.rn.f16x2", "0x3c004000", "0x40003c00"][..],
+        &["list"][..],
+    ] {
+        let mut child = Std::new(&bin)
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("runs");
+        // Close the reading end before the program writes.
+        drop(child.stdout.take());
+        let out = child.wait_with_output().expect("exits");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+    }
+}
