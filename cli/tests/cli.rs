@@ -383,3 +383,18 @@ fn a_closed_pipe_is_not_a_panic() {
         assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
     }
 }
+
+/// A register read with `.F32` is shown as the f32 it is converted from, not as two fp16.
+#[test]
+fn sass_f32_swizzle_shows_the_register_as_f32() {
+    let (code, out, err) = run(
+        &[
+            "eval",
+            "HMUL2.F16_V2.FMZ.SAT R1, -|R4|.F32, -|RZ|.H0_H0;",
+            "0x7f800000",
+        ],
+        None,
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("R4 = 0x7f800000 (inf)"), "{out}");
+}

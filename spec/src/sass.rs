@@ -73,12 +73,34 @@ impl SassInstr<'_> {
 
     /// The type of value `k` of [`SassInstr::values`], as the variant's input that reads it
     /// names it (`f16x2` for a register, `f32` for a constant).
+    /// A register the text reads with `.F32` (`-|R4|.F32`) is one f32, not two fp16.
     pub fn value_type(&self, k: usize) -> &str {
-        self.inputs
+        let Some((_, src)) = self
+            .inputs
             .iter()
             .zip(&self.variant.sources)
             .find(|(i, _)| **i == Input::Value(k))
-            .map_or("b32", |(_, s)| s.ty.as_str())
+        else {
+            return "b32";
+        };
+        let read_as_f32 = self.inputs.iter().zip(&self.variant.sources).any(|(i, s)| {
+            matches!(
+                (&s.role, i),
+                (
+                    OperandRole::Modifier {
+                        operand,
+                        kind: ModifierKind::Member { members, .. },
+                    },
+                    Input::Fixed(m),
+                ) if *operand == src.name
+                    && members.get(*m as usize).is_some_and(|x| x.trim_start_matches('.') == "F32")
+            )
+        });
+        if read_as_f32 {
+            "f32"
+        } else {
+            src.ty.as_str()
+        }
     }
 
     /// The value a modifier field or immediate takes from the text (for display), by the
