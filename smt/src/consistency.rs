@@ -11,7 +11,7 @@
 //! spec/tests/approx.rs. Corner cases are ordinary exact outcomes and are checked exactly.
 //! `any_value` ([`Accept::Any`]) admits everything on both sides.
 
-use crate::encode::{bound_in_z3, encode_concrete, is_nan, NanBits};
+use crate::encode::{bound_in_z3, encode_concrete, is_nan, order_key, NanBits};
 use semfuzz_spec::ir::{Outcome, Program};
 use semfuzz_spec::outcome::{describe_accept, Accept};
 use std::fmt;
@@ -86,16 +86,8 @@ fn bounds_in_z3(o: &Outcome) -> bool {
 /// `lo <= r <= hi` in the numeric order of `f` with -0 < +0 (`order_key`), on `width + 2`
 /// signed bits.
 fn in_order_range(r: &BV, f: semfuzz_fp::Format, lo: u64, hi: u64) -> Bool {
-    let w = f.width();
-    let wide = w + 2;
-    let key = |b: &BV| {
-        let mag = b.extract(w - 2, 0).zero_ext(3);
-        b.extract(w - 1, w - 1)
-            .eq(BV::from_u64(1, 1))
-            .ite(&mag.bvneg().bvsub(BV::from_u64(1, wide)), &mag)
-    };
-    let constant = |v: u64| key(&BV::from_u64(v, w));
-    constant(lo).bvsle(key(r)) & key(r).bvsle(constant(hi))
+    let constant = |v: u64| order_key(&BV::from_u64(v, f.width()), f);
+    constant(lo).bvsle(order_key(r, f)) & order_key(r, f).bvsle(constant(hi))
 }
 
 /// The accept set `a` as a formula over `r`; `bound_stated` says whether the formulas state

@@ -327,7 +327,6 @@ fn within_ulps(r: &BV, rn: &BV, f: Format, bound: Bound, ftz: bool) -> Bool {
     let sign = |b: &BV| b.extract(w - 1, w - 1).eq(BV::from_u64(1, 1));
     let magnitude = |b: &BV| b.extract(w - 2, 0).zero_ext(3);
     let ordinal = |b: &BV| sign(b).ite(&magnitude(b).bvneg(), &magnitude(b));
-    let order_key = |b: &BV| sign(b).ite(&magnitude(b).bvneg().bvsub(k(1)), &magnitude(b));
     let inf = k(f.inf(false));
     let neg_inf = inf.bvneg();
     let clamp = |o: BV| {
@@ -347,6 +346,17 @@ fn within_ulps(r: &BV, rn: &BV, f: Format, bound: Bound, ftz: bool) -> Bool {
         key_lo = lo_pos_subnormal.ite(&zero, &key_lo);
         key_hi = hi_neg_subnormal.ite(&k(1).bvneg(), &key_hi);
     }
-    let key = order_key(r);
+    let key = order_key(r, f);
     key_lo.bvsle(&key) & key.bvsle(&key_hi)
+}
+
+/// The numeric order of a non-NaN encoding of `f` with -0 < +0, as a `width + 2`-bit signed
+/// bit-vector: `magnitude` for positive values, `-magnitude - 1` for negative ones
+/// (`semfuzz_spec::outcome::order_key`).
+pub fn order_key(b: &BV, f: Format) -> BV {
+    let w = f.width();
+    let magnitude = b.extract(w - 2, 0).zero_ext(3);
+    b.extract(w - 1, w - 1)
+        .eq(BV::from_u64(1, 1))
+        .ite(&magnitude.bvneg().bvsub(BV::from_u64(1, w + 2)), &magnitude)
 }

@@ -207,7 +207,7 @@ impl fmt::Display for Mismatch {
 }
 
 /// The position of a non-NaN value on the number line, in ulps from +0 (signed).
-fn ordinal(f: Format, bits: u64) -> i64 {
+pub(crate) fn ordinal(f: Format, bits: u64) -> i64 {
     let mag = (bits & !(1u64 << (f.width() - 1))) as i64;
     if f.sign_bit(bits) {
         -mag

@@ -472,16 +472,7 @@ fn operand(c: &mut Cursor) -> Result<Operand, Diagnostic> {
         let neg = c.eat("-");
         let abs = c.eat("|");
         let bits = immediate(c)?;
-        if abs && !c.eat("|") {
-            return Err(c.error(
-                c.pos,
-                c.pos + 1,
-                format!(
-                    "expected `|` closing the absolute value, found {}",
-                    c.found()
-                ),
-            ));
-        }
+        close_abs(c, abs)?;
         if !c.eat("}") {
             return Err(c
                 .error(
@@ -550,16 +541,7 @@ fn operand(c: &mut Cursor) -> Result<Operand, Diagnostic> {
             .error(name_start, c.pos.max(name_start + 1), format!("expected a register, constant or immediate, found {}", if name.is_empty() { c.found() } else { format!("`{name}`") }))
             .with_hint("registers are R0 .. R254 and RZ; constants c[bank][address]; immediates 0x3c00, 1.5 or {-|0x3c00|}"));
     };
-    if abs && !c.eat("|") {
-        return Err(c.error(
-            c.pos,
-            c.pos + 1,
-            format!(
-                "expected `|` closing the absolute value, found {}",
-                c.found()
-            ),
-        ));
-    }
+    close_abs(c, abs)?;
     c.skip_ws();
     let member = if c.rest().starts_with('.') {
         c.pos += 1;
@@ -578,6 +560,21 @@ fn operand(c: &mut Cursor) -> Result<Operand, Diagnostic> {
 }
 
 /// The bank or address of `c[bank][address]`, with its closing `]`.
+/// The `|` that closes an absolute value opened with `|`, when `abs`.
+fn close_abs(c: &mut Cursor, abs: bool) -> Result<(), Diagnostic> {
+    if abs && !c.eat("|") {
+        return Err(c.error(
+            c.pos,
+            c.pos + 1,
+            format!(
+                "expected `|` closing the absolute value, found {}",
+                c.found()
+            ),
+        ));
+    }
+    Ok(())
+}
+
 fn const_index(c: &mut Cursor, what: &str, max: u64) -> Result<u32, Diagnostic> {
     let (w, s) = c.word();
     match parse_int(&w) {
