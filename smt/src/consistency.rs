@@ -3,7 +3,8 @@
 //!
 //! Bounded parts (`approx`, [`Accept::Within`]) are checked exactly where the formulas state
 //! the bound ([`bound_in_z3`]: ulp bounds of `rcp` and `div`, whose reference Z3 computes as an
-//! IEEE division), so the evaluator's MPFR interval is checked against Z3's. Elsewhere the
+//! IEEE division, and `sqrt`'s relative bound, whose ends are binary128 square roots), so the
+//! evaluator's MPFR interval is checked against Z3's. Elsewhere the
 //! approximation is an uninterpreted function and the check is weaker: the formulas must admit
 //! the reference (RN) value, both ends of the interval and a value just outside it (which
 //! shows they took the bounded branch, not an exact corner case), and must admit no NaN (and,
@@ -77,7 +78,12 @@ pub struct Checker<'p> {
 /// Whether every bounded leaf of `o` has its bound stated in the formulas.
 fn bounds_in_z3(o: &Outcome) -> bool {
     match o {
-        Outcome::Within { func, bound, .. } => bound_in_z3(*func, *bound),
+        Outcome::Within {
+            func,
+            bound,
+            format,
+            ..
+        } => bound_in_z3(*func, *bound, *format),
         Outcome::Select(_, a, b) => bounds_in_z3(a) && bounds_in_z3(b),
         _ => true,
     }

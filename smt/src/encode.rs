@@ -263,40 +263,107 @@ fn allowed(o: &Outcome, r: &BV, values: &[BV]) -> Bool {
                 cs.push(x.is_subnormal().not());
             }
             let actuals: Vec<BV> = args.iter().map(|a| values[*a as usize].clone()).collect();
-            match reference_in_z3(*func, *bound, *format, &actuals) {
-                Some(rn) => cs.push(within_ulps(r, &rn, *format, *bound, *ftz)),
-                None => cs.push(r.eq(uninterpreted(*func, *format, &actuals))),
-            }
+            cs.push(
+                stated_bound(*func, *bound, *format, &actuals, r, *ftz)
+                    .unwrap_or_else(|| r.eq(uninterpreted(*func, *format, &actuals))),
+            );
             Bool::and(&cs)
         }
     }
 }
 
-/// Whether Z3 states the bound of `func` exactly: an ulp bound around a correctly rounded
-/// reference that the FP theory computes (`1/x` and `a/b` are IEEE divisions). Other
-/// approximations are uninterpreted functions constrained only by what every admitted
-/// value satisfies (not NaN, and under ftz not subnormal).
-pub fn bound_in_z3(func: ApproxFn, bound: Bound) -> bool {
-    matches!(
-        (func, bound),
-        (ApproxFn::Rcp | ApproxFn::Div, Bound::Ulps(_))
-    )
+/// Whether Z3 states the bound of `func` exactly. Two kinds are expressible in the FP
+/// theory: an ulp bound around an IEEE division (`rcp`: 1/x, `div`: a/b), and a relative
+/// bound 2^k (k a whole number) on `sqrt`, whose ends are square roots of x·(1 ± 2^k)², exact
+/// in binary128 for `f32` and narrower. Other approximations are uninterpreted functions
+/// constrained only by what every admitted value satisfies (not NaN, under ftz not subnormal).
+pub fn bound_in_z3(func: ApproxFn, bound: Bound, f: Format) -> bool {
+    match (func, bound) {
+        (ApproxFn::Rcp | ApproxFn::Div, Bound::Ulps(_)) => true,
+        (ApproxFn::Sqrt, Bound::RelErr(k)) => sqrt_rel_err_is_exact(k, f),
+        _ => false,
+    }
 }
 
-/// The bits of the RN reference of `func(args)` in `f`, when [`bound_in_z3`].
-fn reference_in_z3(func: ApproxFn, bound: Bound, f: Format, args: &[BV]) -> Option<BV> {
-    if !bound_in_z3(func, bound) {
+/// Significand bits of the wide format the square-root ends are computed in (binary128).
+const WIDE_PRECISION: u32 = 113;
+
+/// Whether `x·(1 ± 2^k)²` is exact in binary128 for every x of `f`: k is a negative whole
+/// number and the product needs `precision + 2|k| + 1` bits.
+fn sqrt_rel_err_is_exact(k: f64, f: Format) -> bool {
+    k.fract() == 0.0
+        && (-50.0..0.0).contains(&k)
+        && f.precision() + 2 * (-k) as u32 + 1 <= WIDE_PRECISION
+}
+
+/// The formula over `r` for a bound that [`bound_in_z3`] states, as the evaluator builds the
+/// interval (`eval::within`); `None` for the others.
+fn stated_bound(
+    func: ApproxFn,
+    bound: Bound,
+    f: Format,
+    args: &[BV],
+    r: &BV,
+    ftz: bool,
+) -> Option<Bool> {
+    if !bound_in_z3(func, bound, f) {
         return None;
     }
-    let rne = rounding_mode(Rm::NearestEven);
-    let (num, den) = match func {
-        ApproxFn::Rcp => (
-            float(&BV::from_u64(f.one(false), f.width()), f),
-            float(&args[0], f),
-        ),
-        _ => (float(&args[0], f), float(&args[1], f)),
+    let (key_lo, key_hi) = match (func, bound) {
+        (ApproxFn::Sqrt, Bound::RelErr(k)) => sqrt_rel_err_ends(&float(&args[0], f), f, k),
+        (_, Bound::Ulps(n)) => {
+            let rne = rounding_mode(Rm::NearestEven);
+            let (num, den) = match func {
+                ApproxFn::Rcp => (
+                    float(&BV::from_u64(f.one(false), f.width()), f),
+                    float(&args[0], f),
+                ),
+                _ => (float(&args[0], f), float(&args[1], f)),
+            };
+            ulp_ends(&num.div_with_rounding_mode(den, &rne).to_ieee_bv(), f, n)
+        }
+        _ => return None,
     };
-    Some(num.div_with_rounding_mode(den, &rne).to_ieee_bv())
+    let (key_lo, key_hi) = if ftz {
+        flush_ends(key_lo, key_hi, f)
+    } else {
+        (key_lo, key_hi)
+    };
+    let key = order_key(r, f);
+    Some(key_lo.bvsle(&key) & key.bvsle(&key_hi))
+}
+
+/// The order keys of the ends of `|d - sqrt(x)| <= 2^k · sqrt(x)` for a positive finite x,
+/// widened to the two neighbours of sqrt(x) in `f` (`ir::Bound`): the low end is
+/// `RU(sqrt(x·(1 - 2^k)²))`, the high end `RD(sqrt(x·(1 + 2^k)²))`. Directed roundings
+/// compose (RD to binary128, then RD to `f`, is RD to `f`), so the ends are exact.
+fn sqrt_rel_err_ends(x: &Float, f: Format, k: f64) -> (BV, BV) {
+    let wide = fp_sort(15, WIDE_PRECISION);
+    let (rne, rd, ru) = (
+        rounding_mode(Rm::NearestEven),
+        rounding_mode(Rm::Down),
+        rounding_mode(Rm::Up),
+    );
+    let eps = 2f64.powi(k as i32);
+    let factor = |s: f64| {
+        // (1 ± 2^k)² = 1 ± 2^(k+1) + 2^(2k): exact in binary128 for k >= -50.
+        let one = Float::from_f64(1.0).to_fp_with_rounding_mode(&rne, &wide);
+        let term = |v: f64| Float::from_f64(v).to_fp_with_rounding_mode(&rne, &wide);
+        one.add_with_rounding_mode(term(s * 2.0 * eps), &rne)
+            .add_with_rounding_mode(term(eps * eps), &rne)
+    };
+    let xw = x.to_fp_with_rounding_mode(&rne, &wide);
+    let end = |s: f64, rm: &z3::ast::RoundingMode| {
+        xw.mul_with_rounding_mode(factor(s), &rne)
+            .sqrt_with_rounding_mode(rm)
+            .to_fp_with_rounding_mode(rm, &fp_sort(f.exp_bits(), f.precision()))
+            .to_ieee_bv()
+    };
+    let key = |b: BV| order_key(&b, f);
+    let (lo, hi) = (key(end(-1.0, &ru)), key(end(1.0, &rd)));
+    let down = key(x.sqrt_with_rounding_mode(&rd).to_ieee_bv());
+    let up = key(x.sqrt_with_rounding_mode(&ru).to_ieee_bv());
+    (lo.bvsle(&down).ite(&lo, &down), hi.bvsge(&up).ite(&hi, &up))
 }
 
 /// The approximation as a free function, one per function and format (f16 and bf16 share
@@ -313,41 +380,43 @@ fn uninterpreted(func: ApproxFn, f: Format, args: &[BV]) -> BV {
     uf.apply(&actuals).as_bv().expect("a bit-vector function")
 }
 
-/// `r` within `n` encodings of `rn`, as the evaluator builds the interval: the ends are
-/// `ordinal(rn) ∓ n` clamped to ±infinity (ordinal 0 is -0 at the low end, +0 at the high
-/// end), and under ftz a subnormal end moves to the zero on its side; membership is by the
-/// numeric order with -0 < +0 (`order_key`). Arithmetic is on `width + 2` signed bits.
-fn within_ulps(r: &BV, rn: &BV, f: Format, bound: Bound, ftz: bool) -> Bool {
-    let Bound::Ulps(n) = bound else {
-        unreachable!("bound_in_z3 admits ulp bounds only")
-    };
+/// The order keys of the ends of the interval of `n` encodings around `rn`, as the
+/// evaluator builds it: `ordinal(rn) ∓ n` clamped to ±infinity (ordinal 0 is -0 at the low
+/// end, +0 at the high end). Arithmetic is on `width + 2` signed bits.
+fn ulp_ends(rn: &BV, f: Format, n: u32) -> (BV, BV) {
     let w = f.width();
-    let wide = w + 2;
-    let k = |v: u64| BV::from_u64(v, wide);
-    let sign = |b: &BV| b.extract(w - 1, w - 1).eq(BV::from_u64(1, 1));
-    let magnitude = |b: &BV| b.extract(w - 2, 0).zero_ext(3);
-    let ordinal = |b: &BV| sign(b).ite(&magnitude(b).bvneg(), &magnitude(b));
+    let k = |v: u64| BV::from_u64(v, w + 2);
+    let sign = rn.extract(w - 1, w - 1).eq(BV::from_u64(1, 1));
+    let magnitude = rn.extract(w - 2, 0).zero_ext(3);
+    let o = sign.ite(&magnitude.bvneg(), &magnitude);
     let inf = k(f.inf(false));
     let neg_inf = inf.bvneg();
     let clamp = |o: BV| {
         o.bvslt(&neg_inf)
             .ite(&neg_inf, &o.bvsgt(&inf).ite(&inf, &o))
     };
-    let o = ordinal(rn);
     let o_lo = clamp(o.bvsub(k(u64::from(n))));
     let o_hi = clamp(o.bvadd(k(u64::from(n))));
     let zero = k(0);
-    let mut key_lo = o_lo.bvsle(&zero).ite(&o_lo.bvsub(k(1)), &o_lo);
-    let mut key_hi = o_hi.bvslt(&zero).ite(&o_hi.bvsub(k(1)), &o_hi);
-    if ftz {
-        let min_normal = k(1u64 << (f.precision() - 1));
-        let lo_pos_subnormal = o_lo.bvsgt(&zero) & o_lo.bvslt(&min_normal);
-        let hi_neg_subnormal = o_hi.bvslt(&zero) & o_hi.bvsgt(min_normal.bvneg());
-        key_lo = lo_pos_subnormal.ite(&zero, &key_lo);
-        key_hi = hi_neg_subnormal.ite(&k(1).bvneg(), &key_hi);
-    }
-    let key = order_key(r, f);
-    key_lo.bvsle(&key) & key.bvsle(&key_hi)
+    (
+        o_lo.bvsle(&zero).ite(&o_lo.bvsub(k(1)), &o_lo),
+        o_hi.bvslt(&zero).ite(&o_hi.bvsub(k(1)), &o_hi),
+    )
+}
+
+/// Under ftz a subnormal end of an interval moves to the zero on its side (`eval::bounded`):
+/// a positive subnormal low end to +0 (key 0), a negative subnormal high end to -0 (key -1).
+fn flush_ends(key_lo: BV, key_hi: BV, f: Format) -> (BV, BV) {
+    let k = |v: u64| BV::from_u64(v, f.width() + 2);
+    let min_normal = k(1u64 << (f.precision() - 1));
+    let lo_pos_subnormal = key_lo.bvsgt(k(0)) & key_lo.bvslt(&min_normal);
+    // Negative keys are -magnitude - 1: a subnormal magnitude in [1, min_normal) is a key in
+    // [-min_normal, -2].
+    let hi_neg_subnormal = key_hi.bvsge(min_normal.bvneg()) & key_hi.bvsle(k(2).bvneg());
+    (
+        lo_pos_subnormal.ite(&k(0), &key_lo),
+        hi_neg_subnormal.ite(&k(1).bvneg(), &key_hi),
+    )
 }
 
 /// The numeric order of a non-NaN encoding of `f` with -0 < +0, as a `width + 2`-bit signed

@@ -121,9 +121,10 @@ fn approximations_of_equal_width_are_distinct_functions() {
     assert_eq!(solver.check(), z3::SatResult::Sat);
 }
 
-/// Where the formulas state the bound (ulp bounds of rcp and div, around Z3's IEEE division),
-/// the evaluator's MPFR interval is compared exactly: one ulp more or less on either end is a
-/// disagreement, for f32 and for the 1.11.20 upper word of the f64 gross approximation.
+/// Where the formulas state the bound (ulp bounds of rcp and div around Z3's IEEE division,
+/// sqrt's relative bound through binary128 square roots), the evaluator's MPFR interval is
+/// compared exactly: one ulp more or less on either end is a disagreement, for f32 and for the
+/// 1.11.20 upper word of the f64 gross approximation.
 #[test]
 fn stated_bounds_are_compared_exactly() {
     use semfuzz_spec::outcome::Accept;
@@ -132,6 +133,10 @@ fn stated_bounds_are_compared_exactly() {
         ("rcp.approx.f32", 0x4040_0000u64, 0),
         ("rcp.approx.ftz.f32", 0x7e80_0000, 0), // 1/2^126: a subnormal end, flushed
         ("rcp.approx.ftz.f64", 0x4008_0000_1234_5678, 1),
+        ("sqrt.approx.f32", 0x4000_0000, 0), // sqrt(2) within 2^-23 relative
+        // sqrt(4) = 2 exactly: both ends 2 ± 2^-22 are f32 values, so the ends are exact
+        // boundary cases of the relative bound.
+        ("sqrt.approx.ftz.f32", 0x4080_0000, 0),
     ] {
         let v = spec.lookup(text, Some(1)).expect("variant");
         let mut checker = semfuzz_smt::consistency::Checker::new(&v.program, 10_000);
