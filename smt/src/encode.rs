@@ -293,7 +293,7 @@ const WIDE_PRECISION: u32 = 113;
 fn sqrt_rel_err_is_exact(k: f64, f: Format) -> bool {
     k.fract() == 0.0
         && (-50.0..0.0).contains(&k)
-        && f.precision() + 2 * (-k) as u32 + 1 <= WIDE_PRECISION
+        && f.precision() + 2 * ((-k) as u32) < WIDE_PRECISION
 }
 
 /// The formula over `r` for a bound that [`bound_in_z3`] states, as the evaluator builds the
