@@ -381,8 +381,9 @@ fn uninterpreted(func: ApproxFn, f: Format, args: &[BV]) -> BV {
 }
 
 /// The order keys of the ends of the interval of `n` encodings around `rn`, as the
-/// evaluator builds it: `ordinal(rn) ∓ n` clamped to ±infinity (ordinal 0 is -0 at the low
-/// end, +0 at the high end). Arithmetic is on `width + 2` signed bits.
+/// evaluator builds it: `ordinal(rn) ∓ n` clamped to ±infinity and to the zero of `rn`'s sign
+/// (a positive `rn` keeps +0 as its lowest end, a negative one -0 as its highest).
+/// Arithmetic is on `width + 2` signed bits.
 fn ulp_ends(rn: &BV, f: Format, n: u32) -> (BV, BV) {
     let w = f.width();
     let k = |v: u64| BV::from_u64(v, w + 2);
@@ -398,9 +399,12 @@ fn ulp_ends(rn: &BV, f: Format, n: u32) -> (BV, BV) {
     let o_lo = clamp(o.bvsub(k(u64::from(n))));
     let o_hi = clamp(o.bvadd(k(u64::from(n))));
     let zero = k(0);
+    let negative_one = k(1).bvneg();
     (
-        o_lo.bvsle(&zero).ite(&o_lo.bvsub(k(1)), &o_lo),
-        o_hi.bvslt(&zero).ite(&o_hi.bvsub(k(1)), &o_hi),
+        o_lo.bvsle(&zero)
+            .ite(&sign.ite(&o_lo.bvsub(k(1)), &zero), &o_lo),
+        o_hi.bvslt(&zero)
+            .ite(&o_hi.bvsub(k(1)), &sign.ite(&negative_one, &o_hi)),
     )
 }
 

@@ -165,3 +165,31 @@ fn stated_bounds_are_compared_exactly() {
         }
     }
 }
+
+/// An ulp bound stops at zero in the formulas too (docs/ambiguities.md item 20): for
+/// 2^-149 / 2, which rounds to +0, an interval reaching down to -2^-149 is one Z3 rejects.
+#[test]
+fn stated_ulp_bounds_stop_at_zero() {
+    use semfuzz_spec::outcome::Accept;
+    let spec = Spec::embedded().expect("embedded specs load");
+    let v = spec.lookup("div.full.f32", Some(2)).expect("variant");
+    let mut checker = semfuzz_smt::consistency::Checker::new(&v.program, 10_000);
+    let inputs = [0x0000_0001, 0x4000_0000];
+    let mut acc = accepts_of(v, &inputs);
+    let Accept::Within { lo, hi, .. } = acc[0] else {
+        panic!("a bounded part, got {:?}", acc[0]);
+    };
+    assert_eq!(
+        (lo, hi),
+        (0, 2),
+        "[+0, 2 ulps] around the correctly rounded +0"
+    );
+    checker.check(&inputs, &acc).expect("agrees");
+    if let Accept::Within { lo, .. } = &mut acc[0] {
+        *lo = 0x8000_0001;
+    }
+    let e = checker
+        .check(&inputs, &acc)
+        .expect_err("an interval across zero must disagree");
+    assert!(e.to_string().contains("rejects"), "{e}");
+}

@@ -116,6 +116,22 @@ fn from_ordinal(f: Format, o: i64, low: bool) -> u64 {
     }
 }
 
+/// The encodings at most `n` from `rn` (clamped to ±infinity), never past zero: the
+/// approximation of a positive value is not negative, nor of a negative one positive
+/// (docs/ambiguities.md, item 20). A positive `rn` may still come out as +0, a negative as -0.
+fn ulp_interval(f: Format, rn: u64, n: u32) -> (u64, u64) {
+    let o = ordinal(f, rn);
+    let (lo, hi) = (o - i64::from(n), o + i64::from(n));
+    if f.sign_bit(rn) {
+        (from_ordinal(f, lo, true), from_ordinal(f, hi.min(0), true))
+    } else {
+        (
+            from_ordinal(f, lo.max(0), false),
+            from_ordinal(f, hi, false),
+        )
+    }
+}
+
 fn flush(f: Format, b: u64) -> u64 {
     if f.is_subnormal(b) {
         f.zero(f.sign_bit(b))
@@ -146,9 +162,7 @@ fn within(
         let Some(rn) = nearest(s, func, f, xs) else {
             return Accept::AnyNan(f);
         };
-        let o = ordinal(f, rn);
-        let lo = from_ordinal(f, o - i64::from(n), true);
-        let hi = from_ordinal(f, o + i64::from(n), false);
+        let (lo, hi) = ulp_interval(f, rn, n);
         return bounded(f, rn, lo, hi, ftz);
     }
     apply(&mut s.fx, &mut s.u, func, f, xs, MpRound::Nearest);
@@ -165,13 +179,7 @@ fn within(
         round_to(f, fx, Round::NearestEven)
     };
     let (lo, hi) = match bound {
-        Bound::Ulps(n) => {
-            let o = ordinal(f, rn);
-            (
-                from_ordinal(f, o - i64::from(n), true),
-                from_ordinal(f, o + i64::from(n), false),
-            )
-        }
+        Bound::Ulps(n) => ulp_interval(f, rn, n),
         Bound::AbsErr(_) | Bound::RelErr(_) if fx.is_infinite() => (rn, rn),
         Bound::AbsErr(k) | Bound::RelErr(k) => {
             s.t.assign(k);

@@ -233,7 +233,8 @@ pub fn classify(kind: PartKind, expected: &Accept, got: u64) -> Mismatch {
         if ftz && f.is_subnormal(got) {
             return Mismatch::FtzNotApplied;
         }
-        if f.is_zero(got) && f.is_zero(lo) && f.is_zero(hi) {
+        // A zero just past the interval's zero end (-0 below [+0, ..]) differs in sign only.
+        if f.is_zero(got) && (f.is_zero(lo) || f.is_zero(hi)) {
             return Mismatch::SignOfZero;
         }
         let k = order_key(f, got);

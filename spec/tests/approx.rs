@@ -116,7 +116,8 @@ fn rsqrt_approx_table() {
             (d(-0.0), Some(d(f64::NEG_INFINITY))),
             (d(0.0), Some(d(f64::INFINITY))),
             (d(f64::INFINITY), Some(0)),
-            (d(f64::NAN), None),
+            // 9.7.3: f64 NaN payloads are kept (rsqrt_approx_f64_keeps_nan_payloads).
+            (d(f64::NAN), Some(d(f64::NAN))),
         ],
     );
     // No bound is stated for .f64 (chosen reading): any value for positive finite inputs.
@@ -779,6 +780,19 @@ fn div_bounds(instr: &str, n: usize) {
         let o = ord_of(F32, rn);
         for k in -2..=2 {
             if let Some(x) = f32_at(o + k) {
+                // Never past zero (ulp_bounds_do_not_cross_zero): the other sign is rejected.
+                let x = if F32.is_zero(x) {
+                    F32.zero(F32.sign_bit(rn))
+                } else {
+                    x
+                };
+                if F32.sign_bit(x) != F32.sign_bit(rn) {
+                    assert!(
+                        !acc.accepts(x),
+                        "{instr} {a:e}/{b:e}: {x:#x} ({k:+} ulp) has the wrong sign"
+                    );
+                    continue;
+                }
                 assert!(
                     acc.accepts(flush(x)),
                     "{instr} {a:e}/{b:e}: {x:#x} ({k:+} ulp) rejected"
@@ -1562,4 +1576,72 @@ fn bound_finer_than_the_format_admits_the_neighbours() {
     let a = eval("ex2.approx.f16", &[0x4c00])[0]; // 16.0
     assert!(a.accepts(0x7bff) && a.accepts(0x7c00) && a.accepts(0x7bfe));
     assert!(!a.accepts(0x7bfd));
+}
+
+/// docs/ambiguities.md item 20: an ulp bound counts encodings from the correctly rounded value
+/// but never past zero, so the approximation of a positive value is never negative (9.7.3.21
+/// ex2: 2^a > 0, and the table's "-Inf → +0.0" keeps the sign) and a negative quotient never
+/// positive. +0 stays acceptable where the correctly rounded result is tiny.
+#[test]
+fn ulp_bounds_do_not_cross_zero() {
+    let accepts = |instr: &str, inputs: &[u64], bits: u64| eval(instr, inputs)[0].accepts(bits);
+    // 2^-150 rounds to +0: +0 and the first two positive subnormals are within 2 ulps.
+    let tiny = 0xc316_0000; // -150.0
+    for (bits, ok) in [
+        (0x0000_0000, true),
+        (0x0000_0002, true),
+        (0x0000_0003, false),
+        (0x8000_0000, false),
+        (0x8000_0001, false),
+        (0x8000_0002, false),
+    ] {
+        assert_eq!(
+            accepts("ex2.approx.f32", &[tiny], bits),
+            ok,
+            "ex2(-150) {bits:#x}"
+        );
+    }
+    assert!(!accepts("ex2.approx.ftz.f32", &[tiny], F32_NEG_ZERO));
+    assert!(accepts("ex2.approx.ftz.f32", &[tiny], 0));
+    // 2^-149 / 2 = 2^-150 (ties to +0); -2^-149 / 2 the same with the other sign.
+    for instr in ["div.full.f32", "div.approx.f32"] {
+        assert!(accepts(instr, &[SUB, 0x4000_0000], 0x0000_0002), "{instr}");
+        assert!(!accepts(instr, &[SUB, 0x4000_0000], 0x8000_0001), "{instr}");
+        assert!(
+            accepts(instr, &[NEG_SUB, 0x4000_0000], F32_NEG_ZERO),
+            "{instr}"
+        );
+        assert!(!accepts(instr, &[NEG_SUB, 0x4000_0000], 0), "{instr}");
+        assert!(!accepts(instr, &[NEG_SUB, 0x4000_0000], SUB), "{instr}");
+    }
+}
+
+/// 9.7.3: "NaN payloads are supported for double-precision instructions (except for
+/// rcp.approx.ftz.f64 and rsqrt.approx.ftz.f64, which maps input NaNs to a canonical NaN)":
+/// rsqrt.approx.f64 returns its input NaN, quieted; the .ftz form the canonical NaN.
+#[test]
+fn rsqrt_approx_f64_keeps_nan_payloads() {
+    for (x, want) in [
+        (0x7ff8_0000_0000_1234u64, 0x7ff8_0000_0000_1234u64),
+        (0x7ff0_0000_0000_1234, 0x7ff8_0000_0000_1234), // signalling: quieted
+        (0xfff8_0000_0000_0001, 0xfff8_0000_0000_0001),
+    ] {
+        assert_eq!(
+            eval("rsqrt.approx.f64", &[x]),
+            vec![Accept::Exact(want)],
+            "{x:#x}"
+        );
+        // The gross form classifies the upper word (item 28): 0x7ff00000 is an infinity there.
+        if x >> 32 & 0x000f_ffff != 0 {
+            assert_eq!(
+                eval("rsqrt.approx.ftz.f64", &[x])[1],
+                Accept::Exact(0x7fff_ffff),
+                "{x:#x}: the canonical NaN's upper word"
+            );
+        }
+    }
+    // A NaN the instruction makes (rsqrt of a negative number) has no payload to keep.
+    assert!(is_any_nan(
+        &eval("rsqrt.approx.f64", &[0xbff0_0000_0000_0000])[0]
+    ));
 }
