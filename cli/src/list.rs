@@ -1,7 +1,7 @@
 //! `semfuzz list`.
 
 use anyhow::{Context, Result};
-use semfuzz_spec::coverage::{cover, syntax_lines, Status};
+use semfuzz_spec::coverage::{cover, excerpt_lines, Status, SyntaxLine, EXCERPT};
 use semfuzz_spec::Spec;
 use std::path::Path;
 
@@ -68,27 +68,14 @@ pub fn run(spec: &Spec, pattern: Option<&str>, json: bool) -> Result<()> {
 
 /// `semfuzz list --coverage`: every syntax line of the excerpt, and what covers it. Returns
 /// false (exit 1) when a line is uncovered.
-pub fn coverage(spec: &Spec, dir: &Path, json: bool) -> Result<bool> {
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .with_context(|| {
-            format!(
-                "cannot read the ISA excerpt in {} (give its directory with --isa-docs)",
-                dir.display()
-            )
-        })?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "md"))
-        .collect();
-    files.sort();
-    let mut lines = Vec::new();
-    for f in &files {
-        let text =
-            std::fs::read_to_string(f).with_context(|| format!("cannot read {}", f.display()))?;
-        lines.extend(syntax_lines(
-            &f.file_name().unwrap_or_default().to_string_lossy(),
-            &text,
-        ));
-    }
+pub fn coverage(spec: &Spec, dir: Option<&Path>, json: bool) -> Result<bool> {
+    let (lines, source) = match dir {
+        None => (
+            excerpt_lines(EXCERPT),
+            "the ISA excerpt built into semfuzz".to_string(),
+        ),
+        Some(dir) => (read_excerpt(dir)?, dir.display().to_string()),
+    };
     let statuses = cover(spec, &lines);
     let uncovered = statuses.iter().filter(|s| **s == Status::Uncovered).count();
     if json {
@@ -123,9 +110,8 @@ pub fn coverage(spec: &Spec, dir: &Path, json: bool) -> Result<bool> {
         }
     }
     eprintln!(
-        "{} syntax lines in {}: {} covered, {} refused, {uncovered} uncovered",
+        "{} syntax lines in {source}: {} covered, {} refused, {uncovered} uncovered",
         lines.len(),
-        dir.display(),
         statuses
             .iter()
             .filter(|s| matches!(s, Status::Covered(_)))
@@ -136,4 +122,28 @@ pub fn coverage(spec: &Spec, dir: &Path, json: bool) -> Result<bool> {
             .count()
     );
     Ok(uncovered == 0)
+}
+
+/// The syntax lines of the `*.md` files in `dir`.
+fn read_excerpt(dir: &Path) -> Result<Vec<SyntaxLine>> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).with_context(|| {
+        format!(
+            "cannot read the ISA excerpt in {} (leave out --isa-docs to use the one built in)",
+            dir.display()
+        )
+    })? {
+        let path = entry?.path();
+        if path.extension().is_some_and(|x| x == "md") {
+            let text = std::fs::read_to_string(&path)
+                .with_context(|| format!("cannot read {}", path.display()))?;
+            let name = path
+                .file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned();
+            files.push((name, text));
+        }
+    }
+    Ok(excerpt_lines(&files))
 }

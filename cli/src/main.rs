@@ -45,9 +45,10 @@ enum Command {
         /// Map every syntax line of the ISA excerpt to the variants it expands to.
         #[arg(long)]
         coverage: bool,
-        /// Where the ISA excerpt is, for --coverage.
-        #[arg(long, value_name = "DIR", default_value = "../shared/isa-docs")]
-        isa_docs: PathBuf,
+        /// Read the ISA excerpt's `*.md` files from DIR for --coverage (default: the excerpt
+        /// built into semfuzz, a copy of `../shared/isa-docs`).
+        #[arg(long, value_name = "DIR")]
+        isa_docs: Option<PathBuf>,
     },
     /// Evaluate one instruction on operands given as hex bit patterns.
     Eval {
@@ -94,7 +95,7 @@ fn run(cli: Cli) -> Result<bool> {
             isa_docs,
             json,
             ..
-        } => list::coverage(&spec, &isa_docs, json),
+        } => list::coverage(&spec, isa_docs.as_deref(), json),
         Command::List { pattern, json, .. } => {
             list::run(&spec, pattern.as_deref(), json).map(|()| true)
         }

@@ -201,8 +201,7 @@ fn selfcheck_agrees_and_reports_the_z3_version() {
 
 #[test]
 fn coverage_maps_excerpt_lines_to_variants() {
-    let docs = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/isa-docs");
-    let (code, out, err) = run(&["list", "--coverage", "--json", "--isa-docs", docs], None);
+    let (code, out, err) = run(&["list", "--coverage", "--json"], None);
     assert!(code == 0 || code == 1, "{err}");
     let items: serde_json::Value = serde_json::from_str(&out).expect("valid JSON");
     let items = items.as_array().expect("array");
@@ -349,8 +348,7 @@ fn list_shows_sass_forms_and_coverage() {
     );
     assert!(out.contains("Ra.iswz:b3") && out.contains("sm_53"), "{out}");
     assert!(err.contains("6 variants"), "{err}");
-    let docs = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/isa-docs");
-    let (_, out, _) = run(&["list", "--coverage", "--isa-docs", docs], None);
+    let (_, out, _) = run(&["list", "--coverage"], None);
     let hmul: Vec<&str> = out.lines().filter(|l| l.contains("HMUL2")).collect();
     assert_eq!(hmul.len(), 4, "{out}");
     assert!(
@@ -397,4 +395,31 @@ fn sass_f32_swizzle_shows_the_register_as_f32() {
     );
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("R4 = 0x7f800000 (inf)"), "{out}");
+}
+
+/// `--isa-docs DIR` reads the excerpt from DIR instead of the built-in copy: a directory with
+/// one uncovered syntax line makes `list --coverage` say so and exit 1.
+#[test]
+fn coverage_reads_an_excerpt_directory() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(
+        dir.path().join("extra.md"),
+        "#### 9.9.9. Frobnicate\n\nSyntax\n\n```\nfrob.rn.f32 d, a;\nadd{.rnd}.f64 d, a, b;\n```\n",
+    )
+    .expect("written");
+    let path = dir.path().to_string_lossy().into_owned();
+    let (code, out, err) = run(&["list", "--coverage", "--isa-docs", &path], None);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains("frob.rn.f32 d, a") && out.contains("UNCOVERED"),
+        "{out}"
+    );
+    assert!(
+        out.contains("5 variants (evaluator + Z3): add.f64"),
+        "{out}"
+    );
+    assert!(err.contains(&format!("2 syntax lines in {path}")), "{err}");
+    let (code, _, err) = run(&["list", "--coverage", "--isa-docs", "/nonexistent"], None);
+    assert_eq!(code, 2);
+    assert!(err.contains("leave out --isa-docs"), "{err}");
 }

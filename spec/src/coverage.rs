@@ -1,11 +1,48 @@
 //! Which syntax lines of the ISA excerpt the specs cover.
 //!
-//! The excerpt (`shared/isa-docs/*.md`) gives each instruction's syntax in a fenced block after
+//! The excerpt (`shared/isa-docs/*.md`, copied into `spec/isa-docs/` and compiled in as
+//! [`EXCERPT`]) gives each instruction's syntax in a fenced block after
 //! a "Syntax" line (PTX), or as an opcode line followed by its operand line (SASS). A line is
 //! covered when a spec form has the same text (whitespace aside); refused when the form that
 //! has it is `rejected`; otherwise uncovered.
 
 use crate::catalog::Spec;
+
+/// The ISA excerpt the specs were written against, compiled into the binary (file name,
+/// markdown), so coverage can be listed without `../shared` beside the checkout. A copy of
+/// `../shared/isa-docs`; `spec/tests/coverage.rs` fails when the two differ.
+pub const EXCERPT: &[(&str, &str)] = &[
+    (
+        "ptx-9.7.3-floating-point.md",
+        include_str!("../isa-docs/ptx-9.7.3-floating-point.md"),
+    ),
+    (
+        "ptx-9.7.4-half-precision-fp.md",
+        include_str!("../isa-docs/ptx-9.7.4-half-precision-fp.md"),
+    ),
+    (
+        "ptx-9.7.4.8-half-max.md",
+        include_str!("../isa-docs/ptx-9.7.4.8-half-max.md"),
+    ),
+    (
+        "ptx-9.7.7.1-half-set.md",
+        include_str!("../isa-docs/ptx-9.7.7.1-half-set.md"),
+    ),
+    ("sass-hmul2.md", include_str!("../isa-docs/sass-hmul2.md")),
+];
+
+/// The syntax lines of excerpt files given as (file name, markdown), in file-name order.
+pub fn excerpt_lines<N: AsRef<str>, T: AsRef<str>>(files: &[(N, T)]) -> Vec<SyntaxLine> {
+    let mut files: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(n, t)| (n.as_ref(), t.as_ref()))
+        .collect();
+    files.sort();
+    files
+        .into_iter()
+        .flat_map(|(name, text)| syntax_lines(name, text))
+        .collect()
+}
 
 /// One syntax line of the excerpt.
 #[derive(Clone, Debug, PartialEq, Eq)]

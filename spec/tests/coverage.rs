@@ -1,33 +1,48 @@
-//! Every syntax line of the ISA excerpt (`../shared/isa-docs`, beside the repository) is covered
-//! by a spec form or refused with a reason; an uncovered line fails the test.
+//! Every syntax line of the ISA excerpt (`../shared/isa-docs`, built in from its copy in
+//! `spec/isa-docs`) is covered by a spec form or refused with a reason; an uncovered line fails
+//! the test.
 
 mod common;
-use semfuzz_spec::coverage::{cover, syntax_lines, Status, SyntaxLine};
-
-/// The excerpt's directory: `shared/isa-docs` beside the repository root.
-fn isa_docs() -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/isa-docs")
-}
+use semfuzz_spec::coverage::{cover, excerpt_lines, Status, SyntaxLine, EXCERPT};
 
 fn excerpt() -> Vec<SyntaxLine> {
-    let dir = isa_docs();
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("the ISA excerpt must be at {}: {e}", dir.display()))
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+    excerpt_lines(EXCERPT)
+}
+
+/// The built-in copy of the excerpt (`spec/isa-docs`) is `../shared/isa-docs`, file for file,
+/// wherever the shared directory sits beside the repository (a clone elsewhere has only the
+/// copy, which is then the excerpt the specs are held to).
+#[test]
+fn the_built_in_excerpt_is_the_shared_one() {
+    let shared = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/isa-docs");
+    let Ok(entries) = std::fs::read_dir(&shared) else {
+        println!(
+            "{} is absent: only the built-in copy is checked",
+            shared.display()
+        );
+        return;
+    };
+    let mut names: Vec<String> = entries
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".md"))
         .collect();
-    files.sort();
-    let mut lines = Vec::new();
-    for f in files {
-        let text = std::fs::read_to_string(&f).expect("readable");
-        let name = f
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or_default()
-            .to_string();
-        lines.extend(syntax_lines(&name, &text));
+    names.sort();
+    let built_in: Vec<&str> = EXCERPT.iter().map(|(n, _)| *n).collect();
+    assert_eq!(
+        names,
+        built_in,
+        "copy {} into spec/isa-docs and list it in coverage::EXCERPT",
+        shared.display()
+    );
+    for (name, text) in EXCERPT {
+        let original = std::fs::read_to_string(shared.join(name)).expect("readable");
+        assert!(
+            original == *text,
+            "spec/isa-docs/{name} differs from {}: copy it again",
+            shared.display()
+        );
     }
-    lines
 }
 
 #[test]
