@@ -32,15 +32,8 @@ fn sass_line<'s>(
     let Some((result, values)) = words.split_last() else {
         return Err(format!("`{content}`: the result is missing after the `;`"));
     };
-    let mut bits = Vec::new();
-    for (k, w) in values.iter().enumerate() {
-        let what = sass
-            .values
-            .get(k)
-            .map_or_else(|| format!("value {}", k + 1), |n| n.clone());
-        bits.push(crate::parse_hex(w, 64, &what)?);
-    }
-    Ok((sass.variant, sass.inputs(&bits)?, result))
+    let (_, inputs) = crate::sass_inputs(&sass, values)?;
+    Ok((sass.variant, inputs, result))
 }
 
 /// Checks one line; `Ok(None)` for a blank or comment line.

@@ -64,15 +64,7 @@ fn run_sass(spec: &Spec, text: &str, operands: &[String]) -> Result<()> {
             anyhow!("{d}\n  note: a SASS instruction is given whole, in quotes, then the values it reads: semfuzz eval '{} R0, R1, R2;' 0x3c003c00 0x40004000", text.trim())
         }
     })?;
-    let mut values = Vec::new();
-    for (k, op) in operands.iter().enumerate() {
-        let what = sass
-            .values
-            .get(k)
-            .map_or_else(|| format!("value {}", k + 1), |n| n.clone());
-        values.push(crate::parse_hex(op, 64, &what).map_err(|e| anyhow!(e))?);
-    }
-    let inputs = sass.inputs(&values).map_err(|e| anyhow!(e))?;
+    let (values, inputs) = crate::sass_inputs(&sass, operands).map_err(|e| anyhow!(e))?;
     let v = sass.variant;
     let mut ev = Evaluator::new(&v.program);
     let mut out = vec![Accept::default(); ev.n_parts()];

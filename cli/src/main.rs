@@ -149,6 +149,24 @@ pub fn parse_operand(
     src.read(negated, bits).map_err(|e| format!("{what}: {e}"))
 }
 
+/// The hex values of what a SASS instruction reads (in order of first appearance; errors
+/// name the register or constant a value is for), and its variant's inputs made from them.
+pub fn sass_inputs<S: AsRef<str>>(
+    sass: &semfuzz_spec::sass::SassInstr,
+    texts: &[S],
+) -> Result<(Vec<u64>, Vec<u64>), String> {
+    let mut values = Vec::new();
+    for (k, text) in texts.iter().enumerate() {
+        let what = sass
+            .values
+            .get(k)
+            .map_or_else(|| format!("value {}", k + 1), |n| n.clone());
+        values.push(parse_hex(text.as_ref(), 64, &what)?);
+    }
+    let inputs = sass.inputs(&values)?;
+    Ok((values, inputs))
+}
+
 pub fn parse_hex(text: &str, width: u32, what: &str) -> Result<u64, String> {
     let digits = text
         .strip_prefix("0x")
