@@ -77,16 +77,17 @@ pub struct Checker<'p> {
 
 /// Whether every bounded leaf of `o` has its bound stated in the formulas.
 fn bounds_in_z3(o: &Outcome) -> bool {
-    match o {
+    let mut leaves = Vec::new();
+    o.leaves(&mut leaves);
+    leaves.iter().all(|l| match l {
         Outcome::Within {
             func,
             bound,
             format,
             ..
         } => bound_in_z3(*func, *bound, *format),
-        Outcome::Select(_, a, b) => bounds_in_z3(a) && bounds_in_z3(b),
         _ => true,
-    }
+    })
 }
 
 /// `lo <= r <= hi` in the numeric order of `f` with -0 < +0 (`order_key`), on `width + 2`

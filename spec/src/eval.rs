@@ -249,7 +249,11 @@ impl<'p> Evaluator<'p> {
         let parts: Vec<&Part> = program.dests.iter().flat_map(|d| d.parts.iter()).collect();
         let scratch = parts
             .iter()
-            .any(|p| has_within(&p.outcome))
+            .any(|p| {
+                let mut leaves = Vec::new();
+                p.outcome.leaves(&mut leaves);
+                leaves.iter().any(|l| matches!(l, Outcome::Within { .. }))
+            })
             .then(|| Box::new(Scratch::new()));
         Evaluator {
             program,
@@ -300,14 +304,6 @@ impl<'p> Evaluator<'p> {
         for (row, res) in inputs.chunks_exact(ni).zip(out.chunks_exact_mut(np)) {
             self.eval(row, res);
         }
-    }
-}
-
-fn has_within(o: &Outcome) -> bool {
-    match o {
-        Outcome::Within { .. } => true,
-        Outcome::Select(_, a, b) => has_within(a) || has_within(b),
-        _ => false,
     }
 }
 

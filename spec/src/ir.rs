@@ -332,6 +332,17 @@ pub enum Outcome {
 }
 
 impl Outcome {
+    /// The leaves of the tree (every outcome but `Select`), in order.
+    pub fn leaves<'a>(&'a self, out: &mut Vec<&'a Outcome>) {
+        match self {
+            Outcome::Select(_, a, b) => {
+                a.leaves(out);
+                b.leaves(out);
+            }
+            leaf => out.push(leaf),
+        }
+    }
+
     /// Every value the tree reads.
     pub fn values(&self, out: &mut Vec<ValueId>) {
         match self {
