@@ -1746,10 +1746,17 @@ impl<'a> Lowerer<'a> {
                     )),
                 }
             }
-            "any_nan" => {
+            "any_nan" | "any_value" => {
                 arity(1)?;
                 match self.rt(vals.remove(0), &args[0].span)? {
-                    (_, Ty::Float(fm)) => Ok(Val::Choice(Outcome::AnyNan(fm), Ty::Float(fm))),
+                    (_, Ty::Float(fm)) => {
+                        let outcome = if f == "any_nan" {
+                            Outcome::AnyNan(fm)
+                        } else {
+                            Outcome::Any(fm)
+                        };
+                        Ok(Val::Choice(outcome, Ty::Float(fm)))
+                    }
                     (id, t) => {
                         Err(self.type_err(&args[0].span, "a floating-point value", &Val::Rt(id, t)))
                     }
@@ -1788,15 +1795,6 @@ impl<'a> Lowerer<'a> {
                     ),
                     Ty::Bits(n),
                 ))
-            }
-            "any_value" => {
-                arity(1)?;
-                match self.rt(vals.remove(0), &args[0].span)? {
-                    (_, Ty::Float(fm)) => Ok(Val::Choice(Outcome::Any(fm), Ty::Float(fm))),
-                    (id, t) => {
-                        Err(self.type_err(&args[0].span, "a floating-point value", &Val::Rt(id, t)))
-                    }
-                }
             }
             "ulps" | "abs_err" | "rel_err" => Err(err(
                 span,
