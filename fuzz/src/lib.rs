@@ -1,0 +1,9 @@
+//! The semfuzz campaign engine: input generators, the batch loop that runs a backend and
+//! compares its results with the evaluator's accept sets, the classification and
+//! deduplication of what the spec rejects, and the findings that come out.
+
+#![warn(missing_docs)]
+
+pub mod finding;
+
+pub use finding::{Class, Finding};
