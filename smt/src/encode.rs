@@ -29,6 +29,8 @@ pub struct Encoded {
     pub definitions: Vec<Bool>,
     /// The destination parts, in order.
     pub parts: Vec<EncodedPart>,
+    /// Every IR value's term, by [`ValueId`](semfuzz_spec::ir::ValueId).
+    pub values: Vec<BV>,
 }
 
 impl Encoded {
@@ -50,7 +52,7 @@ fn rm(r: Round) -> Rm {
     }
 }
 
-fn float(bv: &BV, f: Format) -> Float {
+pub(crate) fn float(bv: &BV, f: Format) -> Float {
     fp_from_bits(bv, f.exp_bits(), f.precision())
 }
 
@@ -58,7 +60,7 @@ fn bit(b: &Bool) -> BV {
     b.ite(&BV::from_u64(1, 1), &BV::from_u64(0, 1))
 }
 
-fn truth(bv: &BV) -> Bool {
+pub(crate) fn truth(bv: &BV) -> Bool {
     bv.eq(BV::from_u64(1, 1))
 }
 
@@ -129,41 +131,16 @@ pub fn encode_over(program: &Program, prefix: &str, nan: NanBits, inputs: Vec<BV
         let term = match op {
             Op::Input(k) => inputs[*k as usize].clone(),
             Op::Const(c) => BV::from_u64(*c, w),
-            Op::Add(f, r, a, b) => fp_result(
-                *f,
-                float(&v(a), *f).add_with_rounding_mode(float(&v(b), *f), &rounding_mode(rm(*r))),
-            ),
-            Op::Sub(f, r, a, b) => fp_result(
-                *f,
-                float(&v(a), *f).sub_with_rounding_mode(float(&v(b), *f), &rounding_mode(rm(*r))),
-            ),
-            Op::Mul(f, r, a, b) => fp_result(
-                *f,
-                float(&v(a), *f).mul_with_rounding_mode(float(&v(b), *f), &rounding_mode(rm(*r))),
-            ),
-            Op::Div(f, r, a, b) => fp_result(
-                *f,
-                float(&v(a), *f).div_with_rounding_mode(float(&v(b), *f), &rounding_mode(rm(*r))),
-            ),
-            Op::Fma(f, r, a, b, c) => fp_result(
-                *f,
-                float(&v(a), *f).fma_with_rounding_mode(
-                    float(&v(b), *f),
-                    float(&v(c), *f),
-                    &rounding_mode(rm(*r)),
-                ),
-            ),
-            Op::Sqrt(f, r, a) => fp_result(
-                *f,
-                float(&v(a), *f).sqrt_with_rounding_mode(&rounding_mode(rm(*r))),
-            ),
-            Op::Cvt(from, to, r, a) => fp_result(
-                *to,
-                float(&v(a), *from).to_fp_with_rounding_mode(
-                    &rounding_mode(rm(*r)),
-                    &fp_sort(to.exp_bits(), to.precision()),
-                ),
-            ),
+            Op::Add(..)
+            | Op::Sub(..)
+            | Op::Mul(..)
+            | Op::Div(..)
+            | Op::Fma(..)
+            | Op::Sqrt(..)
+            | Op::Cvt(..) => {
+                let (f, r) = rounded(op, &values, None).expect("a rounded operation");
+                fp_result(f, r)
+            }
             Op::Class(f, c, a) => {
                 let x = float(&v(a), *f);
                 bit(&match c {
@@ -234,7 +211,32 @@ pub fn encode_over(program: &Program, prefix: &str, nan: NanBits, inputs: Vec<BV
         inputs,
         definitions,
         parts,
+        values,
     }
+}
+
+/// A rounded floating-point op (`add`, `sub`, `mul`, `div`, `fma`, `sqrt`, `cvt`) over the
+/// terms `values` of earlier ops, rounded as `round` says (`None`: as the op says), with its
+/// result format; `None` for every other op.
+pub fn rounded(op: &Op, values: &[BV], round: Option<Round>) -> Option<(Format, Float)> {
+    let v = |k: &u32, f: Format| float(&values[*k as usize], f);
+    let mode = |r: &Round| rounding_mode(rm(round.unwrap_or(*r)));
+    Some(match op {
+        Op::Add(f, r, a, b) => (*f, v(a, *f).add_with_rounding_mode(v(b, *f), &mode(r))),
+        Op::Sub(f, r, a, b) => (*f, v(a, *f).sub_with_rounding_mode(v(b, *f), &mode(r))),
+        Op::Mul(f, r, a, b) => (*f, v(a, *f).mul_with_rounding_mode(v(b, *f), &mode(r))),
+        Op::Div(f, r, a, b) => (*f, v(a, *f).div_with_rounding_mode(v(b, *f), &mode(r))),
+        Op::Fma(f, r, a, b, c) => (
+            *f,
+            v(a, *f).fma_with_rounding_mode(v(b, *f), v(c, *f), &mode(r)),
+        ),
+        Op::Sqrt(f, r, a) => (*f, v(a, *f).sqrt_with_rounding_mode(&mode(r))),
+        Op::Cvt(from, to, r, a) => (
+            *to,
+            v(a, *from).to_fp_with_rounding_mode(&mode(r), &fp_sort(to.exp_bits(), to.precision())),
+        ),
+        _ => return None,
+    })
 }
 
 fn allowed(o: &Outcome, r: &BV, values: &[BV]) -> Bool {

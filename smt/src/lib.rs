@@ -7,6 +7,7 @@ pub mod consistency;
 pub mod encode;
 pub mod fpbits;
 pub mod prove;
+pub mod witness;
 
 pub use z3;
 
