@@ -86,13 +86,26 @@ fn run_sass(spec: &Spec, text: &str, operands: &[String]) -> Result<()> {
 
 /// Prints each destination part's accept set.
 fn print_dests(v: &semfuzz_spec::Variant, out: &[Accept]) {
+    for line in dest_outcomes(v, out) {
+        outln!("  {line}");
+    }
+}
+
+/// Each destination part's accept set as `d[1] = 0x3c00 (1)`.
+pub fn dest_outcomes(v: &semfuzz_spec::Variant, out: &[Accept]) -> Vec<String> {
     let mut out = out.iter();
+    let mut lines = Vec::new();
     for d in &v.program.dests {
         for (i, part) in d.parts.iter().enumerate() {
             let a = out.next().copied().unwrap_or_default();
-            outln!("  {} = {}", d.part_name(i), describe_accept(part.kind, &a));
+            lines.push(format!(
+                "{} = {}",
+                d.part_name(i),
+                describe_accept(part.kind, &a)
+            ));
         }
     }
+    lines
 }
 
 /// Shows an operand: lanes of a packed format one by one.

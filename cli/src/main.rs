@@ -12,6 +12,7 @@ mod check;
 mod eval;
 mod list;
 mod selfcheck;
+mod witnesses;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
@@ -74,6 +75,16 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
+    /// Inputs Z3 finds for each branch and rounding boundary (tie, overflow, subnormal
+    /// threshold) of the selected variants, with the spec's outcome for each.
+    Witnesses {
+        /// The variants: a shell glob over the whole name (`add.*.f32`), or a substring.
+        pattern: String,
+        /// Z3's budget per query, in milliseconds (a resource limit that takes about this long
+        /// on the development machine; the wall-clock limit is three times it).
+        #[arg(long, default_value_t = 2000, value_name = "MS")]
+        timeout: u32,
+    },
 }
 
 fn load(dir: &Option<PathBuf>) -> Result<Spec> {
@@ -106,6 +117,9 @@ fn run(cli: Cli) -> Result<bool> {
             cases,
             seed,
         } => selfcheck::run(&spec, pattern.as_deref(), cases, seed),
+        Command::Witnesses { pattern, timeout } => {
+            witnesses::run(&spec, &pattern, timeout).map(|()| true)
+        }
     }
 }
 
