@@ -423,3 +423,26 @@ fn coverage_reads_an_excerpt_directory() {
     assert_eq!(code, 2);
     assert!(err.contains("leave out --isa-docs"), "{err}");
 }
+
+/// `witnesses` prints `check` lines without the result; with the outcome it names appended,
+/// `check` passes each of them.
+#[test]
+fn witnesses_are_check_lines_with_their_outcome() {
+    let (code, out, err) = run(&["witnesses", "min.NaN.f32", "--timeout", "1000"], None);
+    assert_eq!(code, 0, "{err}");
+    let mut lines = String::new();
+    for line in out.lines().filter(|l| !l.starts_with('#')) {
+        let (inputs, rest) = line.split_once("  # ").expect("a reason after the inputs");
+        let result = rest.split("=> d = ").nth(1).expect("the outcome");
+        let result = result.split_whitespace().next().expect("its bits");
+        lines += &format!("{inputs} {result}\n");
+    }
+    // Both forms (two and three sources), each select both ways.
+    assert_eq!(lines.lines().count(), 8 + 14, "{out}");
+    let (code, checked, _) = run(&["check", "-"], Some(&lines));
+    assert_eq!(code, 0, "{checked}");
+    assert!(checked.ends_with("22 passed, 0 failed\n"), "{checked}");
+    let (code, _, err) = run(&["witnesses", "nosuch.f32"], None);
+    assert_eq!(code, 2);
+    assert!(err.contains("no variant matches `nosuch.f32`"), "{err}");
+}

@@ -28,7 +28,7 @@
 
 use crate::encode::{encode, float, rounded, truth, NanBits};
 use semfuzz_fp::{Format, Round};
-use semfuzz_spec::catalog::{ModifierKind, OperandRole};
+use semfuzz_spec::catalog::{FormatInfo, ModifierKind, OperandRole};
 use semfuzz_spec::ir::{Class, Cmp, Op, Outcome, ValueId};
 use semfuzz_spec::samples::Samples;
 use semfuzz_spec::{Spec, Variant};
@@ -60,9 +60,10 @@ pub struct WitnessReport {
 /// to 2,000 measured on f32 and f64 rounding queries (docs/BENCHMARKS.md).
 const RLIMIT_PER_MS: u64 = 1_000;
 
-/// Boundary-heavy input tuples tried on each goal before Z3 is asked: an ordinary branch
-/// (a NaN operand, a zero) is usually among them, and evaluating a goal on constants costs
-/// Z3's simplifier well under a millisecond where solving it can take seconds (fma).
+/// Boundary-heavy input tuples tried on each goal before Z3 is asked, and at most as many
+/// combinations of special values ([`candidates`]): an ordinary branch (a NaN operand, a
+/// zero) is usually among them, and evaluating a goal on constants costs Z3's simplifier well
+/// under a millisecond where solving it can take seconds (fma, f64).
 const SAMPLES: usize = 256;
 
 /// Seed of those tuples (fixed: witnesses are deterministic).
@@ -145,14 +146,7 @@ fn in_context(spec: &Spec, variant: &Variant, timeout_ms: u32) -> WitnessReport 
         rlimit: u64::from(timeout_ms) * RLIMIT_PER_MS,
         timeout_ms: timeout_ms.saturating_mul(3),
     };
-    let mut samples = Samples::new(spec, variant, SAMPLE_SEED);
-    let candidates: Vec<Vec<u64>> = (0..SAMPLES)
-        .map(|_| {
-            let mut tuple = vec![0; variant.sources.len()];
-            samples.fill(&mut tuple);
-            tuple
-        })
-        .collect();
+    let candidates = candidates(spec, variant);
     let mut report = WitnessReport::default();
     let mut asked = HashSet::new();
     let mut seen: Vec<Vec<u64>> = Vec::new();
@@ -179,6 +173,65 @@ fn in_context(spec: &Spec, variant: &Variant, timeout_ms: u32) -> WitnessReport 
         }
     }
     report
+}
+
+/// The tuples tried on each goal before Z3: boundary-heavy samples, then every combination of
+/// a few special values per operand (0, -0, ±inf, NaN, 1, the smallest subnormal, the largest
+/// finite value) up to [`SAMPLES`] tuples, e.g. inf × 0 for an invalid multiplication, which
+/// random tuples of wide formats rarely hold and Z3 bit-blasts slowly.
+fn candidates(spec: &Spec, variant: &Variant) -> Vec<Vec<u64>> {
+    let mut samples = Samples::new(spec, variant, SAMPLE_SEED);
+    let mut tuples: Vec<Vec<u64>> = (0..SAMPLES)
+        .map(|_| {
+            let mut tuple = vec![0; variant.sources.len()];
+            samples.fill(&mut tuple);
+            tuple
+        })
+        .collect();
+    let specials: Vec<Vec<u64>> = variant
+        .sources
+        .iter()
+        .map(|s| match (&s.role, spec.format(&s.ty)) {
+            (
+                OperandRole::Modifier {
+                    kind: ModifierKind::Member { members, .. },
+                    ..
+                },
+                _,
+            ) => (0..members.len() as u64).collect(),
+            (_, Some(FormatInfo::Scalar(f))) => special_values(f, 1),
+            (_, Some(FormatInfo::Packed(f, n))) => special_values(f, n),
+            _ => vec![0, 1],
+        })
+        .collect();
+    // Mixed radix over the operands, the first fastest.
+    let combinations = specials.iter().map(Vec::len).product::<usize>();
+    for mut k in 0..combinations.min(SAMPLES) {
+        let mut tuple = Vec::with_capacity(specials.len());
+        for values in &specials {
+            tuple.push(values[k % values.len()]);
+            k /= values.len();
+        }
+        tuples.push(tuple);
+    }
+    tuples
+}
+
+/// A few special values of `f`, each in all `lanes` lanes of a register.
+fn special_values(f: Format, lanes: u32) -> Vec<u64> {
+    [
+        f.zero(false),
+        f.zero(true),
+        f.inf(false),
+        f.inf(true),
+        f.default_nan(),
+        f.one(false),
+        f.min_subnormal(false),
+        f.max_finite(false),
+    ]
+    .into_iter()
+    .map(|x| (0..lanes).fold(0, |acc, l| acc | (x << (l * f.width()))))
+    .collect()
 }
 
 /// For each value, the formula under which it reaches a destination part: an argument of a

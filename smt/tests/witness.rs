@@ -4,7 +4,7 @@
 use semfuzz_fp::{self as fp, Format, Round};
 use semfuzz_smt::witness::{witnesses, Witness, WitnessReport};
 use semfuzz_spec::catalog::{ModifierKind, OperandRole};
-use semfuzz_spec::ir::{Op, Program};
+use semfuzz_spec::ir::{Op, Outcome, Program};
 use semfuzz_spec::{Spec, Variant};
 
 const TIMEOUT_MS: u32 = 2000;
@@ -38,7 +38,51 @@ fn run(program: &Program, inputs: &[u64]) -> Vec<u64> {
     values
 }
 
-/// Each `select vN on ...: true|false` witness makes select N's condition what it says.
+/// Which values of `program` its destinations read on inputs with these `values`: through
+/// every argument of an op, but only the taken arm of a select.
+fn live(program: &Program, values: &[u64]) -> Vec<bool> {
+    fn outcome(o: &Outcome, values: &[u64], live: &mut [bool]) {
+        match o {
+            Outcome::Select(c, a, b) => {
+                live[*c as usize] = true;
+                outcome(if values[*c as usize] != 0 { a } else { b }, values, live);
+            }
+            leaf => {
+                let mut read = Vec::new();
+                leaf.values(&mut read);
+                for r in read {
+                    live[r as usize] = true;
+                }
+            }
+        }
+    }
+    let mut live = vec![false; program.ops.len()];
+    for d in &program.dests {
+        for p in &d.parts {
+            outcome(&p.outcome, values, &mut live);
+        }
+    }
+    for i in (0..program.ops.len()).rev() {
+        if !live[i] {
+            continue;
+        }
+        match &program.ops[i] {
+            Op::Select(c, a, b) => {
+                live[*c as usize] = true;
+                live[if values[*c as usize] != 0 { *a } else { *b } as usize] = true;
+            }
+            op => {
+                for a in op.args() {
+                    live[a as usize] = true;
+                }
+            }
+        }
+    }
+    live
+}
+
+/// Each `select vN on ...: true|false` witness reaches select N (the destinations read it)
+/// and makes its condition what it says.
 fn check_branches(v: &Variant, r: &WitnessReport) -> usize {
     let mut checked = 0;
     for w in &r.witnesses {
@@ -51,6 +95,13 @@ fn check_branches(v: &Variant, r: &WitnessReport) -> usize {
         };
         let taken = w.reason.ends_with("true");
         let values = run(&v.program, &w.inputs);
+        assert!(
+            live(&v.program, &values)[id],
+            "{} {:x?}: {} does not reach v{id}",
+            v.text,
+            w.inputs,
+            w.reason
+        );
         assert_eq!(
             values[c as usize] != 0,
             taken,
