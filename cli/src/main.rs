@@ -80,8 +80,8 @@ enum Command {
     Witnesses {
         /// The variants: a shell glob over the whole name (`add.*.f32`), or a substring.
         pattern: String,
-        /// Z3's budget per query, in milliseconds (a resource limit that takes about this long
-        /// on the development machine; the wall-clock limit is three times it).
+        /// Z3's budget per query, in milliseconds: a deterministic resource limit worth about
+        /// this much CPU on the development machine (wall clock: at most ten times it).
         #[arg(long, default_value_t = 2000, value_name = "MS")]
         timeout: u32,
     },

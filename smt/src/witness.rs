@@ -1,17 +1,19 @@
 //! Witness inputs: for each run-time branch and each rounding boundary of a variant's
-//! program, an input tuple Z3 finds that reaches it.
+//! program, an input tuple that reaches it.
 //!
 //! A random or boundary-heavy input stream rarely hits an exact rounding tie or a result just
-//! below the overflow threshold; Z3 finds such inputs directly. Every query is "this goal, and
-//! the op it concerns is *live*": its value reaches a destination part along the select arms
-//! the inputs take ([`liveness`]), so a witness for the inner select of `min` really gets
-//! past the outer NaN tests, and a boundary of a lane's multiply really shows in that lane.
+//! below the overflow threshold; Z3 finds such inputs directly. Every goal is "this branch or
+//! boundary, and the op it concerns is *live*": its value reaches a destination part along the
+//! select arms the inputs take, so a witness for the inner select of `min` really gets past
+//! the outer NaN tests, and a boundary of a lane's multiply is one of that lane's inputs.
+//! Each goal is first tried on a few hundred boundary-heavy and special-value tuples (Z3's
+//! simplifier folds the ops on constants, far cheaper than solving); Z3 solves the rest.
 //!
 //! The boundaries are stated with the op's result under several rounding modes, which the FP
 //! theory expresses directly (`x` the exact result, `max` the largest finite value):
 //! - exact tie: RNE and RNA round `x` differently (x is halfway, and the even neighbour is the
 //!   one toward zero);
-//! - overflow: RZ gives ±max while RNE gives ±infinity (max + ½ulp <= |x| < max + ulp);
+//! - overflow: RZ gives ±max while RNE gives ±infinity (|x| >= max + ½ulp, x finite);
 //! - just below overflow: RNE gives ±max while rounding away from zero gives ±infinity
 //!   (max < |x| < max + ½ulp);
 //! - subnormal threshold: RNE gives ±min-normal while RZ gives a subnormal (x is just below
@@ -21,10 +23,11 @@
 //! a NaN payload Z3 chose.
 //!
 //! Queries are bounded by a Z3 resource limit (`rlimit`), deterministic unlike a wall clock,
-//! sized so that a query spends about `timeout_ms` on the project's development machine, with
-//! a wall-clock limit of twice that as a backstop. Z3's random seeds are fixed, so the same
-//! variant gives the same witnesses in the same order (unless the backstop cuts a query on a
-//! much slower machine).
+//! sized so that a query spends at most about `timeout_ms` of CPU on the project's development
+//! machine, with a wall-clock limit of ten times that as a backstop (a shared machine's load
+//! stretches wall time, and a query cut by the clock is where determinism ends). Each call
+//! works in a fresh Z3 context with fixed random seeds, so the same variant gives the same
+//! witnesses in the same order.
 
 use crate::encode::{encode, float, rounded, truth, NanBits};
 use semfuzz_fp::{Format, Round};
@@ -52,13 +55,13 @@ pub struct WitnessReport {
     pub witnesses: Vec<Witness>,
     /// Queries Z3 proved unsatisfiable (the branch or boundary cannot be reached).
     pub unsat: usize,
-    /// Queries Z3 gave up on (resource limit or incompleteness).
+    /// Queries Z3 gave up on (resource or time limit).
     pub unknown: usize,
 }
 
-/// Z3 resource units (`rlimit`) per millisecond of a query on the development machine: 500
-/// to 2,000 measured on f32 and f64 rounding queries (docs/BENCHMARKS.md).
-const RLIMIT_PER_MS: u64 = 1_000;
+/// Z3 resource units (`rlimit`) per millisecond of CPU: 3,000 to 4,500 measured on this
+/// project's development machine on f32 and f64 division and fma queries (docs/BENCHMARKS.md).
+const RLIMIT_PER_MS: u64 = 3_000;
 
 /// Boundary-heavy input tuples tried on each goal before Z3 is asked, and at most as many
 /// combinations of special values ([`candidates`]): an ordinary branch (a NaN operand, a
@@ -144,7 +147,7 @@ fn in_context(spec: &Spec, variant: &Variant, timeout_ms: u32) -> WitnessReport 
         domain,
         inputs: &enc.inputs,
         rlimit: u64::from(timeout_ms) * RLIMIT_PER_MS,
-        timeout_ms: timeout_ms.saturating_mul(3),
+        timeout_ms: timeout_ms.saturating_mul(10),
     };
     let candidates = candidates(spec, variant);
     let mut report = WitnessReport::default();
