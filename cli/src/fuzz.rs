@@ -69,20 +69,14 @@ pub fn run(spec: &Spec, args: Args) -> Result<bool> {
     .context("cannot install the Ctrl-C handler")?;
     let counters = Counters::default();
     if args.generator == semfuzz_fuzz::GeneratorKind::Witness {
-        anyhow::bail!("the witness generator is not built in yet; use boundary, uniform or exhaustive");
+        anyhow::bail!(
+            "the witness generator is not built in yet; use boundary, uniform or exhaustive"
+        );
     }
     let bar = progress(&variants, &config);
     let report = std::thread::scope(|s| {
         let ticker = s.spawn(|| tick(&bar, config.time.is_some(), &counters, &stop));
-        let report = campaign::run(
-            spec,
-            &variants,
-            &open,
-            None,
-            &config,
-            &counters,
-            &stop,
-        );
+        let report = campaign::run(spec, &variants, &open, None, &config, &counters, &stop);
         // The ticker stops when it sees `stop`; a finished campaign sets it too.
         let interrupted = stop.swap(true, Relaxed);
         let _ = ticker.join();
@@ -106,7 +100,9 @@ fn pattern_error(e: pattern::PatternError) -> anyhow::Error {
 }
 
 fn progress(variants: &[&semfuzz_spec::Variant], config: &Config) -> ProgressBar {
-    let total = config.cases.map(|c| c.saturating_mul(variants.len() as u64));
+    let total = config
+        .cases
+        .map(|c| c.saturating_mul(variants.len() as u64));
     let bar = match (total, config.time) {
         (Some(t), None) => ProgressBar::new(t),
         (_, Some(d)) => ProgressBar::new(d.as_secs().max(1)),
@@ -184,9 +180,20 @@ fn summary(report: &Report, interrupted: bool) {
             .max()
             .unwrap_or(5)
             .max(5);
-        outln!("{:w$}  {:c$}  {:>10}  example (semfuzz check line)", "variant", "class", "count");
+        outln!(
+            "{:w$}  {:c$}  {:>10}  example (semfuzz check line)",
+            "variant",
+            "class",
+            "count"
+        );
         for f in &report.findings {
-            outln!("{:w$}  {:c$}  {:>10}  {}", f.variant, f.class, f.count, f.check_line());
+            outln!(
+                "{:w$}  {:c$}  {:>10}  {}",
+                f.variant,
+                f.class,
+                f.count,
+                f.check_line()
+            );
         }
         outln!("");
     }
@@ -194,10 +201,19 @@ fn summary(report: &Report, interrupted: bool) {
         outln!("skipped {variant}: {why}");
     }
     if report.skipped.len() > 5 {
-        outln!("skipped {} more variants (unsupported by {})", report.skipped.len() - 5, report.identity.name);
+        outln!(
+            "skipped {} more variants (unsupported by {})",
+            report.skipped.len() - 5,
+            report.identity.name
+        );
     }
     for e in report.errors.iter().take(5) {
-        outln!("error: batch at case {} of {}: {}", e.first_case, e.variant, e.message);
+        outln!(
+            "error: batch at case {} of {}: {}",
+            e.first_case,
+            e.variant,
+            e.message
+        );
     }
     if report.errors.len() > 5 {
         outln!("error: {} more batches failed", report.errors.len() - 5);

@@ -227,7 +227,10 @@ pub fn run(
             .into_iter()
             .map(|h| {
                 h.join().unwrap_or_else(|_| {
-                    Err(BackendError::failed(&identity.name, "a worker thread panicked"))
+                    Err(BackendError::failed(
+                        &identity.name,
+                        "a worker thread panicked",
+                    ))
                 })
             })
             .collect()
@@ -370,7 +373,13 @@ impl Worker<'_, '_> {
         let part_bits = (got >> p.lo) & semfuzz_spec::ir::mask(p.width);
         let class = Class::of(words, p.kind, &expected, part_bits).to_string();
         let classes = operand_classes(self.spec, variant, row);
-        let sig = signature(&variant.text, self.identity, &class, &dest.part_name(part), &classes);
+        let sig = signature(
+            &variant.text,
+            self.identity,
+            &class,
+            &dest.part_name(part),
+            &classes,
+        );
         let now = SystemTime::now();
         let record = Record {
             variant: index,

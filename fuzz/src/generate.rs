@@ -52,7 +52,10 @@ impl FromStr for GeneratorKind {
             .map(|(_, g)| *g)
             .ok_or_else(|| {
                 let names: Vec<&str> = GeneratorKind::ALL.iter().map(|(n, _)| *n).collect();
-                format!("unknown generator `{s}`; the generators are {}", names.join(", "))
+                format!(
+                    "unknown generator `{s}`; the generators are {}",
+                    names.join(", ")
+                )
             })
     }
 }
@@ -151,7 +154,8 @@ impl<'s> Inputs<'s> {
 
     /// How many cases the generator has (`exhaustive`), or `None` for an endless stream.
     pub fn total(&self) -> Option<u64> {
-        (self.kind == GeneratorKind::Exhaustive).then(|| exhaustive_total(self.variant).unwrap_or(0))
+        (self.kind == GeneratorKind::Exhaustive)
+            .then(|| exhaustive_total(self.variant).unwrap_or(0))
     }
 
     /// Writes the inputs of cases `first..first + rows` into `out`, row by row (one value per

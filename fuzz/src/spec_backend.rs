@@ -51,7 +51,12 @@ impl Default for SpecBackend {
 }
 
 /// The destination register the evaluator's representatives make for one input tuple.
-pub fn representative(ev: &mut Evaluator<'_>, accepts: &mut [Accept], row: &[u64], variant: &Variant) -> u64 {
+pub fn representative(
+    ev: &mut Evaluator<'_>,
+    accepts: &mut [Accept],
+    row: &[u64],
+    variant: &Variant,
+) -> u64 {
     ev.eval(row, accepts);
     variant.program.dests[0]
         .parts
