@@ -29,6 +29,9 @@ pub struct Args {
 /// which then runs every tuple).
 const DEFAULT_CASES: u64 = 100_000;
 
+/// Z3's budget per witness query for `--generator witness` (`semfuzz witnesses --timeout`).
+const WITNESS_TIMEOUT_MS: u32 = 2000;
+
 /// `--time 30s`, `10m`, `2h`.
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
     humantime::parse_duration(text)
@@ -68,15 +71,19 @@ pub fn run(spec: &Spec, args: Args) -> Result<bool> {
     })
     .context("cannot install the Ctrl-C handler")?;
     let counters = Counters::default();
-    if args.generator == semfuzz_fuzz::GeneratorKind::Witness {
-        anyhow::bail!(
-            "the witness generator is not built in yet; use boundary, uniform or exhaustive"
-        );
-    }
+    let witness = |v: &semfuzz_spec::Variant| -> Vec<Vec<u64>> {
+        semfuzz_smt::witness::witnesses(spec, v, WITNESS_TIMEOUT_MS)
+            .witnesses
+            .into_iter()
+            .map(|w| w.inputs)
+            .collect()
+    };
+    let witnesses: Option<&campaign::WitnessFn<'_>> =
+        (args.generator == semfuzz_fuzz::GeneratorKind::Witness).then_some(&witness);
     let bar = progress(&variants, &config);
     let report = std::thread::scope(|s| {
         let ticker = s.spawn(|| tick(&bar, config.time.is_some(), &counters, &stop));
-        let report = campaign::run(spec, &variants, &open, None, &config, &counters, &stop);
+        let report = campaign::run(spec, &variants, &open, witnesses, &config, &counters, &stop);
         // The ticker stops when it sees `stop`; a finished campaign sets it too.
         let interrupted = stop.swap(true, Relaxed);
         let _ = ticker.join();

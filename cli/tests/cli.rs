@@ -446,3 +446,25 @@ fn witnesses_are_check_lines_with_their_outcome() {
     assert_eq!(code, 2);
     assert!(err.contains("no variant matches `nosuch.f32`"), "{err}");
 }
+
+/// `fuzz --generator witness` feeds the witnesses to the backend: the spec's own evaluator
+/// accepts every one.
+#[test]
+fn fuzz_runs_the_witness_generator() {
+    let args = [
+        "fuzz",
+        "--backend",
+        "spec",
+        "--instr",
+        "min.NaN.f32",
+        "--generator",
+        "witness",
+        "--cases",
+        "22",
+    ];
+    let (code, out, err) = run(&args, None);
+    assert_eq!(code, 0, "{err}");
+    let all = out + &err;
+    assert!(all.contains("2 variants, 44 cases"), "{all}");
+    assert!(all.contains("0 findings"), "{all}");
+}
