@@ -11,8 +11,8 @@ const GLOB_CHARS: &[char] = &['*', '?', '[', '{'];
 
 /// How the rule reads in `--help` and in the hint of every "no match" error.
 pub const RULE: &str = "a pattern with `*`, `?`, `[...]` or `{a,b}` is a shell glob over the \
-                        whole variant name (`add.*.f32`); any other pattern matches every \
-                        variant whose name contains it (`min.NaN`)";
+                        whole variant name (`add.*.f32`); any other pattern selects the \
+                        names containing it (`min.NaN`)";
 
 /// A parsed variant pattern: shell glob (`*`, `?`, `[...]`, `{a,b}`) over the whole variant
 /// name; no glob character = substring match.
