@@ -156,7 +156,7 @@ pub fn emit(text: &str) {
         if e.kind() == std::io::ErrorKind::BrokenPipe {
             std::process::exit(0);
         }
-        eprintln!("cannot write to standard output: {e}");
+        eprintln!("error: cannot write to standard output: {e}");
         std::process::exit(2);
     }
 }

@@ -542,3 +542,30 @@ fn decimal_operands_when_exact() {
         "{out}"
     );
 }
+
+/// Issue 12: scripts/demo.sh writes bold headings to a terminal only, and not under NO_COLOR.
+/// `script` (util-linux) gives it a terminal; SEMFUZZ=true stands in for the binary.
+#[test]
+fn demo_colours_only_a_terminal_without_no_color() {
+    let demo = concat!(env!("CARGO_MANIFEST_DIR"), "/../scripts/demo.sh");
+    let run_demo = |tty: bool, no_color: bool| {
+        let line = format!(
+            "{}SEMFUZZ=true bash {demo}",
+            if no_color { "NO_COLOR=1 " } else { "" }
+        );
+        let out = if tty {
+            std::process::Command::new("script")
+                .args(["-qec", &line, "/dev/null"])
+                .output()
+        } else {
+            std::process::Command::new("bash").args(["-c", &line]).output()
+        }
+        .expect("bash and script (util-linux) run");
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(text.contains("== The catalogue"), "{text}");
+        text.contains("\x1b[1m== The catalogue")
+    };
+    assert!(run_demo(true, false), "bold on a terminal");
+    assert!(!run_demo(true, true), "NO_COLOR");
+    assert!(!run_demo(false, false), "a pipe gets no escape codes");
+}
