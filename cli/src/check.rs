@@ -65,11 +65,26 @@ fn sass_line<'s, 'a>(
         line.at(text, d)
     })?;
     let words: Vec<&str> = rest.split_whitespace().collect();
+    if words.len() != sass.values.len() + 1 {
+        let reads = match sass.values.as_slice() {
+            [] => "reads no register or constant".to_string(),
+            names => format!("reads {}", names.join(", ")),
+        };
+        return Err(line.at(
+            content,
+            Diagnostic::plain(format!(
+                "`{};` {reads}, so the line takes {} values after the `;` (those, then the result), but it has {}",
+                text.trim(),
+                sass.values.len() + 1,
+                words.len()
+            ))
+            .with_hint("the last value is the result; RZ reads as zero and immediates are in the text, so neither takes a value"),
+        ));
+    }
     let Some((result, values)) = words.split_last() else {
         return Err(line.at(
             content,
-            Diagnostic::plain("the result is missing after the `;`")
-                .with_hint("a SASS line is `INSTRUCTION; VALUE... RESULT`"),
+            Diagnostic::plain("the result is missing after the `;`"),
         ));
     };
     let (_, inputs) = sass_inputs(&sass, values).map_err(|d| line.at(rest.trim(), d))?;

@@ -502,6 +502,12 @@ fn check_says_what_it_saw_and_quiet_prints_only_failures() {
     assert!(out.contains("hint: the last value is the result: write `add.rn.f32 a b d` for `add.rn.f32 d, a, b`\n"), "{out}");
     assert!(out.contains("error: line 3: `add.rn.f32` takes 3 values (its operands, then the result d), but the line has 4\n"), "{out}");
     assert_eq!(headlines(&out)[1], "ok");
+    let (_, sass, _) = run(&["check", "-"], Some("HMUL2 R0, R1, R2; 0x0 0x0\n"));
+    assert!(sass.starts_with("error: line 1: `HMUL2 R0, R1, R2;` reads R1, R2, so the line takes 3 values after the `;` (those, then the result), but it has 2\n"), "{sass}");
+    assert!(
+        sass.contains("hint: the last value is the result"),
+        "{sass}"
+    );
     let (code, quiet, _) = run(&["check", "--quiet", "-"], Some(input));
     assert_eq!(code, 1);
     assert!(!quiet.lines().any(|l| l == "ok"), "{quiet}");
@@ -558,7 +564,9 @@ fn demo_colours_only_a_terminal_without_no_color() {
                 .args(["-qec", &line, "/dev/null"])
                 .output()
         } else {
-            std::process::Command::new("bash").args(["-c", &line]).output()
+            std::process::Command::new("bash")
+                .args(["-c", &line])
+                .output()
         }
         .expect("bash and script (util-linux) run");
         let text = String::from_utf8_lossy(&out.stdout).into_owned();
