@@ -4,7 +4,6 @@ use anyhow::{anyhow, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use semfuzz_fuzz::campaign::{self, Config, Counters, Report};
 use semfuzz_fuzz::registry;
-use semfuzz_spec::pattern::{self, Pattern};
 use semfuzz_spec::Spec;
 use std::io::Write;
 use std::path::PathBuf;
@@ -15,7 +14,6 @@ use std::time::Duration;
 /// What `semfuzz fuzz` was asked to do.
 pub struct Args {
     pub backend: String,
-    pub instr: Vec<String>,
     pub generator: semfuzz_fuzz::GeneratorKind,
     pub cases: Option<u64>,
     pub time: Option<Duration>,
@@ -38,14 +36,7 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
         .map_err(|e| format!("`{text}` is not a duration ({e}); write e.g. 30s, 10m, 2h"))
 }
 
-pub fn run(spec: &Spec, args: Args) -> Result<bool> {
-    let patterns = args
-        .instr
-        .iter()
-        .map(|p| Pattern::parse(p))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(pattern_error)?;
-    let variants = pattern::select(spec, &patterns).map_err(pattern_error)?;
+pub fn run(spec: &Spec, variants: &[&semfuzz_spec::Variant], args: Args) -> Result<bool> {
     let open = || registry::open(&args.backend);
     let cases = match (args.cases, args.time, args.generator) {
         (None, None, semfuzz_fuzz::GeneratorKind::Exhaustive) => None,
@@ -80,7 +71,7 @@ pub fn run(spec: &Spec, args: Args) -> Result<bool> {
     };
     let witnesses: Option<&campaign::WitnessFn<'_>> =
         (args.generator == semfuzz_fuzz::GeneratorKind::Witness).then_some(&witness);
-    let bar = progress(&variants, &config);
+    let bar = progress(variants, &config);
     let report = std::thread::scope(|s| {
         let ticker = s.spawn(|| tick(&bar, config.time.is_some(), &counters, &stop));
         let report = campaign::run(spec, &variants, &open, witnesses, &config, &counters, &stop);
@@ -96,14 +87,6 @@ pub fn run(spec: &Spec, args: Args) -> Result<bool> {
     }
     summary(&report, interrupted);
     Ok(report.errors.is_empty())
-}
-
-fn pattern_error(e: pattern::PatternError) -> anyhow::Error {
-    let mut message = e.message;
-    for h in e.hints {
-        message += &format!("\n  hint: {h}");
-    }
-    anyhow!(message)
 }
 
 fn progress(variants: &[&semfuzz_spec::Variant], config: &Config) -> ProgressBar {

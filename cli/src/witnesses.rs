@@ -1,4 +1,4 @@
-//! `semfuzz witnesses PATTERN`: per variant, the inputs Z3 finds for each branch and rounding
+//! `semfuzz witnesses PATTERN...`: per variant, the inputs Z3 finds for each branch and rounding
 //! boundary (`semfuzz_smt::witness`), one line each: the inputs as `semfuzz check` reads them
 //! (a PTX line lacks only the result), then after `#` what the inputs reach and the spec's
 //! outcome for them.
@@ -8,26 +8,22 @@ use semfuzz_smt::witness::witnesses;
 use semfuzz_spec::catalog::{ModifierKind, OperandRole};
 use semfuzz_spec::eval::Evaluator;
 use semfuzz_spec::outcome::Accept;
-use semfuzz_spec::pattern::{select, Pattern, PatternError};
 use semfuzz_spec::{Spec, Variant};
 use std::time::Instant;
 
-pub fn run(spec: &Spec, pattern: &str, timeout_ms: u32) -> Result<()> {
+pub fn run(spec: &Spec, variants: &[&Variant], timeout_ms: u32) -> Result<()> {
     if timeout_ms == 0 {
         return Err(anyhow!(
             "--timeout 0 gives Z3 no time at all: give milliseconds per query, e.g. --timeout 2000"
         ));
     }
-    let variants = Pattern::parse(pattern)
-        .and_then(|p| select(spec, &[p]))
-        .map_err(|e| pattern_error(&e))?;
     outln!(
         "# libz3 {}; {} variant{}; at most {timeout_ms} ms per query",
         semfuzz_smt::z3_version(),
         variants.len(),
         if variants.len() == 1 { "" } else { "s" }
     );
-    for v in variants {
+    for &v in variants {
         let start = Instant::now();
         let report = witnesses(spec, v, timeout_ms);
         outln!(
@@ -51,14 +47,6 @@ pub fn run(spec: &Spec, pattern: &str, timeout_ms: u32) -> Result<()> {
         }
     }
     Ok(())
-}
-
-fn pattern_error(e: &PatternError) -> anyhow::Error {
-    let mut m = e.message.clone();
-    for h in &e.hints {
-        m += &format!("\n  hint: {h}");
-    }
-    anyhow!(m)
 }
 
 /// `add.rn.f32 0x3f800000 0x00000001`: the `check` line without its result. A SASS variant,

@@ -11,8 +11,8 @@ const GLOB_CHARS: &[char] = &['*', '?', '[', '{'];
 
 /// How the rule reads in `--help` and in the hint of every "no match" error.
 pub const RULE: &str = "a pattern with `*`, `?`, `[...]` or `{a,b}` is a shell glob over the \
-                        whole variant name (`add.*.f32`); any other pattern matches every \
-                        variant whose name contains it (`min.NaN`)";
+                        whole variant name (`add.*.f32`); any other pattern selects the \
+                        names containing it (`min.NaN`)";
 
 /// A parsed variant pattern: shell glob (`*`, `?`, `[...]`, `{a,b}`) over the whole variant
 /// name; no glob character = substring match.
@@ -31,6 +31,13 @@ pub struct PatternError {
     pub message: String,
     /// What to do about it, one line each (did-you-mean names, then the pattern rule).
     pub hints: Vec<String>,
+}
+
+impl From<PatternError> for crate::Diagnostic {
+    /// The error in the one error format: `error: message`, then a `hint:` line per hint.
+    fn from(e: PatternError) -> crate::Diagnostic {
+        crate::Diagnostic::plain(e.message).with_hint(e.hints.join("\n"))
+    }
 }
 
 impl Pattern {
@@ -134,10 +141,11 @@ fn suggest(spec: &Spec, p: &Pattern) -> Option<String> {
         }
     }
     if p.glob.is_some() {
-        if let Ok(anywhere) = Pattern::parse(&format!("*{p}*")) {
-            if spec.variants.iter().any(|v| anywhere.matches(&v.text)) {
+        let anywhere = format!("*{}*", p.as_str().trim_matches('*'));
+        if let Ok(glob) = Pattern::parse(&anywhere) {
+            if spec.variants.iter().any(|v| glob.matches(&v.text)) {
                 return Some(format!(
-                    "a glob matches the whole name: `*{p}*` matches it anywhere in the name"
+                    "a glob matches the whole name: `{anywhere}` matches anywhere in it"
                 ));
             }
         }
@@ -258,7 +266,9 @@ mod tests {
         let q = Pattern::parse("?ul.r[nz].f{32,64}").expect("parses");
         assert!(q.matches("mul.rn.f32") && q.matches("mul.rz.f64"));
         assert!(!q.matches("mul.rm.f32") && !q.matches("mul.rn.f16"));
-        assert!(Pattern::parse("HMUL2.*").expect("parses").matches("HMUL2.FTZ"));
+        assert!(Pattern::parse("HMUL2.*")
+            .expect("parses")
+            .matches("HMUL2.FTZ"));
     }
 
     #[test]
@@ -293,11 +303,14 @@ mod tests {
         assert!(e.hints.last().is_some_and(|h| h.contains("shell glob")));
 
         let e = names(&["min.nan.f32"]).expect_err("case");
-        assert!(e.hints[0].starts_with("patterns are case-sensitive"), "{e:?}");
+        assert!(
+            e.hints[0].starts_with("patterns are case-sensitive"),
+            "{e:?}"
+        );
         assert!(e.hints[0].contains("`min.NaN.f32`"), "{e:?}");
 
         let e = names(&["rn.f32*"]).expect_err("glob anchored at the start");
-        assert!(e.hints[0].contains("`*rn.f32**`"), "{e:?}");
+        assert!(e.hints[0].contains("`*rn.f32*`"), "{e:?}");
 
         let e = names(&["min.NaN.xorsign.f32"]).expect_err("missing .abs");
         assert!(e.hints[0].contains("`min.NaN.xorsign.abs.f32`"), "{e:?}");
