@@ -74,7 +74,7 @@ pub fn run(spec: &Spec, variants: &[&semfuzz_spec::Variant], args: Args) -> Resu
     let bar = progress(variants, &config);
     let report = std::thread::scope(|s| {
         let ticker = s.spawn(|| tick(&bar, config.time.is_some(), &counters, &stop));
-        let report = campaign::run(spec, &variants, &open, witnesses, &config, &counters, &stop);
+        let report = campaign::run(spec, variants, &open, witnesses, &config, &counters, &stop);
         // The ticker stops when it sees `stop`; a finished campaign sets it too.
         let interrupted = stop.swap(true, Relaxed);
         let _ = ticker.join();
