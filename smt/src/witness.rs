@@ -93,7 +93,11 @@ fn in_context(spec: &Spec, variant: &Variant, timeout_ms: u32) -> WitnessReport 
             ..
         } = &source.role
         {
-            domain.push(input.bvult(BV::from_u64(members.len() as u64, input.get_size())));
+            // A field wide enough for more indices than there are members: bound it.
+            let count = members.len() as u64;
+            if count <= semfuzz_spec::ir::mask(input.get_size()) {
+                domain.push(input.bvult(BV::from_u64(count, input.get_size())));
+            }
         }
     }
     let live = liveness(program, &enc.values);
