@@ -115,10 +115,12 @@ impl Operand {
             "s16" => "s16",
             "s32" => "s32",
             "s64" => "s64",
-            other => return Err(format!(
+            other => {
+                return Err(format!(
                 "operand {} has type {other}, which the kernel generator has no PTX register for",
                 sig.name
-            )),
+            ))
+            }
         };
         let bytes = if reg == "pred" {
             1
