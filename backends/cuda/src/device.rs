@@ -4,6 +4,7 @@ use crate::kernel::{Kernel, Layout};
 use cudarc::driver::sys;
 use cudarc::driver::{result, CudaContext, CudaStream, DevicePtr, DevicePtrMut, DriverError};
 use semfuzz_backend::{Backend, BackendError, Identity, Support, Verdict};
+use semfuzz_spec::ir::mask;
 use semfuzz_spec::Variant;
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -171,10 +172,11 @@ impl Drop for Cuda {
     }
 }
 
-/// Column `k` of `rows` (`width` values a row) as little-endian elements of `bytes` bytes.
-fn column(rows: &[u64], width: usize, k: usize, bytes: usize) -> Vec<u8> {
+/// Column `k` of `rows` (`width` values a row), each masked to `bits`, as little-endian
+/// elements of `bytes` bytes.
+fn column(rows: &[u64], width: usize, k: usize, bits: u32, bytes: usize) -> Vec<u8> {
     rows.chunks_exact(width)
-        .flat_map(|row| row[k].to_le_bytes().into_iter().take(bytes))
+        .flat_map(|row| (row[k] & mask(bits)).to_le_bytes().into_iter().take(bytes))
         .collect()
 }
 
@@ -196,7 +198,10 @@ impl Cuda {
             .sources
             .iter()
             .enumerate()
-            .map(|(k, op)| stream.clone_htod(&column(inputs, width, k, op.bytes)))
+            .map(|(k, op)| {
+                let bits = variant.sources[k].width;
+                stream.clone_htod(&column(inputs, width, k, bits, op.bytes))
+            })
             .collect::<Result<Vec<_>, _>>()
             .map_err(driver)?;
         let dbytes = layout.dests[0].bytes;
@@ -281,8 +286,9 @@ mod tests {
     #[test]
     fn columns_are_little_endian_elements_of_the_operand_size() {
         let rows = [0x1122, 0xaabbccdd, 0x3344, 0x01];
-        assert_eq!(column(&rows, 2, 0, 2), vec![0x22, 0x11, 0x44, 0x33]);
-        assert_eq!(column(&rows, 2, 1, 1), vec![0xdd, 0x01]);
+        assert_eq!(column(&rows, 2, 0, 16, 2), vec![0x22, 0x11, 0x44, 0x33]);
+        // A predicate: one byte, bit 0 only.
+        assert_eq!(column(&rows, 2, 1, 1, 1), vec![0x01, 0x01]);
     }
 
     #[test]

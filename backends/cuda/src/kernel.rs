@@ -320,3 +320,69 @@ pub fn module<'v>(
     }
     ptx
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use semfuzz_spec::Spec;
+
+    #[test]
+    fn the_header_is_the_lowest_that_holds_the_variant_and_the_floor() {
+        let spec = Spec::embedded().unwrap();
+        let target = |text: &str, floor| {
+            let v = spec.lookup(text, None).unwrap();
+            Target::for_requirements([v.requirement], floor).unwrap()
+        };
+        // f32x2 needs PTX ISA 8.6 and sm_100, whatever the floor.
+        assert_eq!(
+            target("add.rn.f32x2", 75),
+            Target {
+                sm: 100,
+                ptx: (8, 6)
+            }
+        );
+        // bf16 add needs 7.8/sm_90; sm_90 itself needs 7.8.
+        assert_eq!(
+            target("add.rn.bf16", 75),
+            Target {
+                sm: 90,
+                ptx: (7, 8)
+            }
+        );
+        // add.rn.f32 needs nothing: the floor's target and the version that introduced it.
+        assert_eq!(
+            target("add.rn.f32", 75),
+            Target {
+                sm: 75,
+                ptx: (6, 3)
+            }
+        );
+        assert_eq!(
+            target("add.rn.f32", 120),
+            Target {
+                sm: 120,
+                ptx: (8, 7)
+            }
+        );
+        assert!(Target::for_requirements([], 999).is_err());
+    }
+
+    #[test]
+    fn operands_get_registers_of_their_type_and_predicates_a_byte() {
+        let spec = Spec::embedded().unwrap();
+        let v = spec.lookup("set.lt.and.u32.bf16x2", Some(3)).unwrap();
+        let l = Layout::of(v).unwrap();
+        let regs: Vec<(&str, usize)> = l.sources.iter().map(|o| (o.reg, o.bytes)).collect();
+        assert_eq!(regs, [("b32", 4), ("b32", 4), ("pred", 1)]);
+        assert_eq!((l.dests[0].reg, l.dests[0].bytes), ("u32", 4));
+        assert_eq!(instruction(v), "set.lt.and.u32.bf16x2 %d0, %s0, %s1, %s2;");
+        let p = Layout::of(spec.lookup("testp.normal.f32", None).unwrap()).unwrap();
+        assert_eq!((p.dests[0].reg, p.dests[0].bytes), ("pred", 1));
+        let sass = spec
+            .variants
+            .iter()
+            .find(|v| v.text.starts_with("HMUL2"))
+            .unwrap();
+        assert!(Layout::of(sass).unwrap_err().contains("is SASS"));
+    }
+}
