@@ -68,6 +68,7 @@ impl Cuda {
             return Err("no libcuda.so.1 (no NVIDIA driver on this machine)".to_string());
         }
         let ctx = CudaContext::new(ordinal).map_err(|e| match CudaContext::device_count() {
+            Ok(0) => "the NVIDIA driver sees no GPU on this machine".to_string(),
             Ok(n) if ordinal as i32 >= n => {
                 format!(
                     "no CUDA device {ordinal}: this machine has {n} (cuda:0 to cuda:{})",
@@ -193,6 +194,9 @@ impl Cuda {
             ));
         }
         let (function, layout) = self.load(variant)?;
+        if n == 0 {
+            return Ok(());
+        }
         let stream = &self.stream;
         let sources = layout
             .sources

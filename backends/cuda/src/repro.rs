@@ -104,7 +104,11 @@ pub fn repro(
         variant.signature(),
         inputs_hex.join(", ")
     ));
-    line(&format!("// The spec allows: {expected}"));
+    // A newline or a line-ending backslash would end or extend the comment.
+    line(&format!(
+        "// The spec allows: {}",
+        expected.replace(['\n', '\\'], " ")
+    ));
     line(&format!(
         "// The finding's backend returned: {}",
         hex(actual, dest.width)
