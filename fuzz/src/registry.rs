@@ -29,6 +29,13 @@ pub const BACKENDS: &[Entry] = &[
         open: semfuzz_z3_backend::open,
     },
     Entry {
+        name: "cuda",
+        usage: "cuda[:N]",
+        about: "NVIDIA GPU N (default 0): generated PTX JIT-loaded through the CUDA driver",
+        probe: semfuzz_cuda::probe,
+        open: semfuzz_cuda::open,
+    },
+    Entry {
         name: "spec",
         usage: "spec",
         about: "the spec's own evaluator (the control: never a finding)",
