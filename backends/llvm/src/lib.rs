@@ -36,7 +36,7 @@ const DEVICE: &str = "host (constant folder)";
 
 /// Cases per batch: large enough that a process start (about 0.1 s for llvmlite, 0.02 s for
 /// `opt`) stays under a tenth of the batch (docs/BENCHMARKS.md has the measurement).
-const BATCH_SIZE: usize = 16384;
+const BATCH_SIZE: usize = 65536;
 
 /// Where `cargo xtask setup` installed the Python packages: `$SEMFUZZ_DEPS/py`, else the
 /// first `.deps/py` above the running executable, else the one of this checkout.
