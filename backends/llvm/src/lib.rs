@@ -159,18 +159,8 @@ fn exec(command: &mut Command, input: &str) -> Result<String, String> {
     let writer = std::thread::spawn(move || {
         stdin.as_mut().map(|s| s.write_all(input.as_bytes()));
     });
-    let mut stdout = child.stdout.take();
-    let reader = std::thread::spawn(move || {
-        let mut text = String::new();
-        stdout.as_mut().map(|s| s.read_to_string(&mut text));
-        text
-    });
-    let mut stderr = child.stderr.take();
-    let errors = std::thread::spawn(move || {
-        let mut text = String::new();
-        stderr.as_mut().map(|s| s.read_to_string(&mut text));
-        text
-    });
+    let reader = drain(child.stdout.take());
+    let errors = drain(child.stderr.take());
     let status = match child.wait_timeout(BATCH_TIMEOUT) {
         Ok(Some(status)) => status,
         Ok(None) => {
@@ -193,6 +183,17 @@ fn exec(command: &mut Command, input: &str) -> Result<String, String> {
         let last: Vec<&str> = last.into_iter().rev().collect();
         Err(format!("{program} failed ({status}): {}", last.join("\n")))
     }
+}
+
+/// Reads all of `pipe` on a thread of its own.
+fn drain(pipe: Option<impl Read + Send + 'static>) -> std::thread::JoinHandle<String> {
+    std::thread::spawn(move || {
+        let mut text = String::new();
+        if let Some(mut pipe) = pipe {
+            let _ = pipe.read_to_string(&mut text);
+        }
+        text
+    })
 }
 
 /// The name a backend has on the command line.
