@@ -36,7 +36,7 @@ pub(crate) fn build(route: &Route, n_sources: usize, inputs: &[u64]) -> String {
             .args
             .iter()
             .map(|&a| {
-                let v = if route.negate_b && a == 1 {
+                let v = if route.negate_b && a == 1 && !route.ty.is_nan(row[a]) {
                     row[a] ^ sign
                 } else {
                     row[a]

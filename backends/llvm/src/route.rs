@@ -50,6 +50,17 @@ impl IrType {
         }
     }
 
+    /// Whether scalar `bits` of this type are a NaN.
+    pub fn is_nan(self, bits: u64) -> bool {
+        let infinity: u64 = match self.elem {
+            "float" => 0x7f80_0000,
+            "double" => 0x7ff0_0000_0000_0000,
+            "half" => 0x7c00,
+            _ => 0x7f80,
+        };
+        bits & !(1 << (self.elem_bits - 1)) > infinity
+    }
+
     /// The overloaded-intrinsic suffix: `f32`, `v2f16`, `bf16`.
     fn mangled(self) -> String {
         let elem = match self.elem {
@@ -84,7 +95,8 @@ pub(crate) struct Route {
     pub ty: IrType,
     /// Operand order: `args[i]` is the variant's source `args[i]`.
     pub args: Vec<usize>,
-    /// Flip the sign bit of source 1 (`sub` through the `add` intrinsics).
+    /// Flip the sign bit of source 1 unless it is a NaN (`sub` through the `add` intrinsics:
+    /// PTX `sub` returns a NaN `b` with its own sign, as `add` does).
     pub negate_b: bool,
     /// Mark the function `"denormal-fp-math-f32"="preserve-sign,preserve-sign"`: how `.ftz`
     /// reaches plain f32 IR (NVPTX then selects the `.ftz` instruction).
