@@ -181,7 +181,7 @@ fn exec(command: &mut Command, input: &str) -> Result<String, String> {
     } else {
         let last: Vec<&str> = stderr.lines().rev().take(6).collect();
         let last: Vec<&str> = last.into_iter().rev().collect();
-        Err(format!("{program} failed ({status}): {}", last.join("\n")))
+        Err(format!("{program} failed ({status}): {}", last.join("; ")))
     }
 }
 
