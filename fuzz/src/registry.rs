@@ -36,6 +36,13 @@ pub const BACKENDS: &[Entry] = &[
         open: semfuzz_cuda::open,
     },
     Entry {
+        name: "llvm",
+        usage: "llvm[:OPT]",
+        about: "LLVM's constant folder: llvmlite's LLVM, or an opt binary (llvm:opt-16)",
+        probe: semfuzz_llvm::probe,
+        open: semfuzz_llvm::open,
+    },
+    Entry {
         name: "spec",
         usage: "spec",
         about: "the spec's own evaluator (the control: never a finding)",
