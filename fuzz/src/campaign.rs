@@ -372,7 +372,9 @@ impl Worker<'_, '_> {
         let p = &dest.parts[part];
         let part_bits = (got >> p.lo) & semfuzz_spec::ir::mask(p.width);
         let class = Class::of(words, p.kind, &expected, part_bits).to_string();
-        let classes = operand_classes(self.spec, variant, row);
+        // A destination tiled by lanes: the differing part is a lane of the packed operands.
+        let lane = (!dest.by_range && dest.parts.len() > 1).then_some(part as u32);
+        let classes = operand_classes(self.spec, variant, row, lane);
         let sig = signature(
             &variant.text,
             self.identity,

@@ -192,24 +192,32 @@ impl std::fmt::Display for Class {
     }
 }
 
-/// The class of one floating-point encoding: `+zero`, `-subnormal`, `+normal`, `-inf`,
-/// `qnan`, `snan`.
+/// The class of one floating-point encoding: `zero`, `subnormal`, `normal`, `inf`, `qnan`,
+/// `snan`. Signs are left out: a sign error has classes of its own (`sign-of-zero`, ulps),
+/// and splitting every discrepancy by the operands' signs would multiply its signatures by
+/// four without saying more.
 pub fn value_class(f: Format, bits: u64) -> &'static str {
-    let neg = f.sign_bit(bits);
     match () {
         _ if f.is_nan(bits) && f.is_signaling_nan(bits) => "snan",
         _ if f.is_nan(bits) => "qnan",
-        _ if f.is_inf(bits) => ["+inf", "-inf"][neg as usize],
-        _ if f.is_zero(bits) => ["+zero", "-zero"][neg as usize],
-        _ if f.is_subnormal(bits) => ["+subnormal", "-subnormal"][neg as usize],
-        _ => ["+normal", "-normal"][neg as usize],
+        _ if f.is_inf(bits) => "inf",
+        _ if f.is_zero(bits) => "zero",
+        _ if f.is_subnormal(bits) => "subnormal",
+        _ => "normal",
     }
 }
 
-/// The class of each input of `variant`: floating-point values by [`value_class`] (lanes
-/// joined with `|`, lane 0 first), instruction fields by the member they select, anything
-/// else `bits`.
-pub fn operand_classes(spec: &Spec, variant: &Variant, inputs: &[u64]) -> Vec<String> {
+/// The class of each input of `variant`: floating-point values by [`value_class`], instruction
+/// fields by the member they select, anything else `bits`. A packed operand gives the class of
+/// lane `lane` when the difference is in that lane (lanes compute independently, so the other
+/// lanes' classes would only split one discrepancy into many signatures), else its lanes'
+/// classes joined with `|`, lane 0 first.
+pub fn operand_classes(
+    spec: &Spec,
+    variant: &Variant,
+    inputs: &[u64],
+    lane: Option<u32>,
+) -> Vec<String> {
     variant
         .sources
         .iter()
@@ -231,10 +239,13 @@ pub fn operand_classes(spec: &Spec, variant: &Variant, inputs: &[u64]) -> Vec<St
             }
             _ => match spec.format(&src.ty) {
                 Some(FormatInfo::Scalar(f)) => value_class(f, v).to_string(),
-                Some(FormatInfo::Packed(f, n)) => (0..n)
-                    .map(|l| value_class(f, v >> (l * f.width())))
-                    .collect::<Vec<_>>()
-                    .join("|"),
+                Some(FormatInfo::Packed(f, n)) => match lane {
+                    Some(l) if l < n => value_class(f, v >> (l * f.width())).to_string(),
+                    _ => (0..n)
+                        .map(|l| value_class(f, v >> (l * f.width())))
+                        .collect::<Vec<_>>()
+                        .join("|"),
+                },
                 None => "bits".to_string(),
             },
         })

@@ -13,6 +13,8 @@ pub struct Entry {
     pub usage: &'static str,
     /// What it is, in a few words.
     pub about: &'static str,
+    /// The arguments `semfuzz backends` probes it with (`None`: the bare name).
+    pub listed: &'static [Option<&'static str>],
     /// Whether it can run here: its identity, or why not.
     pub probe: fn(Option<&str>) -> Result<Identity, String>,
     /// A new instance.
@@ -25,6 +27,7 @@ pub const BACKENDS: &[Entry] = &[
         name: "z3",
         usage: "z3",
         about: "the spec's Z3 formulas evaluated on the inputs (a self-test)",
+        listed: &[None],
         probe: semfuzz_z3_backend::probe,
         open: semfuzz_z3_backend::open,
     },
@@ -32,6 +35,7 @@ pub const BACKENDS: &[Entry] = &[
         name: "cuda",
         usage: "cuda[:N]",
         about: "NVIDIA GPU N (default 0): generated PTX JIT-loaded through the CUDA driver",
+        listed: &[None],
         probe: semfuzz_cuda::probe,
         open: semfuzz_cuda::open,
     },
@@ -39,6 +43,7 @@ pub const BACKENDS: &[Entry] = &[
         name: "llvm",
         usage: "llvm[:OPT]",
         about: "LLVM's constant folder: llvmlite's LLVM, or an opt binary (llvm:opt-16)",
+        listed: &[None, Some("opt-16")],
         probe: semfuzz_llvm::probe,
         open: semfuzz_llvm::open,
     },
@@ -46,6 +51,7 @@ pub const BACKENDS: &[Entry] = &[
         name: "spec",
         usage: "spec",
         about: "the spec's own evaluator (the control: never a finding)",
+        listed: &[None],
         probe: crate::spec_backend::probe,
         open: crate::spec_backend::open,
     },
