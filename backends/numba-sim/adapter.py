@@ -3,7 +3,7 @@ CUDA simulator: run with NUMBA_ENABLE_CUDASIM=1 and numba-cuda on PYTHONPATH (se
 `numba-sim` backend does both, with the numba-cuda of `cargo xtask setup`).
 
 Each batch is one launch of a @cuda.jit kernel over arrays holding the whole batch, written as
-one would write it for a GPU: thread i computes row i. Under the simulator the kernel body is
+one would write it for a GPU (a grid-stride loop over the rows). Under the simulator the kernel body is
 plain Python on numpy scalars, so what is tested is how the simulator implements each numba
 operation against what the same kernel compiles to on a GPU, which is the PTX variant it is
 mapped to below:
@@ -104,13 +104,14 @@ if IMPORT_ERROR is None:
         return cuda.fp16.hmin(a, b)
 
     def kernel(op, arity):
-        """The kernel applying device function `op` to row i of the operand arrays."""
+        """The kernel applying device function `op` to every row of the operand arrays, in a
+        grid-stride loop: the simulator runs each CUDA thread as a Python thread, so a few
+        threads looping over the batch are many times faster than a thread per row."""
         if arity == 1:
 
             @cuda.jit
             def unary(out, a):
-                i = cuda.grid(1)
-                if i < out.size:
+                for i in range(cuda.grid(1), out.size, cuda.gridsize(1)):
                     out[i] = op(a[i])
 
             return unary
@@ -118,16 +119,14 @@ if IMPORT_ERROR is None:
 
             @cuda.jit
             def binary(out, a, b):
-                i = cuda.grid(1)
-                if i < out.size:
+                for i in range(cuda.grid(1), out.size, cuda.gridsize(1)):
                     out[i] = op(a[i], b[i])
 
             return binary
 
         @cuda.jit
         def ternary(out, a, b, c):
-            i = cuda.grid(1)
-            if i < out.size:
+            for i in range(cuda.grid(1), out.size, cuda.gridsize(1)):
                 out[i] = op(a[i], b[i], c[i])
 
         return ternary
@@ -165,6 +164,10 @@ if IMPORT_ERROR is None:
         VARIANTS[f"{name}.f16"] = (kernel(op, arity), arity, "f16")
 
 
+# Threads of the one block each batch runs on (the fastest count under the simulator).
+THREADS = 256
+
+
 def run_batch(variant, rows):
     """The result lines for `rows` (lists of operand bits) of `variant`."""
     launch, arity, ty = VARIANTS[variant]
@@ -175,8 +178,7 @@ def run_batch(variant, rows):
     table = np.array(rows, dtype=np.uint64).reshape(n, arity)
     operands = [np.ascontiguousarray(table[:, k].astype(bits_t)).view(float_t) for k in range(arity)]
     out = np.zeros(n, dtype=float_t)
-    threads = 256
-    launch[(n + threads - 1) // threads, threads](out, *operands)
+    launch[1, THREADS](out, *operands)
     digits = 2 + np.dtype(bits_t).itemsize * 2
     return [f"{int(v):#0{digits}x}" for v in out.view(bits_t)]
 
@@ -199,7 +201,7 @@ def main():
         f"version numba-cuda {version('numba-cuda')} ({versions})",
         "device CUDA simulator (numpy)",
         *(f"supports {v}" for v in VARIANTS),
-        "batch-size 2048",
+        "batch-size 16384",
         "ready",
     )
     for line in sys.stdin:
