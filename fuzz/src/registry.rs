@@ -29,6 +29,20 @@ pub const BACKENDS: &[Entry] = &[
         open: semfuzz_z3_backend::open,
     },
     Entry {
+        name: "numba-sim",
+        usage: "numba-sim",
+        about: "numba-cuda's CUDA simulator, through the external protocol",
+        probe: semfuzz_numba_sim::probe,
+        open: semfuzz_numba_sim::open,
+    },
+    Entry {
+        name: "external",
+        usage: "external:CMD",
+        about: "any process speaking docs/external-backend.md (an emulator, a simulator)",
+        probe: semfuzz_external::probe,
+        open: semfuzz_external::open,
+    },
+    Entry {
         name: "spec",
         usage: "spec",
         about: "the spec's own evaluator (the control: never a finding)",

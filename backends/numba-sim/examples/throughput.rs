@@ -12,7 +12,9 @@ use std::time::Instant;
 fn main() -> Result<(), String> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [backend, text, cases] = &args[..] else {
-        return Err("usage: throughput BACKEND VARIANT CASES (BACKEND: numba-sim or external:CMD)".into());
+        return Err(
+            "usage: throughput BACKEND VARIANT CASES (BACKEND: numba-sim or external:CMD)".into(),
+        );
     };
     let cases: usize = cases.parse().map_err(|e| format!("CASES: {e}"))?;
     let spec = Spec::embedded().map_err(|e| format!("{e:?}"))?;
@@ -32,7 +34,9 @@ fn main() -> Result<(), String> {
     while done < cases {
         let n = batch.min(cases - done);
         let mut inputs = vec![0; n * n_src];
-        inputs.chunks_exact_mut(n_src).for_each(|row| samples.fill(row));
+        inputs
+            .chunks_exact_mut(n_src)
+            .for_each(|row| samples.fill(row));
         let mut out = vec![Verdict::NoVerdict; n];
         b.run(v, &inputs, &mut out).map_err(|e| e.to_string())?;
         for (row, verdict) in inputs.chunks_exact(n_src).zip(&out) {

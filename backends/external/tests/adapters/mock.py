@@ -1,6 +1,7 @@
 """A semfuzz external-backend adapter (protocol 1) that computes add.rn.f32 correctly and,
-when a batch holds the trigger input 0xffffdead as the first operand of a row, misbehaves as
-its mode (argv[1]) says: the tests drive every error path of the protocol with it.
+when a batch holds the trigger input 0xffffdead as the first operand of a row, or is the K-th
+batch this process has seen (argv[2], optional), misbehaves as its mode (argv[1]) says: the
+tests drive every error path of the protocol with it.
 
 Modes: correct, die (exits mid-batch), hang (stops answering), garbage (a result that is not
 hex), wide (a result wider than 32 bits), short (one result too few), extra (one too many),
@@ -38,6 +39,7 @@ def send(*lines):
 
 def main():
     mode = sys.argv[1]
+    bad_batch = int(sys.argv[2]) if len(sys.argv) > 2 else 0
     sys.stdin.readline()
     if mode == "silent":
         print("mock: leaving before the greeting", file=sys.stderr)
@@ -47,13 +49,13 @@ def main():
     if mode != "nosupports":
         send("supports add.rn.f32", "supports add.r[mz].f32")
     send("batch-size 64", "ready")
-    for line in sys.stdin:
+    for batch, line in enumerate(sys.stdin, start=1):
         words = line.split()
         if words[0] == "quit":
             return 0
         rows = [[int(x, 16) for x in sys.stdin.readline().split()] for _ in range(int(words[2]))]
         results = [f"{add_rn_f32(a, b):#010x}" for a, b in rows]
-        if any(row[0] == TRIGGER for row in rows):
+        if batch == bad_batch or any(row[0] == TRIGGER for row in rows):
             half = results[: len(results) // 2]
             if mode == "die":
                 send(*half)
