@@ -16,10 +16,13 @@ mapped to below:
   cuda.fma(a, b, c)  fma.rn.f32/.f64: lowered to llvm.fma (numba-cuda cudaimpl.py `ptx_fma`;
       docs: "Perform the fused multiply-add operation");
   cuda.fp16.hadd/hsub/hmul  add/sub/mul.f16, cuda.fp16.hfma  fma.rn.f16, cuda.fp16.hneg/habs
-      neg/abs.f16, cuda.fp16.hmax/hmin  max/min.f16: numba-cuda binds them to CUDA's
-      cuda_fp16.hpp __hadd … __hmin, whose device code is exactly these instructions
-      (__hmax/__hmin: max/min.f16 from sm_80; __hdiv and the math functions are sequences of
-      several instructions and are not mapped).
+      neg/abs.f16: numba-cuda lowers each to that one instruction as inline PTX (cudaimpl.py).
+
+`python adapter.py --ptx` prints what each mapped operation compiles to, and the tests check
+it is exactly the variant. Not mapped: cuda.fp16.hmax/hmin, which numba compiles to
+`setp.gt.f16` (`setp.lt.f16`) and `selp`, "a if a is greater than b, b otherwise" as its
+docstring says, not max.f16/min.f16; hdiv and the fp16 math functions, which are sequences of
+instructions.
 """
 
 import os
@@ -95,14 +98,6 @@ if IMPORT_ERROR is None:
     def habs(a):
         return cuda.fp16.habs(a)
 
-    @cuda.jit(device=True)
-    def hmax(a, b):
-        return cuda.fp16.hmax(a, b)
-
-    @cuda.jit(device=True)
-    def hmin(a, b):
-        return cuda.fp16.hmin(a, b)
-
     def kernel(op, arity):
         """The kernel applying device function `op` to every row of the operand arrays, in a
         grid-stride loop: the simulator runs each CUDA thread as a Python thread, so a few
@@ -153,15 +148,14 @@ if IMPORT_ERROR is None:
         "fma.rn": (hfma, 3),
         "neg": (hneg, 1),
         "abs": (habs, 1),
-        "max": (hmax, 2),
-        "min": (hmin, 2),
     }
+    # PTX variant -> (kernel, arity, type, device function).
     VARIANTS = {}
     for name, (op, arity, types) in OPS.items():
         for ty in types:
-            VARIANTS[f"{name}.{ty}"] = (kernel(op, arity), arity, ty)
+            VARIANTS[f"{name}.{ty}"] = (kernel(op, arity), arity, ty, op)
     for name, (op, arity) in OPS_F16.items():
-        VARIANTS[f"{name}.f16"] = (kernel(op, arity), arity, "f16")
+        VARIANTS[f"{name}.f16"] = (kernel(op, arity), arity, "f16", op)
 
 
 # Threads of the one block each batch runs on (the fastest count under the simulator).
@@ -170,7 +164,7 @@ THREADS = 256
 
 def run_batch(variant, rows):
     """The result lines for `rows` (lists of operand bits) of `variant`."""
-    launch, arity, ty = VARIANTS[variant]
+    launch, arity, ty, _ = VARIANTS[variant]
     float_t, bits_t = FORMATS[ty]
     n = len(rows)
     if n == 0:
@@ -183,7 +177,27 @@ def run_batch(variant, rows):
     return [f"{int(v):#0{digits}x}" for v in out.view(bits_t)]
 
 
+def print_ptx():
+    """`--ptx`: per variant, the floating-point instructions its device function compiles to
+    for sm_80 (numba's real compiler through libNVVM; no GPU and no simulator needed). The
+    tests check that each variant compiles to exactly itself."""
+    import re
+    from numba.core import types
+
+    scalar = {"f16": types.float16, "f32": types.float32, "f64": types.float64}
+    fp_op = re.compile(r"^\s*\{?\s*((?:add|sub|mul|div|fma|neg|abs|max|min|setp|selp)\.[\w.]+)", re.M)
+    for variant, (_, arity, ty, op) in VARIANTS.items():
+        t = scalar[ty]
+        ptx, _ = cuda.compile_ptx(op.py_func, t(*[t] * arity), device=True, cc=(8, 0))
+        print(variant, *sorted({m.group(1) for m in fp_op.finditer(ptx)}))
+
+
 def main():
+    if sys.argv[1:] == ["--ptx"]:
+        if IMPORT_ERROR is not None:
+            raise IMPORT_ERROR
+        print_ptx()
+        return 0
     if sys.stdin.readline().split() != ["semfuzz-external", "1"]:
         send("semfuzz-external 1", "error this adapter speaks protocol version 1 only")
         return 1

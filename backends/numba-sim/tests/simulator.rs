@@ -7,6 +7,8 @@ use semfuzz_spec::eval::Evaluator;
 use semfuzz_spec::outcome::Accept;
 use semfuzz_spec::samples::Samples;
 use semfuzz_spec::{Spec, Variant};
+use std::path::{Path, PathBuf};
+use std::process::Command;
 use std::sync::{Mutex, OnceLock};
 
 fn spec() -> &'static Spec {
@@ -179,37 +181,6 @@ fn fma_rounds_twice_in_the_simulator() {
     }
 }
 
-/// `cuda.fp16.hmax`/`hmin` are Python's `max`/`min` in the simulator: the first operand
-/// unless the second compares greater (less). A NaN first operand is returned, where max.f16
-/// and min.f16 return the other operand, and of two zeros the first is returned, where
-/// max(-0, +0) is +0 and min(+0, -0) is -0 (PTX 9.7.4.7/8; on a GPU `__hmax` is max.f16). The
-/// simulator is at fault.
-#[test]
-fn hmax_and_hmin_are_pythons_max_and_min() {
-    for (text, row, spec) in [
-        ("max.f16", [0x7e00, 0x3c00], 0x3c00),
-        ("max.f16", [0x8000, 0x0000], 0x0000),
-        ("min.f16", [0x7e00, 0x3c00], 0x3c00),
-        ("min.f16", [0x0000, 0x8000], 0x8000),
-    ] {
-        assert_eq!(spec_value(text, &row), Some(spec), "{text} {row:x?}");
-        let (got, accepted) = one(text, &row);
-        assert_eq!(got, row[0], "{text} {row:x?}");
-        assert!(!accepted, "{text} {row:x?}");
-    }
-    for text in ["max.f16", "min.f16"] {
-        let bad = rejected(variant(text), 5, 500);
-        assert!(!bad.is_empty(), "{text}: the samples no longer find it");
-        for (row, got) in bad {
-            let zeros = row[0] & 0x7fff == 0 && row[1] & 0x7fff == 0;
-            assert!(
-                got == row[0] && (is_nan("f16", row[0]) || zeros),
-                "{text} {row:x?}: {got:#x}"
-            );
-        }
-    }
-}
-
 /// numpy's `abs` clears the sign of a NaN; PTX says "For abs.f64, NaN input is passed through
 /// unchanged" (9.7.3.9). On a GPU numba's `abs(float64)` is llvm.fabs, i.e. abs.f64. The
 /// simulator differs from the manual (which adds that "future implementations may comply with
@@ -241,10 +212,10 @@ fn identity_and_supported_variants() {
         id.version
     );
     assert_eq!(id.device, "CUDA simulator (numpy)");
-    // A plain `a + b` is add.f32 (no rounding modifier); add.rn.f32 is not claimed, nor is an
-    // fp16 function that is several instructions on a GPU.
+    // A plain `a + b` is add.f32 (no rounding modifier); add.rn.f32 is not claimed, nor are
+    // hmax/hmin, which numba compiles to a compare and a select.
     assert_eq!(b.supports(variant("add.f32")), Support::Yes);
-    for text in ["add.rn.f32", "div.rn.f16", "max.f32", "add.f16x2"] {
+    for text in ["add.rn.f32", "max.f16", "min.f16", "max.f32", "add.f16x2"] {
         if let Ok(v) = spec().lookup(text, None) {
             assert!(matches!(b.supports(v), Support::No(_)), "{text}");
         }
@@ -252,4 +223,77 @@ fn identity_and_supported_variants() {
     drop(b);
     let e = semfuzz_numba_sim::probe(Some("x")).unwrap_err();
     assert!(e.contains("numba-sim takes no argument"), "{e}");
+}
+
+/// The CUDA_HOME numba-cuda looks for libNVVM in (`nvvm/lib64`, `nvvm/libdevice`), made of
+/// links into the `nvidia-cuda-nvcc` and `-runtime` wheels that setup installs.
+fn cuda_home(py: &Path) -> PathBuf {
+    let home = std::env::temp_dir().join(format!("semfuzz-numba-ptx-{}", std::process::id()));
+    let lib64 = home.join("nvvm/lib64");
+    std::fs::create_dir_all(&lib64).expect("temp dir");
+    let cu = std::fs::read_dir(py.join("nvidia"))
+        .expect("setup installs nvidia/cu*")
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.join("nvvm/libdevice").is_dir())
+        .expect("a CUDA wheel with nvvm/libdevice");
+    let link = |from: PathBuf, to: PathBuf| {
+        let _ = std::fs::remove_file(&to);
+        std::os::unix::fs::symlink(&from, &to).expect("symlink");
+    };
+    for lib in ["libnvvm.so", "libcudart.so"] {
+        let found = std::fs::read_dir(cu.join("lib"))
+            .expect("lib")
+            .flatten()
+            .map(|e| e.path())
+            .find(|p| {
+                p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with(lib))
+            })
+            .unwrap_or_else(|| panic!("no {lib}* in {}", cu.display()));
+        link(found, lib64.join(lib));
+    }
+    link(cu.join("nvvm/libdevice"), home.join("nvvm/libdevice"));
+    home
+}
+
+/// What each operation the adapter maps compiles to with numba's real compiler (libNVVM, for
+/// sm_80; no GPU needed) is exactly the variant it is mapped to.
+#[test]
+fn each_mapped_operation_compiles_to_its_variant() {
+    let py = semfuzz_numba_sim::python_deps().expect("numba-cuda installed");
+    let home = cuda_home(&py);
+    let python = std::env::var(semfuzz_numba_sim::PYTHON_ENV).unwrap_or_else(|_| "python3".into());
+    let out = Command::new(python)
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("adapter.py"))
+        .arg("--ptx")
+        .env("PYTHONPATH", &py)
+        .env("CUDA_HOME", &home)
+        .env("LD_LIBRARY_PATH", home.join("nvvm/lib64"))
+        .env_remove("NUMBA_ENABLE_CUDASIM")
+        .output()
+        .expect("python runs");
+    let _ = std::fs::remove_dir_all(&home);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert!(lines.len() >= 20, "{stdout}");
+    for line in lines {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        assert_eq!(
+            words.len(),
+            2,
+            "`{line}`: one instruction, the variant itself"
+        );
+        assert_eq!(words[0], words[1], "`{line}`");
+        assert!(
+            spec().lookup(words[0], None).is_ok(),
+            "{} is a spec variant",
+            words[0]
+        );
+    }
 }
