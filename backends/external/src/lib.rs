@@ -389,6 +389,14 @@ fn read_hello(p: &mut Process, deadline: Instant) -> Result<Hello, Problem> {
             .trim()
             .split_once(' ')
             .map_or((line.trim(), ""), |(k, v)| (k, v.trim()));
+        if value.is_empty()
+            && matches!(
+                key,
+                "name" | "version" | "device" | "supports" | "batch-size"
+            )
+        {
+            return Err(Problem::Said(format!("`{key}` needs a value")));
+        }
         let field = match key {
             "ready" => break,
             "error" => return Err(Problem::Said(format!("the process cannot serve: {value}"))),
@@ -420,9 +428,6 @@ fn read_hello(p: &mut Process, deadline: Instant) -> Result<Hello, Problem> {
                 )))
             }
         };
-        if value.is_empty() {
-            return Err(Problem::Said(format!("`{key}` needs a value")));
-        }
         *field = Some(value.to_string());
     }
     let missing = |what: &str| Problem::Said(format!("no `{what}` line before `ready`"));
