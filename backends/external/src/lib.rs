@@ -232,8 +232,9 @@ fn batch_text(variant: &Variant, inputs: &[u64], rows: usize) -> Result<String, 
         ));
     }
     let mut text = format!("batch {} {rows}\n", variant.text);
-    for row in inputs.chunks(widths.len().max(1)).take(rows) {
-        for (i, (v, w)) in row.iter().zip(&widths).enumerate() {
+    let k = widths.len();
+    for r in 0..rows {
+        for (i, (v, w)) in inputs[r * k..(r + 1) * k].iter().zip(&widths).enumerate() {
             let sep = if i == 0 { "" } else { " " };
             let digits = (*w as usize).div_ceil(4);
             let _ = write!(text, "{sep}0x{:0digits$x}", v & mask(*w));
