@@ -246,6 +246,9 @@ fn summary(report: &Report, interrupted: bool) {
 /// `semfuzz backends`: one line per backend: name, version, and `available` or why not.
 pub fn backends() -> Result<bool> {
     for entry in registry::BACKENDS {
+        if entry.listed.is_empty() {
+            outln!("{:16} {:32} {}", entry.usage, "-", entry.about);
+        }
         for &arg in entry.listed {
             let name = match arg {
                 Some(a) => format!("{}:{a}", entry.name),

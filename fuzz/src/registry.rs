@@ -13,7 +13,8 @@ pub struct Entry {
     pub usage: &'static str,
     /// What it is, in a few words.
     pub about: &'static str,
-    /// The arguments `semfuzz backends` probes it with (`None`: the bare name).
+    /// The arguments `semfuzz backends` probes it with (`None`: the bare name); none for a
+    /// backend that only exists with the user's argument (`external:CMD`).
     pub listed: &'static [Option<&'static str>],
     /// Whether it can run here: its identity, or why not.
     pub probe: fn(Option<&str>) -> Result<Identity, String>,
@@ -46,6 +47,22 @@ pub const BACKENDS: &[Entry] = &[
         listed: &[None, Some("opt-16")],
         probe: semfuzz_llvm::probe,
         open: semfuzz_llvm::open,
+    },
+    Entry {
+        name: "numba-sim",
+        usage: "numba-sim",
+        about: "numba-cuda's CUDA simulator, through the external protocol",
+        listed: &[None],
+        probe: semfuzz_numba_sim::probe,
+        open: semfuzz_numba_sim::open,
+    },
+    Entry {
+        name: "external",
+        usage: "external:CMD",
+        about: "any process speaking docs/external-backend.md (an emulator, a simulator)",
+        listed: &[],
+        probe: semfuzz_external::probe,
+        open: semfuzz_external::open,
     },
     Entry {
         name: "spec",
