@@ -14,8 +14,11 @@
 
 #![warn(missing_docs)]
 
+pub use backend::{open, probe, Host};
 pub use semfuzz_fp::Round;
 
+mod backend;
+mod batch;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 #[cfg(target_arch = "x86_64")]
