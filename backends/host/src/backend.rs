@@ -225,7 +225,9 @@ fn plan(variant: &Variant, bf16: bool) -> Result<Plan, String> {
         return Err("an operand that is not a register value".to_string());
     }
     if ty.half() == Some(Half::Bf16) && !bf16 {
-        return Err("this CPU lacks AVX512-BF16 (vcvtneps2bf16), which narrows bf16 results".into());
+        return Err(
+            "this CPU lacks AVX512-BF16 (vcvtneps2bf16), which narrows bf16 results".into(),
+        );
     }
     let (mut round, mut ftz) = (Round::NearestEven, false);
     let (mut sat, mut relu, mut abs_inputs, mut xorsign) = (false, false, false, false);
@@ -269,7 +271,11 @@ fn plan(variant: &Variant, bf16: bool) -> Result<Plan, String> {
         ("max", 2) => Ok(Arith::Max),
         ("min", 3) => Ok(Arith::Min3),
         ("max", 3) => Ok(Arith::Max3),
-        (op, n) => return Err(format!("`{op}` with {n} operands is not mapped to the host")),
+        (op, n) => {
+            return Err(format!(
+                "`{op}` with {n} operands is not mapped to the host"
+            ))
+        }
     };
     let precision = ty.precision();
     let compute = match op {
@@ -281,7 +287,12 @@ fn plan(variant: &Variant, bf16: bool) -> Result<Plan, String> {
             abs_inputs,
             xorsign,
         },
-        Ok(op) => return Err(format!("no {op:?} instruction for `.{}`", words.ty().unwrap_or(""))),
+        Ok(op) => {
+            return Err(format!(
+                "no {op:?} instruction for `.{}`",
+                words.ty().unwrap_or("")
+            ))
+        }
     };
     let csr = mxcsr(Mode {
         round,
@@ -417,6 +428,8 @@ impl Host {
         };
         self.cpu
             .arith(precision, op, plan.csr, src, &mut self.results)
-            .ok_or_else(|| BackendError::failed(NAME, format!("no {op:?} kernel for {precision:?}")))
+            .ok_or_else(|| {
+                BackendError::failed(NAME, format!("no {op:?} kernel for {precision:?}"))
+            })
     }
 }

@@ -50,7 +50,14 @@ impl Cpu {
         match self {}
     }
 
-    pub(crate) fn arith(self, _: Precision, _: Arith, _: u32, _: Columns, _: &mut [u64]) -> Option<()> {
+    pub(crate) fn arith(
+        self,
+        _: Precision,
+        _: Arith,
+        _: u32,
+        _: Columns,
+        _: &mut [u64],
+    ) -> Option<()> {
         match self {}
     }
 
