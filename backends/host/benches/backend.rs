@@ -10,6 +10,7 @@
 //!   `1-thread` one batch, `2-threads` 16 batches on each of two threads;
 //!   `generate` and `evaluate` (evaluate and compare) time the parts of
 //!   `1-thread` that are not the backend.
+//! - `host-open`: opening the backend (its whole start-up).
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use semfuzz_backend::{Backend, Verdict};
@@ -142,6 +143,11 @@ fn bench(c: &mut Criterion) {
         })
     });
     g.finish();
+
+    // The backend's start-up: CPU feature detection and /proc/cpuinfo.
+    c.bench_function("host-open", |b| {
+        b.iter(|| semfuzz_host::open(None).expect("host backend"))
+    });
 }
 
 criterion_group!(benches, bench);
