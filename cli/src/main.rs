@@ -10,6 +10,7 @@ macro_rules! outln {
 
 mod check;
 mod eval;
+mod fuzz;
 mod list;
 mod selfcheck;
 
@@ -63,6 +64,41 @@ enum Command {
         /// The file to read; `-` or nothing reads standard input.
         file: Option<PathBuf>,
     },
+    /// Run a campaign: generated inputs through a backend, every result compared with the
+    /// spec; prints a table of findings (variant, class, count, example) and the totals.
+    Fuzz {
+        /// The backend (`semfuzz backends` lists them): host, llvm, llvm:opt-16,
+        /// numba-sim, external:CMD, cuda, cuda:N, z3, spec.
+        #[arg(long)]
+        backend: String,
+        /// Variants to run: a shell glob over variant names (`'min.*f32'`, `'*.bf16x2'`,
+        /// `{add,sub}.rn.f32`), or a plain substring; repeatable.
+        #[arg(long, required = true)]
+        instr: Vec<String>,
+        /// Where inputs come from: boundary, uniform, exhaustive (≤ 32 input bits), witness.
+        #[arg(long, default_value = "boundary")]
+        generator: semfuzz_fuzz::GeneratorKind,
+        /// Cases per variant (default 100000; exhaustive: every tuple).
+        #[arg(long, conflicts_with = "time")]
+        cases: Option<u64>,
+        /// Run for this long in all (`30s`, `10m`, `2h`).
+        #[arg(long, value_parser = fuzz::parse_duration)]
+        time: Option<std::time::Duration>,
+        /// Seed of every generator: the same seed gives the same inputs and findings.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Worker threads, each with its own backend instance.
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        /// Write the findings as JSON lines to FILE.
+        #[arg(long, value_name = "FILE")]
+        json: Option<PathBuf>,
+        /// exhaustive: start at this case index (what an interrupted run reached).
+        #[arg(long, value_name = "FROM", default_value_t = 0)]
+        resume: u64,
+    },
+    /// One line per backend: name, version, and `available` or why not.
+    Backends,
     /// Check that the evaluator and the Z3 encoding agree, on boundary and random inputs.
     Selfcheck {
         /// Only variants whose text contains this.
@@ -101,6 +137,31 @@ fn run(cli: Cli) -> Result<bool> {
         }
         Command::Eval { instr, operands } => eval::run(&spec, &instr, &operands).map(|()| true),
         Command::Check { file } => check::run(&spec, file.as_deref()),
+        Command::Fuzz {
+            backend,
+            instr,
+            generator,
+            cases,
+            time,
+            seed,
+            threads,
+            json,
+            resume,
+        } => fuzz::run(
+            &spec,
+            fuzz::Args {
+                backend,
+                instr,
+                generator,
+                cases,
+                time,
+                seed,
+                threads,
+                json,
+                resume,
+            },
+        ),
+        Command::Backends => fuzz::backends(),
         Command::Selfcheck {
             pattern,
             cases,
