@@ -22,8 +22,8 @@ const NAME: &str = "host";
 /// Whether the host backend can run here, and who it is: `Err` says why not.
 /// `arg` is what follows `host:` on the command line; the backend takes none.
 pub fn probe(arg: Option<&str>) -> Result<Identity, String> {
-    let (cpu, bf16) = detect(arg)?;
-    Ok(identity(cpu, bf16))
+    let (_, bf16) = detect(arg)?;
+    Ok(identity(bf16))
 }
 
 /// Opens the host backend (see [`probe`] for `arg`).
@@ -33,7 +33,7 @@ pub fn open(arg: Option<&str>) -> Result<Box<dyn Backend>, BackendError> {
         reason,
     })?;
     Ok(Box::new(Host {
-        identity: identity(cpu, bf16),
+        identity: identity(bf16),
         cpu,
         bf16,
         scratch: Vec::new(),
@@ -57,7 +57,7 @@ fn detect(arg: Option<&str>) -> Result<(Cpu, Option<Bf16Cpu>), String> {
     Ok((cpu, Bf16Cpu::detect(cpu)))
 }
 
-fn identity(_: Cpu, bf16: Option<Bf16Cpu>) -> Identity {
+fn identity(bf16: Option<Bf16Cpu>) -> Identity {
     let features = if bf16.is_some() {
         "f16c, fma, avx512_bf16"
     } else {
@@ -294,6 +294,9 @@ fn plan(variant: &Variant, bf16: bool) -> Result<Plan, String> {
             ))
         }
     };
+    if ty.half().is_some() && round != Round::NearestEven {
+        return Err("the 16-bit results are narrowed to nearest even only".to_string());
+    }
     let csr = mxcsr(Mode {
         round,
         ftz,
