@@ -245,20 +245,26 @@ fn summary(report: &Report, interrupted: bool) {
 
 /// `semfuzz backends`: one line per backend: name, version, and `available` or why not.
 pub fn backends() -> Result<bool> {
+    let mut lines: Vec<(String, String, String)> = Vec::new();
     for entry in registry::BACKENDS {
         if entry.listed.is_empty() {
-            outln!("{:16} {:32} {}", entry.usage, "-", entry.about);
+            lines.push((entry.usage.into(), "-".into(), entry.about.into()));
         }
         for &arg in entry.listed {
             let name = match arg {
                 Some(a) => format!("{}:{a}", entry.name),
                 None => entry.usage.to_string(),
             };
-            match (entry.probe)(arg) {
-                Ok(id) => outln!("{name:16} {:32} available ({})", id.version, id.device),
-                Err(why) => outln!("{name:16} {:32} unavailable: {why}", "-"),
-            }
+            lines.push(match (entry.probe)(arg) {
+                Ok(id) => (name, id.version, format!("available ({})", id.device)),
+                Err(why) => (name, "-".into(), format!("unavailable: {why}")),
+            });
         }
+    }
+    let w0 = lines.iter().map(|l| l.0.len()).max().unwrap_or(0);
+    let w1 = lines.iter().map(|l| l.1.len()).max().unwrap_or(0);
+    for (name, version, state) in &lines {
+        outln!("{name:w0$}  {version:w1$}  {state}");
     }
     Ok(true)
 }

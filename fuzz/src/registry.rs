@@ -25,6 +25,14 @@ pub struct Entry {
 /// Every backend, in the order `semfuzz backends` lists them.
 pub const BACKENDS: &[Entry] = &[
     Entry {
+        name: "host",
+        usage: "host",
+        about: "the host CPU's SSE/AVX instructions, as a CPU fallback without fix-ups runs them",
+        listed: &[None],
+        probe: semfuzz_host::probe,
+        open: semfuzz_host::open,
+    },
+    Entry {
         name: "z3",
         usage: "z3",
         about: "the spec's Z3 formulas evaluated on the inputs (a self-test)",
