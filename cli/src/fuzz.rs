@@ -160,11 +160,15 @@ struct Row<'r> {
 fn rows(report: &Report) -> Vec<Row<'_>> {
     let mut rows: Vec<Row<'_>> = Vec::new();
     for f in &report.findings {
-        match rows.iter_mut().find(|r| r.variant == f.variant && r.class == f.class) {
+        match rows
+            .iter_mut()
+            .find(|r| r.variant == f.variant && r.class == f.class)
+        {
             Some(r) => {
                 r.count += f.count;
                 r.signatures += 1;
-                let size = |f: &semfuzz_fuzz::Finding| f.inputs.concat().trim_end_matches('0').len();
+                let size =
+                    |f: &semfuzz_fuzz::Finding| f.inputs.concat().trim_end_matches('0').len();
                 if size(f) < size(r.example) {
                     r.example = f;
                 }
@@ -178,7 +182,11 @@ fn rows(report: &Report) -> Vec<Row<'_>> {
             }),
         }
     }
-    rows.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| (a.variant, a.class).cmp(&(b.variant, b.class))));
+    rows.sort_by(|a, b| {
+        b.count
+            .cmp(&a.count)
+            .then_with(|| (a.variant, a.class).cmp(&(b.variant, b.class)))
+    });
     rows
 }
 
@@ -186,7 +194,12 @@ fn summary(report: &Report, interrupted: bool) {
     let secs = report.elapsed.as_secs_f64().max(1e-9);
     let rows = rows(report);
     if !rows.is_empty() {
-        let w = rows.iter().map(|r| r.variant.len()).max().unwrap_or(7).max(7);
+        let w = rows
+            .iter()
+            .map(|r| r.variant.len())
+            .max()
+            .unwrap_or(7)
+            .max(7);
         let c = rows.iter().map(|r| r.class.len()).max().unwrap_or(5).max(5);
         outln!(
             "{:w$}  {:c$}  {:>10}  {:>10}  example (a `semfuzz check` line)",

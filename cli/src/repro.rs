@@ -59,7 +59,11 @@ pub fn run(spec: &Spec, file: Option<&Path>, n: Option<usize>, out: Option<PathB
         .iter()
         .zip(&finding.inputs)
         .map(|(src, text)| {
-            crate::operand::parse_hex(text, src.width, &format!("the finding's operand {}", src.name))
+            crate::operand::parse_hex(
+                text,
+                src.width,
+                &format!("the finding's operand {}", src.name),
+            )
         })
         .collect::<Result<Vec<u64>, _>>()?;
     let actual = crate::operand::parse_hex(

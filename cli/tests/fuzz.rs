@@ -43,7 +43,13 @@ fn unknown_backend_names_the_backends() {
 #[test]
 fn exhaustive_refuses_wide_variants() {
     let (code, _, err) = run(&[
-        "fuzz", "--backend", "spec", "--instr", "add.rn.f32", "--generator", "exhaustive",
+        "fuzz",
+        "--backend",
+        "spec",
+        "--instr",
+        "add.rn.f32",
+        "--generator",
+        "exhaustive",
     ]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("at most 32 input bits"), "{err}");
@@ -51,14 +57,31 @@ fn exhaustive_refuses_wide_variants() {
 
 #[test]
 fn bad_duration_and_generator_are_explained() {
-    let (code, _, err) = run(&["fuzz", "--backend", "spec", "--instr", "add.rn.f32", "--time", "ten"]);
+    let (code, _, err) = run(&[
+        "fuzz",
+        "--backend",
+        "spec",
+        "--instr",
+        "add.rn.f32",
+        "--time",
+        "ten",
+    ]);
     assert_eq!(code, 2);
     assert!(err.contains("30s, 10m, 2h"), "{err}");
     let (code, _, err) = run(&[
-        "fuzz", "--backend", "spec", "--instr", "add.rn.f32", "--generator", "random",
+        "fuzz",
+        "--backend",
+        "spec",
+        "--instr",
+        "add.rn.f32",
+        "--generator",
+        "random",
     ]);
     assert_eq!(code, 2);
-    assert!(err.contains("boundary, uniform, exhaustive, witness"), "{err}");
+    assert!(
+        err.contains("boundary, uniform, exhaustive, witness"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -73,7 +96,16 @@ fn ctrl_c_prints_the_summary_and_writes_the_file() {
     let dir = tempfile::tempdir().expect("temp dir");
     let json = dir.path().join("findings.jsonl");
     let child = semfuzz()
-        .args(["fuzz", "--backend", "spec", "--instr", "add.rn.f32", "--time", "1h", "--json"])
+        .args([
+            "fuzz",
+            "--backend",
+            "spec",
+            "--instr",
+            "add.rn.f32",
+            "--time",
+            "1h",
+            "--json",
+        ])
         .arg(&json)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -101,7 +133,12 @@ fn findings(args: &[&str]) -> Vec<serde_json::Value> {
         .arg(&json)
         .output()
         .expect("runs");
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     std::fs::read_to_string(&json)
         .expect("the findings file")
         .lines()
@@ -113,11 +150,26 @@ fn findings(args: &[&str]) -> Vec<serde_json::Value> {
 fn every_host_finding_rechecks_as_a_mismatch_and_the_seed_fixes_them() {
     // minss returns its second operand when either is NaN, and does not order -0 and +0:
     // what a fallback without fix-ups computes for PTX min.
-    let args = ["--backend", "host", "--instr", "{min,max}.f32", "--instr", "fma.rn.f16", "--cases", "30000", "--seed", "5", "--threads", "2"];
+    let args = [
+        "--backend",
+        "host",
+        "--instr",
+        "{min,max}.f32",
+        "--instr",
+        "fma.rn.f16",
+        "--cases",
+        "30000",
+        "--seed",
+        "5",
+        "--threads",
+        "2",
+    ];
     let found = findings(&args);
     assert!(!found.is_empty(), "the host's minss differs from PTX min");
-    let classes: std::collections::BTreeSet<&str> =
-        found.iter().map(|f| f["class"].as_str().expect("class")).collect();
+    let classes: std::collections::BTreeSet<&str> = found
+        .iter()
+        .map(|f| f["class"].as_str().expect("class"))
+        .collect();
     for c in ["nan-for-number", "sign-of-zero"] {
         assert!(classes.contains(c), "{c} missing from {classes:?}");
     }
@@ -147,10 +199,19 @@ fn every_host_finding_rechecks_as_a_mismatch_and_the_seed_fixes_them() {
     let key = |v: &[serde_json::Value]| -> Vec<String> {
         let mut k: Vec<String> = v
             .iter()
-            .map(|f| format!("{} {} {} {}", f["signature"], f["count"], f["inputs"], f["actual"]))
+            .map(|f| {
+                format!(
+                    "{} {} {} {}",
+                    f["signature"], f["count"], f["inputs"], f["actual"]
+                )
+            })
             .collect();
         k.sort();
         k
     };
-    assert_eq!(key(&found), key(&findings(&args)), "same seed, same findings");
+    assert_eq!(
+        key(&found),
+        key(&findings(&args)),
+        "same seed, same findings"
+    );
 }
