@@ -153,36 +153,76 @@ fn write_json(path: &PathBuf, report: &Report) -> Result<()> {
         .with_context(|| format!("cannot write {}", path.display()))
 }
 
+/// One row of the summary: every finding of one variant and class.
+struct Row<'r> {
+    variant: &'r str,
+    class: &'r str,
+    count: u64,
+    signatures: usize,
+    example: &'r semfuzz_fuzz::Finding,
+}
+
+/// The findings grouped by (variant, class), most cases first; the example is the group's
+/// smallest.
+fn rows(report: &Report) -> Vec<Row<'_>> {
+    let mut rows: Vec<Row<'_>> = Vec::new();
+    for f in &report.findings {
+        match rows
+            .iter_mut()
+            .find(|r| r.variant == f.variant && r.class == f.class)
+        {
+            Some(r) => {
+                r.count += f.count;
+                r.signatures += 1;
+                let size =
+                    |f: &semfuzz_fuzz::Finding| f.inputs.concat().trim_end_matches('0').len();
+                if size(f) < size(r.example) {
+                    r.example = f;
+                }
+            }
+            None => rows.push(Row {
+                variant: &f.variant,
+                class: &f.class,
+                count: f.count,
+                signatures: 1,
+                example: f,
+            }),
+        }
+    }
+    rows.sort_by(|a, b| {
+        b.count
+            .cmp(&a.count)
+            .then_with(|| (a.variant, a.class).cmp(&(b.variant, b.class)))
+    });
+    rows
+}
+
 fn summary(report: &Report, interrupted: bool) {
     let secs = report.elapsed.as_secs_f64().max(1e-9);
-    if !report.findings.is_empty() {
-        let w = report
-            .findings
+    let rows = rows(report);
+    if !rows.is_empty() {
+        let w = rows
             .iter()
-            .map(|f| f.variant.len())
+            .map(|r| r.variant.len())
             .max()
             .unwrap_or(7)
             .max(7);
-        let c = report
-            .findings
-            .iter()
-            .map(|f| f.class.len())
-            .max()
-            .unwrap_or(5)
-            .max(5);
+        let c = rows.iter().map(|r| r.class.len()).max().unwrap_or(5).max(5);
         outln!(
-            "{:w$}  {:c$}  {:>10}  example (semfuzz check line)",
+            "{:w$}  {:c$}  {:>10}  {:>10}  example (a `semfuzz check` line)",
             "variant",
             "class",
-            "count"
+            "cases",
+            "signatures"
         );
-        for f in &report.findings {
+        for r in &rows {
             outln!(
-                "{:w$}  {:c$}  {:>10}  {}",
-                f.variant,
-                f.class,
-                f.count,
-                f.check_line()
+                "{:w$}  {:c$}  {:>10}  {:>10}  {}",
+                r.variant,
+                r.class,
+                r.count,
+                r.signatures,
+                r.example.check_line()
             );
         }
         outln!("");
@@ -225,12 +265,26 @@ fn summary(report: &Report, interrupted: bool) {
 
 /// `semfuzz backends`: one line per backend: name, version, and `available` or why not.
 pub fn backends() -> Result<bool> {
+    let mut lines: Vec<(String, String, String)> = Vec::new();
     for entry in registry::BACKENDS {
-        let name = entry.usage;
-        match (entry.probe)(None) {
-            Ok(id) => outln!("{name:16} {:32} available ({})", id.version, id.device),
-            Err(why) => outln!("{name:16} {:32} unavailable: {why}", "-"),
+        if entry.listed.is_empty() {
+            lines.push((entry.usage.into(), "-".into(), entry.about.into()));
         }
+        for &arg in entry.listed {
+            let name = match arg {
+                Some(a) => format!("{}:{a}", entry.name),
+                None => entry.usage.to_string(),
+            };
+            lines.push(match (entry.probe)(arg) {
+                Ok(id) => (name, id.version, format!("available ({})", id.device)),
+                Err(why) => (name, "-".into(), format!("unavailable: {why}")),
+            });
+        }
+    }
+    let w0 = lines.iter().map(|l| l.0.len()).max().unwrap_or(0);
+    let w1 = lines.iter().map(|l| l.1.len()).max().unwrap_or(0);
+    for (name, version, state) in &lines {
+        outln!("{name:w0$}  {version:w1$}  {state}");
     }
     Ok(true)
 }

@@ -13,6 +13,7 @@ mod eval;
 mod fuzz;
 mod list;
 mod operand;
+mod repro;
 mod selfcheck;
 mod witnesses;
 
@@ -107,6 +108,18 @@ enum Command {
     },
     /// One line per backend: name, version, and `available` or why not.
     Backends,
+    /// Write a finding as a standalone CUDA repro: its PTX kernel and a driver-API host
+    /// program that reruns that one case on GPU 0, and the `semfuzz eval` line.
+    Repro {
+        /// A findings file (`semfuzz fuzz --json`); `-` or nothing reads one from standard
+        /// input.
+        findings: Option<PathBuf>,
+        /// Which finding of the file, counted from 1 (needed when it holds several).
+        n: Option<usize>,
+        /// The directory to write into (default `repro-SIGNATURE`).
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+    },
     /// Check that the evaluator and the Z3 encoding agree, on boundary and random inputs.
     Selfcheck {
         /// Only the variants these select (all when none is given).
@@ -188,6 +201,9 @@ fn run(cli: Cli) -> Result<bool> {
             },
         ),
         Command::Backends => fuzz::backends(),
+        Command::Repro { findings, n, out } => {
+            repro::run(&spec, findings.as_deref(), n, out).map(|()| true)
+        }
         Command::Selfcheck {
             patterns,
             cases,

@@ -208,6 +208,13 @@ impl BoundaryGen {
         }
     }
 
+    /// Restarts the stream as [`BoundaryGen::new`] with `seed` would, keeping the tables, so
+    /// a generator can be reused for many short streams without rebuilding them.
+    pub fn reseed(&mut self, seed: u64) {
+        self.rng = SplitMix64::new(seed);
+        self.previous = self.format.one(false);
+    }
+
     /// `x` with a random sign.
     fn random_sign(&mut self, x: u64) -> u64 {
         if self.rng.next_u64() & 1 != 0 {

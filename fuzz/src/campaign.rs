@@ -301,19 +301,22 @@ impl Worker<'_, '_> {
         let mut backend = open()?;
         let mut found: HashMap<String, Record> = HashMap::new();
         let (mut inputs, mut verdicts, mut accepts) = (Vec::new(), Vec::new(), Vec::new());
+        // Per variant: its generator, built once in this thread.
+        let mut generators: HashMap<usize, Inputs<'_>> = HashMap::new();
         while let Some((job, variant, index)) = self.next_job() {
-            let witnesses = match (self.config.generator, self.witnesses) {
-                (GeneratorKind::Witness, Some(w)) if job.first == 0 => w(variant),
-                _ => Vec::new(),
+            let gen = match generators.entry(index) {
+                std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+                std::collections::hash_map::Entry::Vacant(e) => e.insert(
+                    Inputs::new(self.spec, variant, self.config.generator, self.config.seed)
+                        .map_err(|e| BackendError::failed(&self.identity.name, e))?,
+                ),
             };
-            let gen = Inputs::new(
-                self.spec,
-                variant,
-                self.config.generator,
-                self.config.seed,
-                witnesses,
-            )
-            .map_err(|e| BackendError::failed(&self.identity.name, e))?;
+            // Witnesses lead chunk 0, which exactly one batch runs: Z3 solves them once.
+            if let (GeneratorKind::Witness, Some(w), 0) =
+                (self.config.generator, self.witnesses, job.first)
+            {
+                gen.set_witnesses(w(variant));
+            }
             gen.fill(job.first, job.rows, &mut inputs);
             verdicts.clear();
             verdicts.resize(job.rows, Verdict::NoVerdict);
@@ -372,7 +375,9 @@ impl Worker<'_, '_> {
         let p = &dest.parts[part];
         let part_bits = (got >> p.lo) & semfuzz_spec::ir::mask(p.width);
         let class = Class::of(words, p.kind, &expected, part_bits).to_string();
-        let classes = operand_classes(self.spec, variant, row);
+        // A destination tiled by lanes: the differing part is a lane of the packed operands.
+        let lane = (!dest.by_range && dest.parts.len() > 1).then_some(part as u32);
+        let classes = operand_classes(self.spec, variant, row, lane);
         let sig = signature(
             &variant.text,
             self.identity,

@@ -9,7 +9,7 @@ use semfuzz_backend::{Identity, Words};
 use semfuzz_fp::Format;
 use semfuzz_spec::catalog::{FormatInfo, ModifierKind, OperandRole};
 use semfuzz_spec::ir::{Dest, PartKind};
-use semfuzz_spec::outcome::{classify, describe, describe_accept, Accept, Mismatch};
+use semfuzz_spec::outcome::{classify, describe, describe_accept, order_key, Accept, Mismatch};
 use semfuzz_spec::{Spec, Variant};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -98,9 +98,19 @@ pub enum Class {
         /// Above the bound.
         up: bool,
     },
+    /// A number more than [`ROUNDING_ULPS`] ulps away: a different value, not a rounding (a
+    /// NaN operand ignored the wrong way, a wrong operation).
+    WrongValue {
+        /// Too large.
+        up: bool,
+    },
     /// Other differing bits (predicates, integers, the sign of a nonzero).
     Bits,
 }
+
+/// The most ulps a difference can have and still be called a rounding (or an approximation's
+/// bound exceeded by so much); farther is [`Class::WrongValue`].
+pub const ROUNDING_ULPS: u64 = 1024;
 
 /// The power-of-two bucket of a count of ulps: 1, 2, 3..4, 5..8, 9..16, ...
 fn bucket(n: u64) -> (u64, u64) {
@@ -120,13 +130,24 @@ impl Class {
         } {
             return class;
         }
-        match classify(kind, expected, got) {
+        let mismatch = match (classify(kind, expected, got), kind) {
+            // A subnormal where zero is due is FTZ left out only where the variant flushes;
+            // elsewhere it is just another number.
+            (Mismatch::FtzNotApplied, PartKind::Float(f)) if !words.has("ftz") => {
+                Mismatch::Ulps(order_key(f, got) - order_key(f, expected.representative()))
+            }
+            (m, _) => m,
+        };
+        match mismatch {
             Mismatch::NanExpectedNumber => Class::NanForNumber,
             Mismatch::NumberExpectedNan => Class::NumberForNan,
             Mismatch::WrongNan => Class::WrongNan,
             Mismatch::SignOfZero => Class::SignOfZero,
             Mismatch::FtzOverApplied => Class::FtzOverApplied,
             Mismatch::FtzNotApplied => Class::FtzNotApplied,
+            Mismatch::Ulps(n) | Mismatch::BoundExceeded(n) if n.unsigned_abs() > ROUNDING_ULPS => {
+                Class::WrongValue { up: n > 0 }
+            }
             Mismatch::Ulps(n) => {
                 let (lo, hi) = bucket(n.unsigned_abs());
                 Class::Rounding { lo, hi, up: n > 0 }
@@ -187,29 +208,40 @@ impl std::fmt::Display for Class {
                 if *up { "up" } else { "down" },
                 range(*lo, *hi)
             ),
+            Class::WrongValue { up } => {
+                write!(f, "wrong-value-{}", if *up { "up" } else { "down" })
+            }
             Class::Bits => write!(f, "bits"),
         }
     }
 }
 
-/// The class of one floating-point encoding: `+zero`, `-subnormal`, `+normal`, `-inf`,
-/// `qnan`, `snan`.
+/// The class of one floating-point encoding: `zero`, `subnormal`, `normal`, `inf`, `qnan`,
+/// `snan`. Signs are left out: a sign error has classes of its own (`sign-of-zero`, ulps),
+/// and splitting every discrepancy by the operands' signs would multiply its signatures by
+/// four without saying more.
 pub fn value_class(f: Format, bits: u64) -> &'static str {
-    let neg = f.sign_bit(bits);
     match () {
         _ if f.is_nan(bits) && f.is_signaling_nan(bits) => "snan",
         _ if f.is_nan(bits) => "qnan",
-        _ if f.is_inf(bits) => ["+inf", "-inf"][neg as usize],
-        _ if f.is_zero(bits) => ["+zero", "-zero"][neg as usize],
-        _ if f.is_subnormal(bits) => ["+subnormal", "-subnormal"][neg as usize],
-        _ => ["+normal", "-normal"][neg as usize],
+        _ if f.is_inf(bits) => "inf",
+        _ if f.is_zero(bits) => "zero",
+        _ if f.is_subnormal(bits) => "subnormal",
+        _ => "normal",
     }
 }
 
-/// The class of each input of `variant`: floating-point values by [`value_class`] (lanes
-/// joined with `|`, lane 0 first), instruction fields by the member they select, anything
-/// else `bits`.
-pub fn operand_classes(spec: &Spec, variant: &Variant, inputs: &[u64]) -> Vec<String> {
+/// The class of each input of `variant`: floating-point values by [`value_class`], instruction
+/// fields by the member they select, anything else `bits`. A packed operand gives the class of
+/// lane `lane` when the difference is in that lane (lanes compute independently, so the other
+/// lanes' classes would only split one discrepancy into many signatures), else its lanes'
+/// classes joined with `|`, lane 0 first.
+pub fn operand_classes(
+    spec: &Spec,
+    variant: &Variant,
+    inputs: &[u64],
+    lane: Option<u32>,
+) -> Vec<String> {
     variant
         .sources
         .iter()
@@ -231,10 +263,13 @@ pub fn operand_classes(spec: &Spec, variant: &Variant, inputs: &[u64]) -> Vec<St
             }
             _ => match spec.format(&src.ty) {
                 Some(FormatInfo::Scalar(f)) => value_class(f, v).to_string(),
-                Some(FormatInfo::Packed(f, n)) => (0..n)
-                    .map(|l| value_class(f, v >> (l * f.width())))
-                    .collect::<Vec<_>>()
-                    .join("|"),
+                Some(FormatInfo::Packed(f, n)) => match lane {
+                    Some(l) if l < n => value_class(f, v >> (l * f.width())).to_string(),
+                    _ => (0..n)
+                        .map(|l| value_class(f, v >> (l * f.width())))
+                        .collect::<Vec<_>>()
+                        .join("|"),
+                },
                 None => "bits".to_string(),
             },
         })

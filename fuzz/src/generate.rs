@@ -122,34 +122,39 @@ fn text_hash(text: &str) -> u64 {
 
 /// The inputs of one variant in one campaign.
 pub struct Inputs<'s> {
-    spec: &'s Spec,
     variant: &'s Variant,
     kind: GeneratorKind,
     seed: u64,
     witnesses: Vec<Vec<u64>>,
+    /// The boundary stream, reseeded per chunk (its tables are built once).
+    samples: Samples,
 }
 
 impl<'s> Inputs<'s> {
-    /// The inputs of `variant` under `kind` and `seed`; `witnesses` are Z3's input tuples for
-    /// `GeneratorKind::Witness` (ignored by the others). Fails for `exhaustive` on a variant of
+    /// The inputs of `variant` under `kind` and `seed`. Fails for `exhaustive` on a variant of
     /// more than 32 input bits.
     pub fn new(
         spec: &'s Spec,
         variant: &'s Variant,
         kind: GeneratorKind,
         seed: u64,
-        witnesses: Vec<Vec<u64>>,
     ) -> Result<Inputs<'s>, String> {
         if kind == GeneratorKind::Exhaustive {
             exhaustive_total(variant)?;
         }
         Ok(Inputs {
-            spec,
             variant,
             kind,
             seed: mix(seed, text_hash(&variant.text)),
-            witnesses,
+            witnesses: Vec::new(),
+            samples: Samples::new(spec, variant, 0),
         })
+    }
+
+    /// Z3's input tuples for [`GeneratorKind::Witness`]: cases `0..witnesses.len()` (ignored
+    /// by the other generators).
+    pub fn set_witnesses(&mut self, witnesses: Vec<Vec<u64>>) {
+        self.witnesses = witnesses;
     }
 
     /// How many cases the generator has (`exhaustive`), or `None` for an endless stream.
@@ -160,7 +165,7 @@ impl<'s> Inputs<'s> {
 
     /// Writes the inputs of cases `first..first + rows` into `out`, row by row (one value per
     /// source operand). `first` must be a multiple of [`CHUNK`].
-    pub fn fill(&self, first: u64, rows: usize, out: &mut Vec<u64>) {
+    pub fn fill(&mut self, first: u64, rows: usize, out: &mut Vec<u64>) {
         debug_assert_eq!(first % CHUNK, 0, "batches start on a chunk");
         let n = self.variant.sources.len();
         out.clear();
@@ -171,13 +176,13 @@ impl<'s> Inputs<'s> {
         }
     }
 
-    fn fill_chunk(&self, start: u64, out: &mut [u64]) {
+    fn fill_chunk(&mut self, start: u64, out: &mut [u64]) {
         let n = self.variant.sources.len().max(1);
         match self.kind {
             GeneratorKind::Boundary => {
-                let mut samples = Samples::new(self.spec, self.variant, mix(self.seed, start));
+                self.samples.reseed(mix(self.seed, start));
                 for row in out.chunks_exact_mut(n) {
-                    samples.fill(row);
+                    self.samples.fill(row);
                 }
             }
             GeneratorKind::Uniform => {
@@ -205,11 +210,11 @@ impl<'s> Inputs<'s> {
                 }
             }
             GeneratorKind::Witness => {
-                let mut samples = Samples::new(self.spec, self.variant, mix(self.seed, start));
+                self.samples.reseed(mix(self.seed, start));
                 for (i, row) in out.chunks_exact_mut(n).enumerate() {
                     match self.witnesses.get((start + i as u64) as usize) {
                         Some(w) if w.len() == row.len() => row.copy_from_slice(w),
-                        _ => samples.fill(row),
+                        _ => self.samples.fill(row),
                     }
                 }
             }

@@ -374,3 +374,28 @@ fn exhaustive_covers_every_tuple_once() {
     assert_eq!(r.findings[0].count, 1);
     assert_eq!(r.findings[0].inputs, vec!["0x1234".to_string()]);
 }
+
+#[test]
+fn a_different_number_is_not_a_rounding() {
+    // The sign of every normal result flipped: billions of ulps away, not a rounding.
+    let r = mutant("mul.rn.f32", |_, _, rep| {
+        if F32.is_normal(rep) {
+            rep ^ 0x8000_0000
+        } else {
+            rep
+        }
+    });
+    assert_only(
+        &r,
+        &["wrong-value-up", "wrong-value-down"],
+        "wrong-value-up",
+    );
+    assert!(classes(&r).contains("wrong-value-down"));
+}
+
+#[test]
+fn a_subnormal_for_zero_is_ftz_only_where_the_variant_flushes() {
+    // Without .ftz, the smallest subnormal where +0 is due is one ulp up, not FTZ left out.
+    let r = mutant("mul.rn.f32", |_, _, rep| if rep == 0 { 1 } else { rep });
+    assert_only(&r, &["ulp-up-1"], "ulp-up-1");
+}

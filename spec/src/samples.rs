@@ -20,7 +20,30 @@ enum OperandGen {
     },
 }
 
+/// The seed of operand `i`'s generator in the stream seeded `seed`.
+fn operand_seed(seed: u64, i: usize) -> u64 {
+    seed.wrapping_mul(0x9E37_79B9).wrapping_add(i as u64 * 7919)
+}
+
+/// The seed of lane `l` of a packed operand whose generator is seeded `seed`.
+fn lane_seed(seed: u64, l: u32) -> u64 {
+    seed ^ (u64::from(l) << 32)
+}
+
 impl OperandGen {
+    fn reseed(&mut self, seed: u64) {
+        match self {
+            OperandGen::Lanes { gens, .. } => {
+                for (l, g) in gens.iter_mut().enumerate() {
+                    g.reseed(lane_seed(seed, l as u32));
+                }
+            }
+            OperandGen::Bits { rng, .. } | OperandGen::Member { rng, .. } => {
+                *rng = SplitMix64::new(seed);
+            }
+        }
+    }
+
     fn next(&mut self) -> u64 {
         match self {
             OperandGen::Lanes { gens, width } => {
@@ -47,7 +70,7 @@ impl Samples {
             .iter()
             .enumerate()
             .map(|(i, s)| {
-                let seed = seed.wrapping_mul(0x9E37_79B9).wrapping_add(i as u64 * 7919);
+                let seed = operand_seed(seed, i);
                 if let OperandRole::Modifier {
                     kind: ModifierKind::Member { members, .. },
                     ..
@@ -65,7 +88,7 @@ impl Samples {
                     },
                     Some(FormatInfo::Packed(f, n)) => OperandGen::Lanes {
                         gens: (0..n)
-                            .map(|l| BoundaryGen::new(f, seed ^ (u64::from(l) << 32)))
+                            .map(|l| BoundaryGen::new(f, lane_seed(seed, l)))
                             .collect(),
                         width: f.width(),
                     },
@@ -77,6 +100,14 @@ impl Samples {
             })
             .collect();
         Samples { gens }
+    }
+
+    /// Restarts the stream as [`Samples::new`] with `seed` would, without rebuilding the
+    /// per-format tables.
+    pub fn reseed(&mut self, seed: u64) {
+        for (i, g) in self.gens.iter_mut().enumerate() {
+            g.reseed(operand_seed(seed, i));
+        }
     }
 
     /// Writes the next tuple into `out` (one value per source operand).
