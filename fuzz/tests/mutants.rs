@@ -399,3 +399,17 @@ fn a_subnormal_for_zero_is_ftz_only_where_the_variant_flushes() {
     let r = mutant("mul.rn.f32", |_, _, rep| if rep == 0 { 1 } else { rep });
     assert_only(&r, &["ulp-up-1"], "ulp-up-1");
 }
+
+#[test]
+fn zero_for_the_smallest_normal_is_a_flush_before_rounding() {
+    // x86's FTZ tests tininess before rounding: a product that rounds up to the smallest
+    // normal is flushed to zero; the spec flushes after rounding (ambiguities item 7).
+    let r = mutant("mul.rn.ftz.f32", |_, _, rep| {
+        if F32.abs(rep) == F32.min_normal(false) {
+            rep & 0x8000_0000
+        } else {
+            rep
+        }
+    });
+    assert_only(&r, &["ftz-over-applied"], "ftz-over-applied");
+}
