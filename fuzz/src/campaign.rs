@@ -7,6 +7,7 @@
 //! thread-bound state such as a Z3 context or a CUDA context). A batch the backend fails on is
 //! reported and skipped; the campaign goes on.
 
+use crate::explain::{explain, Neighbour};
 use crate::finding::{first_rejected, operand_classes, signature, Class, Finding, Record};
 use crate::generate::{GeneratorKind, Inputs, CHUNK};
 use semfuzz_backend::{Backend, BackendError, Identity, Support, Verdict, Words};
@@ -303,6 +304,9 @@ impl Worker<'_, '_> {
         let (mut inputs, mut verdicts, mut accepts) = (Vec::new(), Vec::new(), Vec::new());
         // Per variant: its generator, built once in this thread.
         let mut generators: HashMap<usize, Inputs<'_>> = HashMap::new();
+        // Per variant: its neighbours, built at its first rejected case.
+        let mut neighbours: HashMap<usize, Vec<Neighbour<'_>>> = HashMap::new();
+        let mut scratch = Vec::new();
         while let Some((job, variant, index)) = self.next_job() {
             let gen = match generators.entry(index) {
                 std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
@@ -350,7 +354,21 @@ impl Worker<'_, '_> {
                     continue;
                 };
                 rejected += 1;
-                self.record(&mut found, variant, index, &words, p, row, got, accepts[p]);
+                let near = neighbours
+                    .entry(index)
+                    .or_insert_with(|| crate::explain::neighbours(self.spec, variant));
+                let dest_part = &dest.parts[p];
+                let bits = (got >> dest_part.lo) & semfuzz_spec::ir::mask(dest_part.width);
+                let spec_class = Class::of(&words, dest_part.kind, &accepts[p], bits);
+                let class = explain(
+                    &spec_class,
+                    near,
+                    &row[..variant.sources.len()],
+                    got,
+                    &mut scratch,
+                )
+                .unwrap_or_else(|| spec_class.to_string());
+                self.record(&mut found, variant, index, class, p, row, got, accepts[p]);
             }
             self.counters.cases.fetch_add(job.rows as u64, Relaxed);
             self.counters.rejected.fetch_add(rejected, Relaxed);
@@ -365,16 +383,13 @@ impl Worker<'_, '_> {
         found: &mut HashMap<String, Record>,
         variant: &Variant,
         index: usize,
-        words: &Words<'_>,
+        class: String,
         part: usize,
         row: &[u64],
         got: u64,
         expected: Accept,
     ) {
         let dest = &variant.program.dests[0];
-        let p = &dest.parts[part];
-        let part_bits = (got >> p.lo) & semfuzz_spec::ir::mask(p.width);
-        let class = Class::of(words, p.kind, &expected, part_bits).to_string();
         // A destination tiled by lanes: the differing part is a lane of the packed operands.
         let lane = (!dest.by_range && dest.parts.len() > 1).then_some(part as u32);
         let classes = operand_classes(self.spec, variant, row, lane);

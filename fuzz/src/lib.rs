@@ -5,6 +5,7 @@
 #![warn(missing_docs)]
 
 pub mod campaign;
+pub mod explain;
 pub mod finding;
 pub mod generate;
 pub mod registry;
