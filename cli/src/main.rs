@@ -11,6 +11,7 @@ macro_rules! outln {
 mod check;
 mod eval;
 mod list;
+mod prove;
 mod selfcheck;
 
 use anyhow::{Context, Result};
@@ -74,6 +75,25 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
+    /// Prove or refute rewrite rules (`rules/*.rules`); exits 1 when a verdict differs from a
+    /// rule's `expect:`.
+    Prove {
+        /// Rule files, or directories of `*.rules` files.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// Per-query solver timeout: 5s, 500ms, 1m.
+        #[arg(long, default_value = "10s", value_parser = prove::parse_timeout)]
+        timeout: u32,
+        /// Result cache directory (keyed by a hash of each query's SMT-LIB2 text).
+        #[arg(long, value_name = "DIR")]
+        cache: Option<PathBuf>,
+        /// Solve everything again, reading and writing no cache.
+        #[arg(long, conflicts_with = "cache")]
+        no_cache: bool,
+        /// Write each query as DIR/NAME.smt2.
+        #[arg(long, value_name = "DIR")]
+        emit_smt2: Option<PathBuf>,
+    },
 }
 
 fn load(dir: &Option<PathBuf>) -> Result<Spec> {
@@ -106,6 +126,21 @@ fn run(cli: Cli) -> Result<bool> {
             cases,
             seed,
         } => selfcheck::run(&spec, pattern.as_deref(), cases, seed),
+        Command::Prove {
+            paths,
+            timeout,
+            cache,
+            no_cache,
+            emit_smt2,
+        } => {
+            let cache = (!no_cache).then(|| cache.unwrap_or_else(|| prove::default_cache().into()));
+            let opts = semfuzz_smt::solve::Options {
+                timeout_ms: timeout,
+                cache,
+                emit_smt2,
+            };
+            prove::run(&spec, &paths, &opts)
+        }
     }
 }
 

@@ -19,6 +19,26 @@ pub struct EncodedPart {
     pub allowed: Bool,
     /// How to read the bits.
     pub kind: PartKind,
+    /// The part's value as a term: the outcome tree's run-time selects over its leaves, an
+    /// exact leaf its value, a leaf with a choice (`any_nan`, `one_of`, a bound) a fresh
+    /// variable listed in `choices`. A sequence passes it to the next instruction, which keeps
+    /// the structure visible to the simplifier.
+    pub term: BV,
+    /// The fresh variables of `term`.
+    pub choices: Vec<Choice>,
+}
+
+/// A nondeterministic leaf of an outcome as a fresh variable.
+#[derive(Clone, Debug)]
+pub struct Choice {
+    /// The variable.
+    pub var: BV,
+    /// What it may be.
+    pub allowed: Bool,
+    /// One value it may always take, when one is known without solving (the default NaN
+    /// for `any_nan`, the first of a `one_of`, the function itself for an approximation Z3
+    /// treats as uninterpreted).
+    pub witness: Option<BV>,
 }
 
 /// A program as formulas over free input variables.
@@ -219,6 +239,7 @@ pub fn encode_over(program: &Program, prefix: &str, nan: NanBits, inputs: Vec<BV
         values.push(term);
     }
     let mut parts = Vec::new();
+    let mut choices = Vec::new();
     for d in &program.dests {
         for (j, p) in d.parts.iter().enumerate() {
             let result = BV::new_const(format!("{prefix}{}_{j}", d.name), p.width);
@@ -227,6 +248,11 @@ pub fn encode_over(program: &Program, prefix: &str, nan: NanBits, inputs: Vec<BV
                 result,
                 allowed,
                 kind: p.kind,
+                term: {
+                    let mut n = 0;
+                    choice_term(&p.outcome, &values, &format!("{prefix}{}_{j}_c", d.name), &mut n, &mut choices)
+                },
+                choices: std::mem::take(&mut choices),
             });
         }
     }
@@ -234,6 +260,50 @@ pub fn encode_over(program: &Program, prefix: &str, nan: NanBits, inputs: Vec<BV
         inputs,
         definitions,
         parts,
+    }
+}
+
+/// The outcome tree as a term (see [`EncodedPart::term`]); leaf variables are `{name}{n}`.
+fn choice_term(o: &Outcome, values: &[BV], name: &str, n: &mut usize, choices: &mut Vec<Choice>) -> BV {
+    match o {
+        Outcome::Exact(v) => values[*v as usize].clone(),
+        Outcome::OneOf(vs) if vs.len() == 1 => values[vs[0] as usize].clone(),
+        Outcome::Select(c, a, b) => {
+            let a = choice_term(a, values, name, n, choices);
+            let b = choice_term(b, values, name, n, choices);
+            truth(&values[*c as usize]).ite(&a, &b)
+        }
+        leaf => {
+            let width = match leaf {
+                Outcome::AnyNan(f) | Outcome::Any(f) => f.width(),
+                Outcome::Within { format, .. } => format.width(),
+                Outcome::OneOf(vs) => values[vs[0] as usize].get_size(),
+                _ => unreachable!("exact and select are handled above"),
+            };
+            let var = BV::new_const(format!("{name}{n}"), width);
+            *n += 1;
+            let witness = match leaf {
+                Outcome::AnyNan(f) => Some(BV::from_u64(f.default_nan(), width)),
+                Outcome::OneOf(vs) => Some(values[vs[0] as usize].clone()),
+                Outcome::Within {
+                    func,
+                    args,
+                    format,
+                    bound,
+                    ftz: false,
+                } if !bound_in_z3(*func, *bound, *format) => {
+                    let actuals: Vec<BV> = args.iter().map(|a| values[*a as usize].clone()).collect();
+                    Some(uninterpreted(*func, *format, &actuals))
+                }
+                _ => None,
+            };
+            choices.push(Choice {
+                allowed: allowed(leaf, &var, values),
+                var: var.clone(),
+                witness,
+            });
+            var
+        }
     }
 }
 

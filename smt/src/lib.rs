@@ -7,6 +7,9 @@ pub mod consistency;
 pub mod encode;
 pub mod fpbits;
 pub mod prove;
+pub mod rules;
+pub mod sequence;
+pub mod solve;
 
 pub use z3;
 
