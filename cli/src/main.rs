@@ -13,6 +13,7 @@ mod eval;
 mod list;
 mod prove;
 mod selfcheck;
+mod validate;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
@@ -94,6 +95,18 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         emit_smt2: Option<PathBuf>,
     },
+    /// Assemble PTX instructions with ptxas and prove the SASS it emits refines the spec.
+    ValidatePtxas {
+        /// PTX instructions, e.g. `mul.ftz.f16x2`.
+        #[arg(required = true)]
+        instrs: Vec<String>,
+        /// Targets (repeat for several).
+        #[arg(long = "arch", default_value = "sm_86")]
+        archs: Vec<String>,
+        /// Per-query solver timeout: 5s, 500ms, 1m.
+        #[arg(long, default_value = "10s", value_parser = prove::parse_timeout)]
+        timeout: u32,
+    },
 }
 
 fn load(dir: &Option<PathBuf>) -> Result<Spec> {
@@ -140,6 +153,18 @@ fn run(cli: Cli) -> Result<bool> {
                 emit_smt2,
             };
             prove::run(&spec, &paths, &opts)
+        }
+        Command::ValidatePtxas {
+            instrs,
+            archs,
+            timeout,
+        } => {
+            let opts = semfuzz_smt::solve::Options {
+                timeout_ms: timeout,
+                cache: None,
+                emit_smt2: None,
+            };
+            validate::run(&spec, &instrs, &archs, &opts)
         }
     }
 }

@@ -25,8 +25,12 @@ pub fn parse_timeout(text: &str) -> Result<u32, String> {
         (t, 1000.0)
     };
     match num.trim().parse::<f64>() {
-        Ok(v) if v > 0.0 && v * scale <= f64::from(u32::MAX) => Ok((v * scale).round().max(1.0) as u32),
-        _ => Err(format!("`{text}` is not a duration: write it like 5s, 500ms or 1m")),
+        Ok(v) if v > 0.0 && v * scale <= f64::from(u32::MAX) => {
+            Ok((v * scale).round().max(1.0) as u32)
+        }
+        _ => Err(format!(
+            "`{text}` is not a duration: write it like 5s, 500ms or 1m"
+        )),
     }
 }
 
@@ -58,7 +62,8 @@ pub fn run(spec: &Spec, paths: &[PathBuf], opts: &Options) -> Result<bool> {
     let mut ok = true;
     let (mut counts, mut differ, mut cached) = ([0usize; 3], 0usize, 0usize);
     for path in rule_files(paths)? {
-        let text = std::fs::read_to_string(&path).map_err(|e| anyhow!("cannot read {}: {e}", path.display()))?;
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| anyhow!("cannot read {}: {e}", path.display()))?;
         let file = SourceFile::new(path.display().to_string(), text);
         let rules = match rules::parse(&file) {
             Ok(r) => r,
@@ -87,7 +92,9 @@ pub fn run(spec: &Spec, paths: &[PathBuf], opts: &Options) -> Result<bool> {
             counts[index] += 1;
             cached += usize::from(proof.solved.cached);
             // `unknown` is never a pass unless the rule says it expects exactly that.
-            let matches = rule.expect.map_or(verdict != Expect::Unknown, |e| e == verdict);
+            let matches = rule
+                .expect
+                .map_or(verdict != Expect::Unknown, |e| e == verdict);
             if !matches {
                 differ += 1;
                 ok = false;
@@ -126,7 +133,8 @@ pub fn run(spec: &Spec, paths: &[PathBuf], opts: &Options) -> Result<bool> {
 /// Prints a counterexample's inputs, output parts and the evaluator's verdict; false when
 /// the evaluator does not confirm it (a bug in semfuzz).
 fn print_counterexample(spec: &Spec, proof: &Proof) -> bool {
-    let (Answer::Counterexample(values), Some(c)) = (&proof.solved.answer, &proof.confirmation) else {
+    let (Answer::Counterexample(values), Some(c)) = (&proof.solved.answer, &proof.confirmation)
+    else {
         return true;
     };
     let q = &proof.query;

@@ -39,6 +39,8 @@ pub struct Choice {
     /// for `any_nan`, the first of a `one_of`, the function itself for an approximation Z3
     /// treats as uninterpreted).
     pub witness: Option<BV>,
+    /// Whether it is an `any_nan` choice (whose witness is the default NaN).
+    pub nan: bool,
 }
 
 /// A program as formulas over free input variables.
@@ -80,6 +82,50 @@ fn bit(b: &Bool) -> BV {
 
 fn truth(bv: &BV) -> Bool {
     bv.eq(BV::from_u64(1, 1))
+}
+
+/// Per input of `program`: whether its bits are only ever read as floating-point numbers
+/// (arithmetic, comparisons, classification other than signalling-NaN, through lane
+/// extracts), never copied to a destination or used as bits. Such an input cannot tell one
+/// NaN encoding from another, so a NaN it receives may be any fixed one.
+pub fn payload_blind_inputs(program: &Program) -> Vec<bool> {
+    let n = program.ops.len();
+    let mut uses: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (i, op) in program.ops.iter().enumerate() {
+        for a in op.args() {
+            uses[a as usize].push(i);
+        }
+    }
+    let mut observed = vec![false; n];
+    for d in &program.dests {
+        for p in &d.parts {
+            let mut vs = Vec::new();
+            p.outcome.values(&mut vs);
+            vs.into_iter().for_each(|v| observed[v as usize] = true);
+        }
+    }
+    // Ops only use earlier values, so deciding from the last op backwards sees every use first.
+    let mut blind = vec![false; n];
+    for v in (0..n).rev() {
+        blind[v] = !observed[v]
+            && uses[v].iter().all(|&u| match &program.ops[u] {
+                Op::Add(..) | Op::Sub(..) | Op::Mul(..) | Op::Div(..) | Op::Fma(..) => true,
+                Op::Sqrt(..) | Op::Cvt(..) | Op::FCmp(..) => true,
+                Op::Class(_, c, _) => *c != Class::SignalingNan,
+                Op::Extract { .. } => blind[u],
+                _ => false,
+            });
+    }
+    (0..program.input_widths.len())
+        .map(|k| {
+            program
+                .ops
+                .iter()
+                .enumerate()
+                .filter(|(_, op)| **op == Op::Input(k as u16))
+                .all(|(v, _)| blind[v])
+        })
+        .collect()
 }
 
 /// Whether `bv` is a NaN encoding of `f`.
@@ -250,7 +296,13 @@ pub fn encode_over(program: &Program, prefix: &str, nan: NanBits, inputs: Vec<BV
                 kind: p.kind,
                 term: {
                     let mut n = 0;
-                    choice_term(&p.outcome, &values, &format!("{prefix}{}_{j}_c", d.name), &mut n, &mut choices)
+                    choice_term(
+                        &p.outcome,
+                        &values,
+                        &format!("{prefix}{}_{j}_c", d.name),
+                        &mut n,
+                        &mut choices,
+                    )
                 },
                 choices: std::mem::take(&mut choices),
             });
@@ -264,7 +316,13 @@ pub fn encode_over(program: &Program, prefix: &str, nan: NanBits, inputs: Vec<BV
 }
 
 /// The outcome tree as a term (see [`EncodedPart::term`]); leaf variables are `{name}{n}`.
-fn choice_term(o: &Outcome, values: &[BV], name: &str, n: &mut usize, choices: &mut Vec<Choice>) -> BV {
+fn choice_term(
+    o: &Outcome,
+    values: &[BV],
+    name: &str,
+    n: &mut usize,
+    choices: &mut Vec<Choice>,
+) -> BV {
     match o {
         Outcome::Exact(v) => values[*v as usize].clone(),
         Outcome::OneOf(vs) if vs.len() == 1 => values[vs[0] as usize].clone(),
@@ -292,7 +350,8 @@ fn choice_term(o: &Outcome, values: &[BV], name: &str, n: &mut usize, choices: &
                     bound,
                     ftz: false,
                 } if !bound_in_z3(*func, *bound, *format) => {
-                    let actuals: Vec<BV> = args.iter().map(|a| values[*a as usize].clone()).collect();
+                    let actuals: Vec<BV> =
+                        args.iter().map(|a| values[*a as usize].clone()).collect();
                     Some(uninterpreted(*func, *format, &actuals))
                 }
                 _ => None,
@@ -301,6 +360,7 @@ fn choice_term(o: &Outcome, values: &[BV], name: &str, n: &mut usize, choices: &
                 allowed: allowed(leaf, &var, values),
                 var: var.clone(),
                 witness,
+                nan: matches!(leaf, Outcome::AnyNan(_)),
             });
             var
         }

@@ -94,7 +94,9 @@ pub fn parse(file: &Arc<SourceFile>) -> Result<Vec<Rule>, Vec<Diagnostic>> {
         };
         let trimmed = code.trim();
         let lead = code.len() - code.trim_start().len();
-        let at = |start: usize, len: usize| Span::new(file, line_start + start, line_start + start + len.max(1));
+        let at = |start: usize, len: usize| {
+            Span::new(file, line_start + start, line_start + start + len.max(1))
+        };
         if trimmed.is_empty() {
             if let Some(i) = line.find('#') {
                 doc.push(line[i + 1..].trim().to_string());
@@ -106,15 +108,25 @@ pub fn parse(file: &Arc<SourceFile>) -> Result<Vec<Rule>, Vec<Diagnostic>> {
         if let Some(rest) = trimmed.strip_prefix("name:") {
             let name = rest.trim();
             let col = lead + trimmed.len() - rest.trim_start().len();
-            if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c)) {
+            if name.is_empty()
+                || !name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+            {
                 errors.push(
-                    Diagnostic::at(&at(col, name.len()), "a rule name is letters, digits, `-`, `_` and `.`")
-                        .with_hint("e.g. `name: sub-is-add-of-neg`"),
+                    Diagnostic::at(
+                        &at(col, name.len()),
+                        "a rule name is letters, digits, `-`, `_` and `.`",
+                    )
+                    .with_hint("e.g. `name: sub-is-add-of-neg`"),
                 );
             }
             if let Some(prev) = rules.iter().find(|r| r.name == name) {
                 let (l, _) = prev.span.file.line_col(prev.span.start);
-                errors.push(Diagnostic::at(&at(col, name.len()), format!("rule `{name}` is defined twice (first on line {l})")));
+                errors.push(Diagnostic::at(
+                    &at(col, name.len()),
+                    format!("rule `{name}` is defined twice (first on line {l})"),
+                ));
             }
             rules.push(Rule {
                 name: name.to_string(),
@@ -132,14 +144,20 @@ pub fn parse(file: &Arc<SourceFile>) -> Result<Vec<Rule>, Vec<Diagnostic>> {
         doc.clear();
         let Some(rule) = rules.last_mut() else {
             errors.push(
-                Diagnostic::at(&at(lead, trimmed.len()), "expected `name: NAME` before anything else")
-                    .with_hint("a rule starts with `name: NAME`; comments start with `#`"),
+                Diagnostic::at(
+                    &at(lead, trimmed.len()),
+                    "expected `name: NAME` before anything else",
+                )
+                .with_hint("a rule starts with `name: NAME`; comments start with `#`"),
             );
             continue;
         };
         if trimmed == "=>" {
             if in_target {
-                errors.push(Diagnostic::at(&at(lead, 2), format!("rule `{}` has a second `=>`", rule.name)));
+                errors.push(Diagnostic::at(
+                    &at(lead, 2),
+                    format!("rule `{}` has a second `=>`", rule.name),
+                ));
             }
             in_target = true;
             continue;
@@ -151,9 +169,15 @@ pub fn parse(file: &Arc<SourceFile>) -> Result<Vec<Rule>, Vec<Diagnostic>> {
         };
         if let Some((value, col)) = header("pre:") {
             if in_target || !rule.source.is_empty() {
-                errors.push(Diagnostic::at(&at(lead, 4), "`pre:` goes before the instructions").with_hint("write the header lines just under `name:`"));
+                errors.push(
+                    Diagnostic::at(&at(lead, 4), "`pre:` goes before the instructions")
+                        .with_hint("write the header lines just under `name:`"),
+                );
             } else if value.is_empty() {
-                errors.push(Diagnostic::at(&at(col, 1), "`pre:` needs an expression, e.g. `!is_nan(a)`"));
+                errors.push(Diagnostic::at(
+                    &at(col, 1),
+                    "`pre:` needs an expression, e.g. `!is_nan(a)`",
+                ));
             } else {
                 rule.pre = Some((value.to_string(), at(col, value.len())));
             }
@@ -166,14 +190,22 @@ pub fn parse(file: &Arc<SourceFile>) -> Result<Vec<Rule>, Vec<Diagnostic>> {
                 "unknown" => Some(Expect::Unknown),
                 _ => {
                     errors.push(
-                        Diagnostic::at(&at(col, value.len()), format!("`{value}` is not a verdict"))
-                            .with_hint("write `expect: proved`, `expect: counterexample` or `expect: unknown`"),
+                        Diagnostic::at(
+                            &at(col, value.len()),
+                            format!("`{value}` is not a verdict"),
+                        )
+                        .with_hint(
+                            "write `expect: proved`, `expect: counterexample` or `expect: unknown`",
+                        ),
                     );
                     None
                 }
             };
             if in_target || !rule.source.is_empty() {
-                errors.push(Diagnostic::at(&at(lead, 7), "`expect:` goes before the instructions").with_hint("write the header lines just under `name:`"));
+                errors.push(
+                    Diagnostic::at(&at(lead, 7), "`expect:` goes before the instructions")
+                        .with_hint("write the header lines just under `name:`"),
+                );
             }
             continue;
         }
@@ -193,10 +225,16 @@ pub fn parse(file: &Arc<SourceFile>) -> Result<Vec<Rule>, Vec<Diagnostic>> {
                     format!(
                         "rule `{}` has no {}",
                         r.name,
-                        if r.source.is_empty() { "source instructions" } else { "target instructions" }
+                        if r.source.is_empty() {
+                            "source instructions"
+                        } else {
+                            "target instructions"
+                        }
                     ),
                 )
-                .with_hint("write the source instructions, a line `=>`, then the target instructions"),
+                .with_hint(
+                    "write the source instructions, a line `=>`, then the target instructions",
+                ),
             );
         }
     }
@@ -215,7 +253,9 @@ fn instruction(file: &Arc<SourceFile>, start: usize, text: &str) -> InstrLine {
         pos = text.find(char::is_whitespace).unwrap_or(text.len());
         pos += text[pos..].len() - text[pos..].trim_start().len();
     }
-    let op_end = text[pos..].find(char::is_whitespace).map_or(text.len(), |i| pos + i);
+    let op_end = text[pos..]
+        .find(char::is_whitespace)
+        .map_or(text.len(), |i| pos + i);
     let opcode = text[pos..op_end].to_string();
     let mut operands = Vec::new();
     let mut depth = 0i32;
@@ -226,7 +266,14 @@ fn instruction(file: &Arc<SourceFile>, start: usize, text: &str) -> InstrLine {
         let lead = item.len() - item.trim_start().len();
         let t = item.trim();
         if !t.is_empty() || from != op_end {
-            operands.push((t.to_string(), Span::new(file, start + from + lead, start + from + lead + t.len().max(1))));
+            operands.push((
+                t.to_string(),
+                Span::new(
+                    file,
+                    start + from + lead,
+                    start + from + lead + t.len().max(1),
+                ),
+            ));
         }
     };
     for (i, ch) in text[op_end..].char_indices() {
@@ -270,7 +317,11 @@ mod tests {
         assert_eq!(r.pre.as_ref().unwrap().0, "!is_nan(a)");
         assert_eq!(r.expect, Some(Expect::Proved));
         assert_eq!(r.source[0].opcode, "sub.rn.f32");
-        let ops: Vec<&str> = r.source[0].operands.iter().map(|(o, _)| o.as_str()).collect();
+        let ops: Vec<&str> = r.source[0]
+            .operands
+            .iter()
+            .map(|(o, _)| o.as_str())
+            .collect();
         assert_eq!(ops, ["d", "a", "b"]);
         assert_eq!(r.target.len(), 2);
         assert_eq!(r.source[0].operands[2].1.text(), "b");
@@ -278,22 +329,41 @@ mod tests {
 
     #[test]
     fn sass_operands_keep_their_brackets() {
-        let rules = parse_text("name: r\n HMUL2 d, -|c[6][60672]|, a.H0_H0;\n=>\n HMUL2 d, a, b\n").unwrap();
-        let ops: Vec<&str> = rules[0].source[0].operands.iter().map(|(o, _)| o.as_str()).collect();
+        let rules = parse_text("name: r\n HMUL2 d, -|c[6][60672]|, a.H0_H0;\n=>\n HMUL2 d, a, b\n")
+            .unwrap();
+        let ops: Vec<&str> = rules[0].source[0]
+            .operands
+            .iter()
+            .map(|(o, _)| o.as_str())
+            .collect();
         assert_eq!(ops, ["d", "-|c[6][60672]|", "a.H0_H0"]);
     }
 
     #[test]
     fn errors_are_located() {
-        let e = parse_text("name: r\n  expect: maybe\n  add.f32 d, a, b\n=>\n  add.f32 d, b, a\n").unwrap_err();
+        let e = parse_text("name: r\n  expect: maybe\n  add.f32 d, a, b\n=>\n  add.f32 d, b, a\n")
+            .unwrap_err();
         let shown = e[0].to_string();
-        assert!(shown.starts_with("t.rules:2:11: error: `maybe` is not a verdict"), "{shown}");
+        assert!(
+            shown.starts_with("t.rules:2:11: error: `maybe` is not a verdict"),
+            "{shown}"
+        );
         assert!(shown.contains("^^^^^"), "{shown}");
         let e = parse_text("add.f32 d, a, b\n").unwrap_err();
-        assert!(e[0].to_string().starts_with("t.rules:1:1: error: expected `name: NAME`"));
+        assert!(e[0]
+            .to_string()
+            .starts_with("t.rules:1:1: error: expected `name: NAME`"));
         let e = parse_text("name: r\n add.f32 d, a, b\n").unwrap_err();
-        assert!(e[0].to_string().contains("has no target instructions"), "{}", e[0]);
+        assert!(
+            e[0].to_string().contains("has no target instructions"),
+            "{}",
+            e[0]
+        );
         let e = parse_text("name: r\n a\n=>\n b\nname: r\n a\n=>\n b\n").unwrap_err();
-        assert!(e[0].to_string().contains("defined twice (first on line 1)"), "{}", e[0]);
+        assert!(
+            e[0].to_string().contains("defined twice (first on line 1)"),
+            "{}",
+            e[0]
+        );
     }
 }

@@ -25,7 +25,7 @@
 //!
 //! A counterexample is re-run concretely by the evaluator ([`Query::confirm`]).
 
-use crate::encode::{encode_over, NanBits};
+use crate::encode::{encode_over, payload_blind_inputs, NanBits};
 use crate::rules::{InstrLine, Rule};
 use crate::solve::Answer;
 use semfuzz_spec::catalog::{OperandRole, Spec, Variant};
@@ -43,6 +43,9 @@ pub enum Arg {
     Var(usize),
     /// Bits fixed by the text: a hex constant, a SASS immediate or modifier field.
     Const(u64),
+    /// A register of `width` bits whose low bits hold a narrower variable (a 16-bit PTX
+    /// value in a 32-bit SASS register); its upper bits are an arbitrary input `in_NAME_hi`.
+    Low(usize, u32),
 }
 
 /// One instruction of a side, resolved.
@@ -95,7 +98,10 @@ pub fn resolve<'s>(spec: &'s Spec, rule: &Rule) -> Result<Query<'s>, Diagnostic>
     let mut vars: Vec<Var> = Vec::new();
     let source = resolve_side(spec, &rule.source, &mut vars)?;
     let target = resolve_side(spec, &rule.target, &mut vars)?;
-    let (s_last, t_last) = (source.last().expect("non-empty"), target.last().expect("non-empty"));
+    let (s_last, t_last) = (
+        source.last().expect("non-empty"),
+        target.last().expect("non-empty"),
+    );
     if s_last.dest != t_last.dest {
         let line = rule.target.last().expect("non-empty");
         return Err(at(
@@ -189,7 +195,11 @@ fn resolve_ptx<'s>(
     vars: &mut Vec<Var>,
     written: &[bool],
 ) -> Result<Step<'s>, Diagnostic> {
-    let opcode_span = Span::new(&line.span.file, line.span.start, line.span.start + line.opcode.len().max(1));
+    let opcode_span = Span::new(
+        &line.span.file,
+        line.span.start,
+        line.span.start + line.opcode.len().max(1),
+    );
     let Some(((dest_text, dest_span), operands)) = line.operands.split_first() else {
         return Err(at(&line.span, format!("`{}` has no operands", line.opcode))
             .with_hint("write the destination then the sources: `add.rn.f32 d, a, b`"));
@@ -198,7 +208,14 @@ fn resolve_ptx<'s>(
         .lookup(&line.opcode, Some(operands.len()))
         .map_err(|d| relocate(d, &opcode_span))?;
     if variant.dests.len() != 1 {
-        return Err(at(&opcode_span, format!("`{}` writes {} destinations; rules take instructions with one", variant.text, variant.dests.len())));
+        return Err(at(
+            &opcode_span,
+            format!(
+                "`{}` writes {} destinations; rules take instructions with one",
+                variant.text,
+                variant.dests.len()
+            ),
+        ));
     }
     let mut args = Vec::new();
     let mut given = operands.iter();
@@ -209,9 +226,17 @@ fn resolve_ptx<'s>(
                 let (text, span) = given.next().expect("lookup checked the operand count");
                 args.push(operand(vars, text, src.width, &src.ty, written, span)?);
             }
-            OperandRole::OldDest => args.push(Arg::Var(var(vars, dest_text, d.width, &d.ty, true, written, dest_span)?)),
+            OperandRole::OldDest => args.push(Arg::Var(var(
+                vars, dest_text, d.width, &d.ty, true, written, dest_span,
+            )?)),
             _ => {
-                return Err(at(&opcode_span, format!("`{}` takes fields written on its operands, which PTX text cannot give", variant.text)));
+                return Err(at(
+                    &opcode_span,
+                    format!(
+                        "`{}` takes fields written on its operands, which PTX text cannot give",
+                        variant.text
+                    ),
+                ));
             }
         }
     }
@@ -243,8 +268,10 @@ fn operand(
         return Ok(Arg::Const(v & mask(width)));
     }
     if text.starts_with('!') {
-        return Err(at(span, "negated operands (`!c`) are not supported in rules")
-            .with_hint("negate the predicate with a separate variable"));
+        return Err(
+            at(span, "negated operands (`!c`) are not supported in rules")
+                .with_hint("negate the predicate with a separate variable"),
+        );
     }
     Ok(Arg::Var(var(vars, text, width, ty, true, written, span)?))
 }
@@ -266,7 +293,17 @@ fn resolve_sass<'s>(
         while i < bytes.len() {
             let c = bytes[i];
             let prev = if i > 0 { bytes[i - 1] } else { ' ' };
-            if (c.is_ascii_alphabetic() || c == '_') && prev != '.' && !prev.is_ascii_alphanumeric() {
+            if c == '.' {
+                // A modifier (`.H0_H0`, `.F32`) is copied whole.
+                let start = i;
+                i += 1;
+                while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == '_') {
+                    i += 1;
+                }
+                out.extend(&bytes[start..i]);
+                continue;
+            }
+            if (c.is_ascii_alphabetic() || c == '_') && !prev.is_ascii_alphanumeric() {
                 let start = i;
                 while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == '_') {
                     i += 1;
@@ -293,20 +330,31 @@ fn resolve_sass<'s>(
         }
         renamed.push(out);
     }
-    let head_end = line.text.find(&line.opcode).map_or(0, |i| i + line.opcode.len());
+    let head_end = line
+        .text
+        .find(&line.opcode)
+        .map_or(0, |i| i + line.opcode.len());
     let text = format!("{} {};", &line.text[..head_end], renamed.join(", "));
     let sass = semfuzz_spec::sass::parse(spec, &text).map_err(|d| {
-        let mut e = at(&line.span, d.message).with_note(format!("as SASS with the variables as registers: `{text}`"));
+        let mut e = at(&line.span, d.message)
+            .with_note(format!("as SASS with the variables as registers: `{text}`"));
         e.hint = d.hint;
         e
     })?;
     if let Some(g) = &sass.guard {
-        return Err(at(&line.span, format!("guard `{g}`: a rule's instructions always execute"))
-            .with_hint("leave the guard out"));
+        return Err(at(
+            &line.span,
+            format!("guard `{g}`: a rule's instructions always execute"),
+        )
+        .with_hint("leave the guard out"));
     }
     let variant = sass.variant;
     let d = &variant.dests[0];
-    let Some((dest_name, dest_span)) = names.first().cloned().filter(|_| renamed.first().is_some_and(|r| r == "R0")) else {
+    let Some((dest_name, dest_span)) = names
+        .first()
+        .cloned()
+        .filter(|_| renamed.first().is_some_and(|r| r == "R0"))
+    else {
         return Err(at(&line.span, "the destination must be a variable")
             .with_hint("e.g. `HMUL2 d, a.H0_H0, b`"));
     };
@@ -320,7 +368,7 @@ fn resolve_sass<'s>(
             Some((n, s)) => (n.clone(), s.clone()),
             None => (name.clone(), line.span.clone()),
         };
-        value_vars.push(var(vars, &vname, 32, &ty, true, written, &vspan)?);
+        value_vars.push(register(vars, &vname, &ty, true, written, &vspan)?);
     }
     let mut args = Vec::new();
     for (src, input) in variant.sources.iter().zip(sass.input_sources()) {
@@ -330,17 +378,43 @@ fn resolve_sass<'s>(
                 if src.width != 32 {
                     return Err(at(&line.span, format!("operand {} of `{}` is {} bits; rule variables in SASS are 32-bit registers", src.name, variant.text, src.width)));
                 }
-                Arg::Var(value_vars[k])
+                let v = value_vars[k];
+                if vars[v].width < 32 {
+                    Arg::Low(v, 32)
+                } else {
+                    Arg::Var(v)
+                }
             }
         });
     }
-    let dest = var(vars, &dest_name, d.width, &d.ty, false, written, &dest_span)?;
+    let dest = register(vars, &dest_name, &d.ty, false, written, &dest_span)?;
     Ok(Step {
         variant,
         args,
         dest,
         text: line.text.clone(),
     })
+}
+
+/// A variable used as a 32-bit SASS register: one that exists with fewer bits (a 16-bit PTX
+/// value) lives in the register's low bits.
+fn register(
+    vars: &mut Vec<Var>,
+    name: &str,
+    ty: &str,
+    read: bool,
+    written: &[bool],
+    span: &Span,
+) -> Result<usize, Diagnostic> {
+    match vars.iter().position(|v| v.name == name) {
+        Some(i) if vars[i].width < 32 => {
+            if read && !written.get(i).copied().unwrap_or(false) {
+                vars[i].input = true;
+            }
+            Ok(i)
+        }
+        _ => var(vars, name, 32, ty, read, written, span),
+    }
 }
 
 /// Moves a diagnostic without a location to `span`.
@@ -384,7 +458,13 @@ fn alternatives<'s>(spec: &'s Spec, steps: &[Step<'s>], output: usize) -> Vec<Ve
 /// `fma.rn` for `mul` step `i` and `add` step `j`, when the licence applies: both written
 /// without rounding modifier, same type and `.ftz`, no `.sat` on the `mul`, the product a
 /// temporary read only by that `add`, and the `mul`'s operands unchanged in between.
-fn fuse<'s>(spec: &'s Spec, steps: &[Step<'s>], i: usize, j: usize, output: usize) -> Option<Step<'s>> {
+fn fuse<'s>(
+    spec: &'s Spec,
+    steps: &[Step<'s>],
+    i: usize,
+    j: usize,
+    output: usize,
+) -> Option<Step<'s>> {
     let (m, a) = (&steps[i], &steps[j]);
     let t = m.dest;
     let reads = |s: &Step| s.args.iter().filter(|x| **x == Arg::Var(t)).count();
@@ -396,7 +476,9 @@ fn fuse<'s>(spec: &'s Spec, steps: &[Step<'s>], i: usize, j: usize, output: usiz
         && reads(a) == 1
         && steps.iter().map(reads).sum::<usize>() == 1
         && steps.iter().filter(|s| s.dest == t).count() == 1
-        && steps[i + 1..j].iter().all(|s| !m.args.contains(&Arg::Var(s.dest)));
+        && steps[i + 1..j]
+            .iter()
+            .all(|s| !m.args.contains(&Arg::Var(s.dest)));
     if !ok {
         return None;
     }
@@ -441,7 +523,9 @@ fn precondition(vars: &[Var], expr: &str, span: &Span) -> Result<Program, Diagno
     let remap = |d: Diagnostic| match &d.span {
         Some(s) if s.file.name == "<pre>" && s.start >= offset && s.start < offset + expr.len() => {
             let start = span.start + s.start - offset;
-            let end = (span.start + s.end.saturating_sub(offset)).min(span.end).max(start + 1);
+            let end = (span.start + s.end.saturating_sub(offset))
+                .min(span.end)
+                .max(start + 1);
             let mut e = at(&Span::new(&span.file, start, end), d.message);
             e.hint = d.hint;
             e.notes = d.notes;
@@ -449,10 +533,14 @@ fn precondition(vars: &[Var], expr: &str, span: &Span) -> Result<Program, Diagno
         }
         _ => relocate(Diagnostic { span: None, ..d }, span),
     };
-    let spec = Spec::from_files(files).map_err(|ds| remap(ds.0.into_iter().next().unwrap_or_else(|| Diagnostic::plain("bad precondition"))))?;
-    let v = spec
-        .lookup("rule_pre", Some(inputs.len()))
-        .map_err(remap)?;
+    let spec = Spec::from_files(files).map_err(|ds| {
+        remap(
+            ds.0.into_iter()
+                .next()
+                .unwrap_or_else(|| Diagnostic::plain("bad precondition")),
+        )
+    })?;
+    let v = spec.lookup("rule_pre", Some(inputs.len())).map_err(remap)?;
     Ok(v.program.clone())
 }
 
@@ -470,12 +558,40 @@ struct SideTerm {
 impl<'s> Query<'s> {
     /// The input variables in order.
     pub fn inputs(&self) -> Vec<usize> {
-        (0..self.vars.len()).filter(|&i| self.vars[i].input).collect()
+        (0..self.vars.len())
+            .filter(|&i| self.vars[i].input)
+            .collect()
     }
 
     /// The Z3 constant of variable `i` (inputs and the output).
     fn var_const(&self, i: usize) -> BV {
         BV::new_const(format!("in_{}", self.vars[i].name), self.vars[i].width)
+    }
+
+    /// The upper bits of a register of `width` bits holding narrower variable `v`.
+    fn high_const(&self, v: usize, width: u32) -> BV {
+        BV::new_const(
+            format!("in_{}_hi", self.vars[v].name),
+            width - self.vars[v].width,
+        )
+    }
+
+    /// Every `(variable, register width)` some SASS instruction reads a narrower variable as.
+    fn widened(&self) -> Vec<(usize, u32)> {
+        let mut all: Vec<(usize, u32)> = self
+            .source
+            .iter()
+            .chain(&self.target)
+            .flatten()
+            .flat_map(|s| &s.args)
+            .filter_map(|a| match a {
+                Arg::Low(v, w) => Some((*v, *w)),
+                _ => None,
+            })
+            .collect();
+        all.sort_unstable();
+        all.dedup();
+        all
     }
 
     /// The output's constant.
@@ -485,12 +601,17 @@ impl<'s> Query<'s> {
 
     /// One alternative of a side as a formula over the inputs and `out`.
     fn side(&self, steps: &[Step<'s>], prefix: &str, nan: NanBits, out: &BV) -> SideTerm {
-        let mut env: HashMap<usize, BV> = self.inputs().into_iter().map(|i| (i, self.var_const(i))).collect();
+        let mut env: HashMap<usize, BV> = self
+            .inputs()
+            .into_iter()
+            .map(|i| (i, self.var_const(i)))
+            .collect();
         let mut holds = Vec::new();
         let mut choices = Vec::new();
         let mut named = Vec::new();
         for (k, step) in steps.iter().enumerate() {
             let last = k + 1 == steps.len();
+            let blind = payload_blind(steps, k);
             let inputs: Vec<BV> = step
                 .args
                 .iter()
@@ -498,23 +619,40 @@ impl<'s> Query<'s> {
                 .map(|(a, w)| match a {
                     Arg::Var(v) => env[v].clone(),
                     Arg::Const(c) => BV::from_u64(*c, *w),
+                    Arg::Low(v, w) => self.high_const(*v, *w).concat(&env[v]),
                 })
                 .collect();
-            let e = encode_over(&step.variant.program, &format!("{prefix}s{k}_"), nan, inputs);
+            let e = encode_over(
+                &step.variant.program,
+                &format!("{prefix}s{k}_"),
+                nan,
+                inputs,
+            );
             holds.extend(e.definitions.iter().cloned());
             let d = &step.variant.program.dests[0];
             let mut pieces: Vec<BV> = Vec::new();
             for (j, (p, part)) in e.parts.iter().zip(&d.parts).enumerate() {
                 if last {
+                    // A 16-bit output written by a 32-bit register: only its low bits count.
+                    if part.lo + part.width > out.get_size() {
+                        continue;
+                    }
                     let bits = out.extract(part.lo + part.width - 1, part.lo);
                     holds.push(p.allowed.substitute(&[(&p.result, &bits)]));
                 } else {
+                    // A NaN whose payload no later instruction can see is any fixed NaN.
+                    let mut term = p.term.clone();
                     for c in &p.choices {
-                        holds.push(c.allowed.clone());
-                        choices.push(c.clone());
+                        match (&c.witness, blind && c.nan) {
+                            (Some(w), true) => term = term.substitute(&[(&c.var, w)]),
+                            _ => {
+                                holds.push(c.allowed.clone());
+                                choices.push(c.clone());
+                            }
+                        }
                     }
-                    pieces.push(p.term.clone());
-                    named.push((format!("{prefix}s{k}_{j}"), p.term.clone()));
+                    named.push((format!("{prefix}s{k}_{j}"), term.clone()));
+                    pieces.push(term);
                 }
             }
             if !last {
@@ -522,7 +660,15 @@ impl<'s> Query<'s> {
                     .into_iter()
                     .reduce(|lo, hi| hi.concat(&lo))
                     .expect("a destination has parts");
-                env.insert(step.dest, value);
+                let w = self.vars[step.dest].width;
+                env.insert(
+                    step.dest,
+                    if value.get_size() > w {
+                        value.extract(w - 1, 0)
+                    } else {
+                        value
+                    },
+                );
             }
         }
         SideTerm {
@@ -543,8 +689,18 @@ impl<'s> Query<'s> {
             .map(|i| (format!("in_{}", self.vars[i].name), self.var_const(i)))
             .collect();
         shown.push(("out".into(), out.clone()));
+        for (v, w) in self.widened() {
+            shown.push((
+                format!("in_{}_hi", self.vars[v].name),
+                self.high_const(v, w),
+            ));
+        }
         if let Some(pre) = &self.pre {
-            let ins = self.inputs().into_iter().map(|i| self.var_const(i)).collect();
+            let ins = self
+                .inputs()
+                .into_iter()
+                .map(|i| self.var_const(i))
+                .collect();
             let e = encode_over(pre, "pre_", NanBits::Pinned, ins);
             let p = &e.parts[0];
             common.push(p.allowed.substitute(&[(&p.result, &BV::from_u64(1, 1))]));
@@ -567,10 +723,8 @@ impl<'s> Query<'s> {
             .map(|(a, steps)| self.side(steps, &format!("src{a}_"), NanBits::Pinned, &out))
             .collect();
         let quantified = |s: &SideTerm, pin: bool| {
-            let (pinned, free): (Vec<_>, Vec<_>) = s
-                .choices
-                .iter()
-                .partition(|c| pin && c.witness.is_some());
+            let (pinned, free): (Vec<_>, Vec<_>) =
+                s.choices.iter().partition(|c| pin && c.witness.is_some());
             let subst: Vec<(BV, BV)> = pinned
                 .iter()
                 .map(|c| (c.var.clone(), c.witness.clone().expect("partitioned")))
@@ -605,13 +759,42 @@ impl<'s> Query<'s> {
         let inputs: HashMap<usize, u64> = self
             .inputs()
             .into_iter()
-            .map(|i| (i, values.get(&format!("in_{}", self.vars[i].name)).copied().unwrap_or(0)))
+            .map(|i| {
+                (
+                    i,
+                    values
+                        .get(&format!("in_{}", self.vars[i].name))
+                        .copied()
+                        .unwrap_or(0),
+                )
+            })
             .collect();
         let out = values.get("out").copied().unwrap_or(0);
+        let high: HashMap<usize, u64> = self
+            .widened()
+            .into_iter()
+            .map(|(v, _)| {
+                (
+                    v,
+                    values
+                        .get(&format!("in_{}_hi", self.vars[v].name))
+                        .copied()
+                        .unwrap_or(0),
+                )
+            })
+            .collect();
+        let inputs = Concrete {
+            values: inputs,
+            high,
+            widths: self.vars.iter().map(|v| v.width).collect(),
+        };
+        let width = self.vars[self.output].width;
         let target_ok = self.target.iter().enumerate().any(|(a, steps)| {
-            run_concrete(steps, &inputs, &|k, j| values.get(&format!("tgt{a}_s{k}_{j}")).copied())
-                .iter()
-                .any(|finals| accepts_all(steps, finals, out))
+            run_concrete(steps, &inputs, &|k, j| {
+                values.get(&format!("tgt{a}_s{k}_{j}")).copied()
+            })
+            .iter()
+            .any(|finals| accepts_all(steps, finals, out, width))
         });
         let mut source_parts = Vec::new();
         let mut source_allows = false;
@@ -620,7 +803,7 @@ impl<'s> Query<'s> {
                 if source_parts.is_empty() {
                     source_parts = finals.clone();
                 }
-                source_allows |= accepts_all(steps, &finals, out);
+                source_allows |= accepts_all(steps, &finals, out, width);
             }
         }
         let last = self.source[0].last().expect("non-empty");
@@ -644,13 +827,57 @@ impl<'s> Query<'s> {
     }
 }
 
+/// Whether every instruction after step `k` that reads its destination (until it is written
+/// again) reads it only as floating-point numbers ([`payload_blind_inputs`]).
+fn payload_blind(steps: &[Step], k: usize) -> bool {
+    let dest = steps[k].dest;
+    for s in &steps[k + 1..] {
+        let blind = payload_blind_inputs(&s.variant.program);
+        for (i, a) in s.args.iter().enumerate() {
+            match a {
+                Arg::Var(v) if *v == dest && !blind[i] => return false,
+                Arg::Low(v, _) if *v == dest => return false,
+                _ => {}
+            }
+        }
+        if s.dest == dest {
+            break;
+        }
+    }
+    true
+}
+
 /// Whether the last step's accept sets take `out` part by part.
-fn accepts_all(steps: &[Step], finals: &[Accept], out: u64) -> bool {
+fn accepts_all(steps: &[Step], finals: &[Accept], out: u64, width: u32) -> bool {
     let d = &steps.last().expect("non-empty").variant.program.dests[0];
     d.parts
         .iter()
         .zip(finals)
-        .all(|(p, a)| a.accepts((out >> p.lo) & mask(p.width)))
+        .all(|(p, a)| p.lo + p.width > width || a.accepts((out >> p.lo) & mask(p.width)))
+}
+
+/// Concrete values of a counterexample.
+struct Concrete {
+    /// Each input variable's bits.
+    values: HashMap<usize, u64>,
+    /// The upper bits of registers holding narrower variables.
+    high: HashMap<usize, u64>,
+    /// Every variable's width.
+    widths: Vec<u32>,
+}
+
+impl Concrete {
+    /// The bits `arg` gives an instruction in state `env`.
+    fn arg(&self, env: &HashMap<usize, u64>, a: &Arg) -> u64 {
+        match a {
+            Arg::Var(v) => env.get(v).copied().unwrap_or(0),
+            Arg::Const(c) => *c,
+            Arg::Low(v, _) => {
+                let low = env.get(v).copied().unwrap_or(0) & mask(self.widths[*v]);
+                self.high.get(v).copied().unwrap_or(0) << self.widths[*v] | low
+            }
+        }
+    }
 }
 
 /// Every final accept-set vector a side can reach: intermediate parts with a choice try the
@@ -658,15 +885,15 @@ fn accepts_all(steps: &[Step], finals: &[Accept], out: u64) -> bool {
 /// listed value, the interval's ends and representative, two NaNs).
 fn run_concrete(
     steps: &[Step],
-    inputs: &HashMap<usize, u64>,
+    inputs: &Concrete,
     pick: &dyn Fn(usize, usize) -> Option<u64>,
 ) -> Vec<Vec<Accept>> {
-    let mut states: Vec<HashMap<usize, u64>> = vec![inputs.clone()];
+    let mut states: Vec<HashMap<usize, u64>> = vec![inputs.values.clone()];
     let last = steps.len() - 1;
     for (k, step) in steps[..last].iter().enumerate() {
         let parts = &step.variant.program.dests[0].parts;
         let mut next = Vec::new();
-        for (env, acc) in states.iter().zip(accepts(step, &states)) {
+        for (env, acc) in states.iter().zip(accepts(step, &states, inputs)) {
             let mut values: Vec<u64> = vec![0];
             for (j, (p, a)) in parts.iter().zip(&acc).enumerate() {
                 let mut cands: Vec<u64> = match pick(k, j).filter(|v| a.accepts(*v)) {
@@ -681,29 +908,22 @@ fn run_concrete(
             }
             for v in values.into_iter().take(64) {
                 let mut e = env.clone();
-                e.insert(step.dest, v);
+                e.insert(step.dest, v & mask(inputs.widths[step.dest]));
                 next.push(e);
             }
         }
         states = next;
     }
-    accepts(&steps[last], &states)
+    accepts(&steps[last], &states, inputs)
 }
 
 /// A step's accept sets in every state.
-fn accepts(step: &Step, states: &[HashMap<usize, u64>]) -> Vec<Vec<Accept>> {
+fn accepts(step: &Step, states: &[HashMap<usize, u64>], c: &Concrete) -> Vec<Vec<Accept>> {
     let mut ev = Evaluator::new(&step.variant.program);
     states
         .iter()
         .map(|env| {
-            let ins: Vec<u64> = step
-                .args
-                .iter()
-                .map(|a| match a {
-                    Arg::Var(v) => env.get(v).copied().unwrap_or(0),
-                    Arg::Const(c) => *c,
-                })
-                .collect();
+            let ins: Vec<u64> = step.args.iter().map(|a| c.arg(env, a)).collect();
             let mut acc = vec![Accept::default(); ev.n_parts()];
             ev.eval(&ins, &mut acc);
             acc
@@ -805,11 +1025,37 @@ pub struct Proof<'s> {
 }
 
 /// Resolves, poses and (for a counterexample) confirms one rule.
-pub fn prove<'s>(spec: &'s Spec, rule: &Rule, opts: &crate::solve::Options) -> Result<Proof<'s>, Diagnostic> {
+pub fn prove<'s>(
+    spec: &'s Spec,
+    rule: &Rule,
+    opts: &crate::solve::Options,
+) -> Result<Proof<'s>, Diagnostic> {
     let query = resolve(spec, rule)?;
-    let posed = query.build();
-    let solved = crate::solve::solve(&rule.name, &posed.full, opts, || posed.answer(opts.timeout_ms))
-        .map_err(|e| at(&rule.span, format!("cannot write the cache or the SMT-LIB2 file: {e}")))?;
+    // Each rule gets a fresh Z3 context (the `z3` crate keeps one per thread): solving in a
+    // context full of earlier rules' terms changes Z3's internal order and, measured, turned
+    // 1 s counterexamples into 60 s timeouts.
+    let solved = std::thread::scope(|s| {
+        s.spawn(|| {
+            let posed = query.build();
+            crate::solve::solve(&rule.name, &posed.full, opts, || {
+                posed.answer(opts.timeout_ms)
+            })
+        })
+        .join()
+        .unwrap_or_else(|_| {
+            Ok(crate::solve::Solved {
+                answer: Answer::Unknown("the solver thread panicked".into()),
+                seconds: 0.0,
+                cached: false,
+            })
+        })
+    })
+    .map_err(|e| {
+        at(
+            &rule.span,
+            format!("cannot write the cache or the SMT-LIB2 file: {e}"),
+        )
+    })?;
     let confirmation = match &solved.answer {
         Answer::Counterexample(values) => Some(query.confirm(values)),
         _ => None,

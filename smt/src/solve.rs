@@ -71,7 +71,10 @@ pub fn solve(
         std::fs::create_dir_all(dir)?;
         std::fs::write(dir.join(format!("{name}.smt2")), &text)?;
     }
-    let key = opts.cache.as_ref().map(|d| d.join(format!("{:016x}", hash(&text))));
+    let key = opts
+        .cache
+        .as_ref()
+        .map(|d| d.join(format!("{:016x}", hash(&text))));
     if let Some(answer) = key.as_deref().and_then(read_cache) {
         return Ok(Solved {
             answer,
@@ -154,7 +157,10 @@ fn read_cache(path: &Path) -> Option<Answer> {
             lines
                 .map(|l| {
                     let (n, v) = l.split_once('=')?;
-                    Some((n.to_string(), u64::from_str_radix(v.trim_start_matches("0x"), 16).ok()?))
+                    Some((
+                        n.to_string(),
+                        u64::from_str_radix(v.trim_start_matches("0x"), 16).ok()?,
+                    ))
                 })
                 .collect::<Option<HashMap<_, _>>>()?,
         )),
@@ -166,7 +172,8 @@ fn write_cache(path: &Path, answer: &Answer) -> std::io::Result<()> {
     let text = match answer {
         Answer::Proved => "proved\n".to_string(),
         Answer::Counterexample(values) => {
-            let mut lines: Vec<String> = values.iter().map(|(n, v)| format!("{n}=0x{v:x}")).collect();
+            let mut lines: Vec<String> =
+                values.iter().map(|(n, v)| format!("{n}=0x{v:x}")).collect();
             lines.sort();
             format!("counterexample\n{}\n", lines.join("\n"))
         }
