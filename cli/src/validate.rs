@@ -182,9 +182,11 @@ fn validate(spec: &Spec, instr: &str, arch: &str, work: &Path, opts: &Options) -
             if let Some(o) = offset {
                 loaded.insert(reg.trim().to_string(), (o / SLOT) as usize);
             }
-        } else if !["MOV", "ULDC", "STG", "EXIT", "BRA", "NOP", "S2R", "CS2R"]
-            .iter()
-            .any(|p| op == *p || op.starts_with(&format!("{p}.")))
+        } else if ![
+            "MOV", "LDC", "ULDC", "STG", "EXIT", "BRA", "NOP", "S2R", "CS2R",
+        ]
+        .iter()
+        .any(|p| op == *p || op.starts_with(&format!("{p}.")))
         {
             compute.push(l.clone());
         }

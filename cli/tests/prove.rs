@@ -112,7 +112,7 @@ fn a_mismatch_and_a_malformed_file_exit_1() {
     std::fs::write(&wrong, "# rz is not rn\nname: claims-rz-is-rn\nexpect: proved\n  add.rn.f16 d, a, b\n=>\n  add.rz.f32 d, a, b\n").unwrap();
     let (code, _, err) = prove(&[wrong.to_str().unwrap(), "--no-cache"]);
     assert_eq!(code, 1);
-    assert!(err.contains("wrong.rules:6:3: error:"), "{err}");
+    assert!(err.contains("wrong.rules:6:17: error: `a` is 16 bits"), "{err}");
     std::fs::write(
         &wrong,
         "name: claims-rz-is-rn\nexpect: proved\n  add.rn.f32 d, a, b\n=>\n  add.rz.f32 d, a, b\n",
@@ -159,4 +159,42 @@ fn emit_smt2_writes_one_file_per_rule_and_the_cache_answers_again() {
         out.contains("add-commutes: proved") && out.contains("cached"),
         "{out}"
     );
+}
+
+#[test]
+fn validate_ptxas_proves_the_hmul2_ptxas_emits() {
+    if !root().join(".deps/py/nvidia/cu13/bin/ptxas").is_file()
+        && std::env::var_os("SEMFUZZ_CUDA_BIN").is_none()
+    {
+        eprintln!("SKIPPED: no ptxas in .deps/py (cargo xtask setup installs it)");
+        return;
+    }
+    let out = Command::cargo_bin("semfuzz")
+        .expect("binary built")
+        .args([
+            "validate-ptxas",
+            "mul.ftz.f16x2",
+            "mul.rn.f16",
+            "--arch",
+            "sm_86",
+            "--arch",
+            "sm_80",
+        ])
+        .current_dir(root())
+        .output()
+        .expect("runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("mul.ftz.f16x2 on sm_86: HMUL2.FTZ R5, R0, R5: proved"),
+        "{text}"
+    );
+    assert!(
+        text.contains("mul.ftz.f16x2 on sm_80: HFMA2.MMA.FTZ: not specified"),
+        "{text}"
+    );
+    assert!(
+        text.contains("mul.rn.f16 on sm_86: HMUL2 R0, R0.H0_H0, R5.H0_H0: proved"),
+        "{text}"
+    );
+    assert!(text.contains("3 proved, 1 unspecified SASS"), "{text}");
 }
