@@ -112,7 +112,10 @@ fn a_mismatch_and_a_malformed_file_exit_1() {
     std::fs::write(&wrong, "# rz is not rn\nname: claims-rz-is-rn\nexpect: proved\n  add.rn.f16 d, a, b\n=>\n  add.rz.f32 d, a, b\n").unwrap();
     let (code, _, err) = prove(&[wrong.to_str().unwrap(), "--no-cache"]);
     assert_eq!(code, 1);
-    assert!(err.contains("wrong.rules:6:17: error: `a` is 16 bits"), "{err}");
+    assert!(
+        err.contains("wrong.rules:6:17: error: `a` is 16 bits"),
+        "{err}"
+    );
     std::fs::write(
         &wrong,
         "name: claims-rz-is-rn\nexpect: proved\n  add.rn.f32 d, a, b\n=>\n  add.rz.f32 d, a, b\n",

@@ -154,6 +154,14 @@ fn var(
         }
         return Ok(i);
     }
+    if name.is_empty() {
+        return Err(at(span, "an operand is missing")
+            .with_hint("operands are separated by single commas: `add.rn.f32 d, a, b`"));
+    }
+    if !read && name.starts_with("0x") {
+        return Err(at(span, format!("the destination `{name}` is a constant"))
+            .with_hint("an instruction writes a variable: `add.rn.f32 d, a, 0x3f800000`"));
+    }
     if !name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
         || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
     {
@@ -366,7 +374,13 @@ fn resolve_sass<'s>(
         let idx = reg.strip_prefix('R').and_then(|n| n.parse::<usize>().ok());
         let (vname, vspan) = match idx.and_then(|i| names.get(i)) {
             Some((n, s)) => (n.clone(), s.clone()),
-            None => (name.clone(), line.span.clone()),
+            // A constant-bank value (`c[6][60672]`) is an input named after it (`c_6_60672`).
+            None => (
+                name.replace(['[', ']'], "_")
+                    .trim_end_matches('_')
+                    .replace("__", "_"),
+                line.span.clone(),
+            ),
         };
         value_vars.push(register(vars, &vname, &ty, true, written, &vspan)?);
     }

@@ -227,6 +227,21 @@ fn resolution_errors_are_located() {
     );
     let e = err("name: r\npre: is_nan(q)\n  add.rn.f32 d, a, b\n=>\n  add.rn.f32 d, b, a\n");
     assert!(e.starts_with("t.rules:2:13: error:"), "{e}");
+    let e = err("name: r\n  add.rn.f32 d, é, b\n=>\n  add.rn.f32 d, b, a\n");
+    assert!(
+        e.starts_with("t.rules:2:17: error: `é` is not a variable"),
+        "{e}"
+    );
+    let e = err("name: r\n  add.rn.f32 d,, b\n=>\n  add.rn.f32 d, b, a\n");
+    assert!(
+        e.starts_with("t.rules:2:16: error: an operand is missing"),
+        "{e}"
+    );
+    let e = err("name: r\n  add.rn.f32 0x3f800000, a, b\n=>\n  add.rn.f32 d, b, a\n");
+    assert!(
+        e.contains("the destination `0x3f800000` is a constant"),
+        "{e}"
+    );
     let e = err("name: r\n  HMUL2.FTZ d, a.H2_H0, b\n=>\n  mul.ftz.f16x2 d, a, b\n");
     assert!(
         e.starts_with("t.rules:2:3: error:") && e.contains("H2_H0"),
