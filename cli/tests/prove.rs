@@ -113,7 +113,7 @@ fn a_mismatch_and_a_malformed_file_exit_1() {
     let (code, _, err) = prove(&[wrong.to_str().unwrap(), "--no-cache"]);
     assert_eq!(code, 1);
     assert!(
-        err.contains("wrong.rules:6:17: error: `a` is 16 bits"),
+        err.contains("error: `a` is 16 bits") && err.contains("wrong.rules:6:17\n"),
         "{err}"
     );
     std::fs::write(

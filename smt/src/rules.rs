@@ -345,14 +345,18 @@ mod tests {
             .unwrap_err();
         let shown = e[0].to_string();
         assert!(
-            shown.starts_with("t.rules:2:11: error: `maybe` is not a verdict"),
+            shown.starts_with("error: `maybe` is not a verdict")
+                && shown.contains("--> t.rules:2:11\n"),
             "{shown}"
         );
         assert!(shown.contains("^^^^^"), "{shown}");
         let e = parse_text("add.f32 d, a, b\n").unwrap_err();
-        assert!(e[0]
-            .to_string()
-            .starts_with("t.rules:1:1: error: expected `name: NAME`"));
+        let shown = e[0].to_string();
+        assert!(
+            shown.starts_with("error: expected `name: NAME`")
+                && shown.contains("--> t.rules:1:1\n"),
+            "{shown}"
+        );
         let e = parse_text("name: r\n add.f32 d, a, b\n").unwrap_err();
         assert!(
             e[0].to_string().contains("has no target instructions"),

@@ -57,7 +57,7 @@ fn usage() {
     eprintln!(
         "usage: cargo xtask <command>\n\n\
          commands:\n  \
-         setup         install build dependencies (z3-solver wheel into {Z3_DIR}, libmpfr-dev)\n  \
+         setup         install dependencies (z3-solver into {Z3_DIR}, backend tools into {PY_DIR}, libmpfr-dev, llvm-16)\n  \
          test [ARGS]   setup, then `cargo test --workspace [ARGS]`\n  \
          demo [ARGS]   setup, `cargo build --release`, then `scripts/demo.sh [ARGS]`"
     );
@@ -84,8 +84,58 @@ fn step(msg: &str) {
 fn setup(root: &Path) -> Result<()> {
     check_config_version(root)?;
     setup_z3(root)?;
-    setup_mpfr()?;
+    setup_debian(DEBIAN_PACKAGES)?;
+    setup_python_tools(root)?;
     Ok(())
+}
+
+/// Debian packages the build and the backends need: MPFR for the FP tests (through `rug`
+/// with the system libraries), and LLVM 16's `opt` for the `llvm:opt-16` backend.
+const DEBIAN_PACKAGES: &[&str] = &["libmpfr-dev", "llvm-16"];
+
+/// Python wheels the backends run, pinned, pip-installed into [`PY_DIR`]: LLVM 22 with NVPTX
+/// (`llvm`), numba's CUDA simulator (`numba-sim`), and NVIDIA's `ptxas`, `cuobjdump` and
+/// `nvdisasm` (kernel checks, `repro`, `validate-ptxas`).
+const PY_TOOLS: &[&str] = &[
+    "llvmlite==0.50.0",
+    "numba-cuda==0.30.4",
+    "nvidia-cuda-nvcc==13.5.37",
+    "nvidia-cuda-cuobjdump==13.5.37",
+    "nvidia-cuda-nvdisasm==13.5.37",
+];
+/// Where [`PY_TOOLS`] go, relative to the workspace root (git-ignored); backends find it
+/// there (`PYTHONPATH`, `nvidia/cu13/bin`).
+const PY_DIR: &str = ".deps/py";
+
+/// Installs [`PY_TOOLS`] unless the same pinned list is already installed: the list is
+/// written into a stamp file after a complete install, so a changed pin reinstalls.
+fn setup_python_tools(root: &Path) -> Result<()> {
+    let dir = root.join(PY_DIR);
+    let stamp = dir.join(".semfuzz-installed");
+    let wanted = PY_TOOLS.join("\n");
+    if fs::read_to_string(&stamp).is_ok_and(|s| s == wanted) {
+        step(&format!("python tools already in {PY_DIR}"));
+        return Ok(());
+    }
+    let tmp = root.join(format!("{PY_DIR}.partial"));
+    remove_dir_if_exists(&tmp)?;
+    step(&format!(
+        "installing {} into {PY_DIR} (pip)",
+        PY_TOOLS.join(" ")
+    ));
+    let python = find_python()?;
+    run_checked(
+        Command::new(&python)
+            .args(["-m", "pip", "install", "--disable-pip-version-check", "-q"])
+            .args(["--no-warn-script-location", "--target"])
+            .arg(&tmp)
+            .args(PY_TOOLS),
+    )?;
+    fs::write(tmp.join(".semfuzz-installed"), &wanted)
+        .map_err(|e| format!("writing the stamp in {}: {e}", tmp.display()))?;
+    remove_dir_if_exists(&dir)?;
+    fs::rename(&tmp, &dir)
+        .map_err(|e| format!("renaming {} -> {}: {e}", tmp.display(), dir.display()))
 }
 
 /// `.cargo/config.toml` tells z3-sys the Z3 version (the wheel has no
@@ -220,36 +270,50 @@ fn find_python() -> Result<String> {
         .into())
 }
 
-/// The FP tests use MPFR through `rug` with the system libraries.
-fn setup_mpfr() -> Result<()> {
-    let status = match Command::new("dpkg").args(["-s", "libmpfr-dev"]).output() {
-        Ok(out) => out,
-        Err(e) if e.kind() == ErrorKind::NotFound => {
-            step("note: no dpkg (not Debian?); make sure MPFR/GMP development files are installed");
-            return Ok(());
+/// Installs whichever of `packages` dpkg does not list as installed, in one apt-get call.
+fn setup_debian(packages: &[&str]) -> Result<()> {
+    let mut missing = Vec::new();
+    for &package in packages {
+        let status = match Command::new("dpkg").args(["-s", package]).output() {
+            Ok(out) => out,
+            Err(e) if e.kind() == ErrorKind::NotFound => {
+                step(&format!(
+                    "note: no dpkg (not Debian?); make sure these are installed: {}",
+                    packages.join(" ")
+                ));
+                return Ok(());
+            }
+            Err(e) => return Err(format!("running dpkg: {e}")),
+        };
+        let installed = status.status.success()
+            && String::from_utf8_lossy(&status.stdout)
+                .lines()
+                .any(|l| l.starts_with("Status:") && l.trim_end().ends_with("ok installed"));
+        if !installed {
+            missing.push(package);
         }
-        Err(e) => return Err(format!("running dpkg: {e}")),
-    };
-    let installed = status.status.success()
-        && String::from_utf8_lossy(&status.stdout)
-            .lines()
-            .any(|l| l.starts_with("Status:") && l.trim_end().ends_with("ok installed"));
-    if installed {
-        step("libmpfr-dev already installed");
+    }
+    if missing.is_empty() {
+        step(&format!("{} already installed", packages.join(", ")));
         return Ok(());
     }
     if !is_root() {
-        return Err(
-            "libmpfr-dev is not installed and xtask is not running as root; \
-                    install it with `sudo apt-get install -y libmpfr-dev` and re-run"
-                .into(),
-        );
+        return Err(format!(
+            "{} not installed and xtask is not running as root; install with \
+             `sudo apt-get install -y {}` and re-run",
+            missing.join(", "),
+            missing.join(" ")
+        ));
     }
-    step("installing libmpfr-dev (apt-get update && apt-get install -y libmpfr-dev)");
+    step(&format!(
+        "installing {} (apt-get update && apt-get install -y)",
+        missing.join(" ")
+    ));
     run_checked(Command::new("apt-get").arg("update"))?;
     run_checked(
         Command::new("apt-get")
-            .args(["install", "-y", "--no-install-recommends", "libmpfr-dev"])
+            .args(["install", "-y", "--no-install-recommends"])
+            .args(&missing)
             .env("DEBIAN_FRONTEND", "noninteractive"),
     )
 }

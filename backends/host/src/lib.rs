@@ -2,6 +2,11 @@
 //! x86-64 SSE/AVX scalar instructions under a given MXCSR rounding mode and
 //! flush-to-zero (FTZ) / denormals-are-zero (DAZ) setting.
 //!
+//! [`probe`] and [`open`] give the `host` [`semfuzz_backend::Backend`],
+//! which maps PTX variants onto these instructions and runs whole batches
+//! under one MXCSR switch (`README.md` has the map). The functions below
+//! compute one operation each.
+//!
 //! Every function takes and returns raw encodings. Each call loads the
 //! requested MXCSR, executes the instruction and restores the previous MXCSR
 //! inside one `asm!` block: the compiler assumes round-to-nearest without
@@ -14,8 +19,11 @@
 
 #![warn(missing_docs)]
 
+pub use backend::{open, probe, Host};
 pub use semfuzz_fp::Round;
 
+mod backend;
+mod batch;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 #[cfg(target_arch = "x86_64")]

@@ -1,0 +1,151 @@
+//! The one trait every semfuzz backend implements.
+//!
+//! A backend is anything that computes PTX/SASS floating-point instructions: the host CPU, LLVM's
+//! constant folder, an emulator behind a process, a real GPU, the Z3 encoding. The campaign
+//! engine (`semfuzz-fuzz`) hands it one variant and a batch of input tuples and gets, per case,
+//! the destination's bits, or the backend's word that it has nothing to say about that case.
+//!
+//! Inputs are laid out as `semfuzz check` reads them: one row per case, one `u64` per entry of
+//! [`Variant::sources`] (register values, immediates, SASS operand-modifier fields, the old
+//! destination), each masked to its width. A result is the whole first destination register
+//! (`variant.program.dests[0]`), lanes packed from bit 0 as `check` reads them.
+
+#![warn(missing_docs)]
+
+use semfuzz_spec::Variant;
+use std::fmt;
+
+/// Who computed a result: every finding carries it, and it is part of a finding's signature.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Identity {
+    /// The name as given on the command line (`host`, `llvm:opt-16`, `external:./sim`).
+    pub name: String,
+    /// The implementation's version (`LLVM 22.1.0`, `numba-cuda 0.30.4`, `driver 13.0`).
+    pub version: String,
+    /// The machine or device it ran on (`AMD EPYC (avx512_bf16)`, `NVIDIA H100 (sm_90)`).
+    pub device: String,
+}
+
+impl fmt::Display for Identity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({}; {})", self.name, self.version, self.device)
+    }
+}
+
+/// What a backend made of one case.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// The destination register's bits.
+    Bits(u64),
+    /// The backend does not implement this case (an input form it cannot express).
+    Unsupported,
+    /// The backend ran but gave no answer to compare (LLVM left the call unfolded).
+    NoVerdict,
+}
+
+/// Whether a backend can run a variant at all.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Support {
+    /// It runs every case of the variant (each may still answer [`Verdict::NoVerdict`]).
+    Yes,
+    /// It cannot run the variant, and why (`no F16C on this CPU`, `no NVVM intrinsic`).
+    No(String),
+}
+
+/// A batch that could not be run: the campaign reports it and goes on with the next batch.
+#[derive(Debug, thiserror::Error)]
+pub enum BackendError {
+    /// The backend's process or library failed (died, hung past its timeout, wrote garbage).
+    #[error("{backend}: {message}")]
+    Failed {
+        /// The backend's name.
+        backend: String,
+        /// What happened, in words a user can act on.
+        message: String,
+    },
+    /// The backend cannot be used at all on this machine.
+    #[error("{backend} is unavailable: {reason}")]
+    Unavailable {
+        /// The backend's name.
+        backend: String,
+        /// Why (`no libcuda.so.1`, `opt-16 not found`).
+        reason: String,
+    },
+}
+
+impl BackendError {
+    /// A failed batch of `backend`.
+    pub fn failed(backend: &str, message: impl Into<String>) -> BackendError {
+        BackendError::Failed {
+            backend: backend.to_string(),
+            message: message.into(),
+        }
+    }
+}
+
+/// A backend: runs batches of one variant at a time.
+///
+/// One value serves one thread; the campaign opens one per thread.
+pub trait Backend: Send {
+    /// Who computes the results.
+    fn identity(&self) -> &Identity;
+
+    /// Whether this backend can run `variant`; called once per variant before any batch.
+    fn supports(&self, variant: &Variant) -> Support;
+
+    /// How many cases a batch should hold for this backend to amortise its overhead (a
+    /// process start, a kernel launch).
+    fn batch_size(&self) -> usize {
+        4096
+    }
+
+    /// Runs `out.len()` cases of `variant`; row `i` of `inputs` (`variant.sources.len()`
+    /// values) gives `out[i]`.
+    fn run(
+        &mut self,
+        variant: &Variant,
+        inputs: &[u64],
+        out: &mut [Verdict],
+    ) -> Result<(), BackendError>;
+}
+
+/// The dot-separated words of a PTX variant's text: `add.rn.ftz.f32` gives the opcode `add`
+/// and the modifiers `rn`, `ftz`, `f32` in order. Backends that map variants onto their own
+/// operations read them through this.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Words<'v> {
+    /// The opcode.
+    pub opcode: &'v str,
+    /// Modifiers and types, in the order the text writes them, without dots.
+    pub modifiers: Vec<&'v str>,
+}
+
+impl<'v> Words<'v> {
+    /// Splits `variant`'s text.
+    pub fn of(variant: &'v Variant) -> Words<'v> {
+        let mut parts = variant.text.split('.');
+        let opcode = parts.next().unwrap_or_default();
+        Words {
+            opcode,
+            modifiers: parts.collect(),
+        }
+    }
+
+    /// Whether `modifier` is written.
+    pub fn has(&self, modifier: &str) -> bool {
+        self.modifiers.contains(&modifier)
+    }
+
+    /// The last modifier: a PTX variant's (last) type, e.g. `f32` in `add.rn.f32`.
+    pub fn ty(&self) -> Option<&'v str> {
+        self.modifiers.last().copied()
+    }
+
+    /// The rounding modifier written (`rn`, `rz`, `rm`, `rp`), if any.
+    pub fn rounding(&self) -> Option<&'v str> {
+        self.modifiers
+            .iter()
+            .copied()
+            .find(|m| matches!(*m, "rn" | "rz" | "rm" | "rp"))
+    }
+}

@@ -1,0 +1,301 @@
+//! LLVM's constant folder as a semfuzz backend: what a compiler computes for a PTX instruction
+//! when its operands are constants.
+//!
+//! Each case becomes one IR function calling the NVVM intrinsic of the variant (or the plain
+//! IR operation NVPTX selects the instruction from) on constant operands; one process per
+//! batch runs `instcombine` over the module and prints it; a function folded to a constant
+//! gives the result bits, one left with its call gives [`Verdict::NoVerdict`].
+//!
+//! Backends (the command line's `llvm[:ARG]`):
+//! - `llvm`: the LLVM inside llvmlite (installed into `.deps/py` by `cargo xtask setup`),
+//!   driven by `fold.py`, which this crate embeds.
+//! - `llvm:opt-16`, `llvm:/path/to/opt`: an `opt` binary (`opt -passes=instcombine -S`),
+//!   looked up on `PATH` unless the argument has a `/`.
+
+#![warn(missing_docs)]
+
+mod module;
+mod route;
+
+use semfuzz_backend::{Backend, BackendError, Identity, Support, Verdict};
+use semfuzz_spec::Variant;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+use wait_timeout::ChildExt;
+
+/// The driver run by `python3` for the `llvm` backend.
+const FOLD_PY: &str = include_str!("../fold.py");
+
+/// How long one batch may take before the process is killed and the batch fails.
+const BATCH_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// The device every LLVM backend reports.
+const DEVICE: &str = "host (constant folder)";
+
+/// Cases per batch: large enough that a process start (about 0.1 s for llvmlite, 0.02 s for
+/// `opt`) stays under a tenth of the batch (docs/BENCHMARKS.md has the measurement).
+const BATCH_SIZE: usize = 65536;
+
+/// Where `cargo xtask setup` installed the Python packages: `$SEMFUZZ_DEPS/py`, else the
+/// first `.deps/py` above the running executable, else the one of this checkout.
+fn python_deps() -> Option<PathBuf> {
+    if let Some(deps) = std::env::var_os("SEMFUZZ_DEPS") {
+        return Some(PathBuf::from(deps).join("py"));
+    }
+    let exe = std::env::current_exe().ok();
+    let built = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    exe.iter()
+        .flat_map(|e| e.ancestors().skip(1))
+        .chain(std::iter::once(built.as_path()))
+        .map(|dir| dir.join(".deps/py"))
+        .find(|py| py.join("llvmlite").is_dir())
+}
+
+/// `name` on `PATH` (or `name` itself when it names a path).
+fn find_program(name: &str) -> Option<PathBuf> {
+    if name.contains('/') {
+        return Path::new(name).is_file().then(|| PathBuf::from(name));
+    }
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|dir| dir.join(name))
+        .find(|p| p.is_file())
+}
+
+/// The program that folds a module: reads IR on stdin, prints the folded IR.
+#[derive(Clone, Debug)]
+enum Folder {
+    /// `python3 -c FOLD_PY` with llvmlite on `PYTHONPATH`.
+    Llvmlite {
+        /// The `.deps/py` directory.
+        pythonpath: PathBuf,
+    },
+    /// `opt -passes=instcombine -S`.
+    Opt {
+        /// The binary.
+        path: PathBuf,
+    },
+}
+
+impl Folder {
+    /// The folder `arg` names, or why there is none.
+    fn find(arg: Option<&str>) -> Result<Folder, String> {
+        match arg {
+            None => {
+                let pythonpath = python_deps().ok_or(
+                    "llvmlite not found in .deps/py: run `cargo xtask setup` (or set SEMFUZZ_DEPS)",
+                )?;
+                Ok(Folder::Llvmlite { pythonpath })
+            }
+            Some("") => {
+                Err("`llvm:` needs an opt binary after the colon, e.g. `llvm:opt-16`".into())
+            }
+            Some(name) => match find_program(name) {
+                Some(path) => Ok(Folder::Opt { path }),
+                None => Err(format!("{name} not found")),
+            },
+        }
+    }
+
+    /// The command that folds the module on its stdin.
+    fn fold_command(&self) -> Command {
+        match self {
+            Folder::Llvmlite { pythonpath } => {
+                let mut c = Command::new("python3");
+                c.env("PYTHONPATH", pythonpath).arg("-c").arg(FOLD_PY);
+                c
+            }
+            Folder::Opt { path } => {
+                let mut c = Command::new(path);
+                c.args(["-passes=instcombine", "-S", "-"]);
+                c
+            }
+        }
+    }
+
+    /// The LLVM version, e.g. `LLVM 22.1.0`.
+    fn version(&self) -> Result<String, String> {
+        let mut command = match self {
+            Folder::Llvmlite { .. } => self.fold_command(),
+            Folder::Opt { path } => Command::new(path),
+        };
+        let text = exec(command.arg("--version"), "")?;
+        let version = match self {
+            Folder::Llvmlite { .. } => Some(text.trim()),
+            // "Debian LLVM version 16.0.6", "LLVM version 18.1.8", "Homebrew LLVM version ...".
+            Folder::Opt { .. } => text
+                .lines()
+                .find_map(|l| l.split_once("LLVM version "))
+                .map(|(_, v)| v.split_whitespace().next().unwrap_or_default()),
+        };
+        match version {
+            Some(v) if !v.is_empty() => Ok(format!("LLVM {v}")),
+            _ => Err(format!(
+                "no LLVM version in its --version output: {}",
+                text.trim()
+            )),
+        }
+    }
+
+    /// The folded module `ir`.
+    fn fold(&self, ir: &str) -> Result<String, String> {
+        exec(&mut self.fold_command(), ir)
+    }
+}
+
+/// Runs `command` with `input` on its stdin; its stdout, or what went wrong.
+fn exec(command: &mut Command, input: &str) -> Result<String, String> {
+    let program = command.get_program().to_string_lossy().into_owned();
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run {program}: {e}"))?;
+    // Write and read on threads so that neither pipe can fill up and stall the other.
+    let mut stdin = child.stdin.take();
+    let input = input.to_string();
+    let writer = std::thread::spawn(move || {
+        stdin.as_mut().map(|s| s.write_all(input.as_bytes()));
+    });
+    let reader = drain(child.stdout.take());
+    let errors = drain(child.stderr.take());
+    let status = match child.wait_timeout(BATCH_TIMEOUT) {
+        Ok(Some(status)) => status,
+        Ok(None) => {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(format!(
+                "{program} ran past {}s and was killed",
+                BATCH_TIMEOUT.as_secs()
+            ));
+        }
+        Err(e) => return Err(format!("waiting for {program}: {e}")),
+    };
+    let _ = writer.join();
+    let stdout = reader.join().unwrap_or_default();
+    let stderr = errors.join().unwrap_or_default();
+    if status.success() {
+        Ok(stdout)
+    } else {
+        let last: Vec<&str> = stderr.lines().rev().take(6).collect();
+        let last: Vec<&str> = last.into_iter().rev().collect();
+        Err(format!("{program} failed ({status}): {}", last.join("; ")))
+    }
+}
+
+/// Reads all of `pipe` on a thread of its own.
+fn drain(pipe: Option<impl Read + Send + 'static>) -> std::thread::JoinHandle<String> {
+    std::thread::spawn(move || {
+        let mut text = String::new();
+        if let Some(mut pipe) = pipe {
+            let _ = pipe.read_to_string(&mut text);
+        }
+        text
+    })
+}
+
+/// The name a backend has on the command line.
+fn name(arg: Option<&str>) -> String {
+    match arg {
+        None => "llvm".to_string(),
+        Some(a) => format!("llvm:{a}"),
+    }
+}
+
+/// Whether the LLVM `arg` names is available (`None`: llvmlite's; `Some("opt-16")`: an opt
+/// binary): its identity, or the reason it is not (`opt-99 not found`).
+pub fn probe(arg: Option<&str>) -> Result<Identity, String> {
+    let folder = Folder::find(arg)?;
+    Ok(Identity {
+        name: name(arg),
+        version: folder.version()?,
+        device: DEVICE.to_string(),
+    })
+}
+
+/// Opens the LLVM backend `arg` names (see [`probe`]).
+pub fn open(arg: Option<&str>) -> Result<Box<dyn Backend>, BackendError> {
+    let unavailable = |reason| BackendError::Unavailable {
+        backend: name(arg),
+        reason,
+    };
+    let folder = Folder::find(arg).map_err(unavailable)?;
+    let version = folder.version().map_err(unavailable)?;
+    Ok(Box::new(Llvm {
+        identity: Identity {
+            name: name(arg),
+            version,
+            device: DEVICE.to_string(),
+        },
+        folder,
+    }))
+}
+
+/// An LLVM constant folder as a backend.
+struct Llvm {
+    identity: Identity,
+    folder: Folder,
+}
+
+impl Backend for Llvm {
+    fn identity(&self) -> &Identity {
+        &self.identity
+    }
+
+    /// A variant is supported when it has a route and, for an NVVM intrinsic, when this LLVM
+    /// knows the intrinsic (one process run on a one-case module tells).
+    fn supports(&self, variant: &Variant) -> Support {
+        let route = match route::route(variant) {
+            Ok(r) => r,
+            Err(why) => return Support::No(why),
+        };
+        let Some(intrinsic) = route.intrinsic() else {
+            return Support::Yes;
+        };
+        let zeros = vec![0; variant.sources.len()];
+        match self
+            .folder
+            .fold(&module::build(&route, zeros.len(), &zeros))
+        {
+            Ok(folded) if module::unknown_intrinsic(&folded, intrinsic) => Support::No(format!(
+                "{} has no intrinsic @{intrinsic}",
+                self.identity.version
+            )),
+            Ok(_) => Support::Yes,
+            Err(e) => Support::No(format!("{}: {e}", self.identity.name)),
+        }
+    }
+
+    fn batch_size(&self) -> usize {
+        BATCH_SIZE
+    }
+
+    fn run(
+        &mut self,
+        variant: &Variant,
+        inputs: &[u64],
+        out: &mut [Verdict],
+    ) -> Result<(), BackendError> {
+        let failed = |message: String| BackendError::failed(&self.identity.name, message);
+        let route = route::route(variant).map_err(failed)?;
+        let n = variant.sources.len();
+        if inputs.len() != out.len() * n {
+            return Err(failed(format!(
+                "{} inputs for {} cases of {} sources",
+                inputs.len(),
+                out.len(),
+                n
+            )));
+        }
+        if out.is_empty() {
+            return Ok(());
+        }
+        let folded = self
+            .folder
+            .fold(&module::build(&route, n, inputs))
+            .map_err(failed)?;
+        module::read(&folded, route.ty.bits(), out).map_err(failed)
+    }
+}

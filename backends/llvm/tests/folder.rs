@@ -1,0 +1,225 @@
+//! LLVM's folder against the evaluator: the variants where they agree agree on every folded
+//! case, and the discrepancies found by `examples/survey.rs` are still there (README.md
+//! explains each). Needs `cargo xtask setup` (llvmlite in `.deps/py`, Debian's `opt-16`).
+
+use semfuzz_backend::{Backend, BackendError, Support, Verdict};
+use semfuzz_spec::eval::Evaluator;
+use semfuzz_spec::outcome::Accept;
+use semfuzz_spec::samples::Samples;
+use semfuzz_spec::{Spec, Variant};
+
+fn spec() -> Spec {
+    Spec::embedded().expect("the embedded spec loads")
+}
+
+fn backend(arg: Option<&str>) -> Box<dyn Backend> {
+    semfuzz_llvm::open(arg).unwrap_or_else(|e| panic!("{e} (run `cargo xtask setup`)"))
+}
+
+/// Whether the evaluator accepts `bits` for `row`.
+fn accepted(variant: &Variant, row: &[u64], bits: u64) -> bool {
+    let mut eval = Evaluator::new(&variant.program);
+    let mut accepts = vec![Accept::Exact(0); eval.n_parts()];
+    eval.eval(row, &mut accepts);
+    variant.program.dests[0]
+        .parts
+        .iter()
+        .zip(&accepts)
+        .all(|(p, a)| a.accepts(bits >> p.lo & (u64::MAX >> (64 - p.width))))
+}
+
+/// Runs `cases` boundary-heavy samples of `text` (with `sources` operands) in one batch;
+/// the folded cases' rows and results.
+fn run(
+    backend: &mut dyn Backend,
+    spec: &Spec,
+    text: &str,
+    sources: usize,
+    cases: usize,
+) -> Vec<(Vec<u64>, u64)> {
+    let variant = spec.lookup(text, Some(sources)).expect("variant");
+    assert_eq!(backend.supports(variant), Support::Yes, "{text}");
+    let mut samples = Samples::new(spec, variant, 11);
+    let mut inputs = vec![0; cases * sources];
+    for row in inputs.chunks_exact_mut(sources) {
+        samples.fill(row);
+    }
+    let mut out = vec![Verdict::Unsupported; cases];
+    backend.run(variant, &inputs, &mut out).expect("batch runs");
+    assert!(
+        !out.contains(&Verdict::Unsupported),
+        "{text}: a case got no verdict at all"
+    );
+    inputs
+        .chunks_exact(sources)
+        .zip(out)
+        .filter_map(|(row, v)| match v {
+            Verdict::Bits(b) => Some((row.to_vec(), b)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Every folded case of `text` is accepted, and at least `min_folded` of `cases` fold.
+fn agrees(backend: &mut dyn Backend, spec: &Spec, text: &str, sources: usize, min_folded: usize) {
+    let cases = 1024;
+    let folded = run(backend, spec, text, sources, cases);
+    assert!(
+        folded.len() >= min_folded,
+        "{text}: only {} of {cases} cases folded",
+        folded.len()
+    );
+    let variant = spec.lookup(text, Some(sources)).expect("variant");
+    for (row, bits) in &folded {
+        assert!(
+            accepted(variant, row, *bits),
+            "{text} {row:x?}: LLVM gives {bits:#x}"
+        );
+    }
+}
+
+/// The one case `row` of `text`: LLVM's result, and whether the evaluator accepts it.
+fn case(backend: &mut dyn Backend, spec: &Spec, text: &str, row: &[u64]) -> (u64, bool) {
+    let variant = spec.lookup(text, Some(row.len())).expect("variant");
+    let mut out = [Verdict::Unsupported];
+    backend.run(variant, row, &mut out).expect("batch runs");
+    let Verdict::Bits(bits) = out[0] else {
+        panic!("{text} {row:x?}: not folded ({:?})", out[0]);
+    };
+    (bits, accepted(variant, row, bits))
+}
+
+/// The one case `row` of `text`: LLVM's result, which the evaluator must reject.
+fn discrepancy(backend: &mut dyn Backend, spec: &Spec, text: &str, row: &[u64]) -> u64 {
+    let (bits, accepted) = case(backend, spec, text, row);
+    assert!(!accepted, "{text} {row:x?}: the spec now accepts {bits:#x}");
+    bits
+}
+
+#[test]
+fn llvm22_agrees_with_the_spec_where_it_folds() {
+    let spec = spec();
+    let mut llvm = backend(None);
+    assert!(
+        llvm.identity().version.starts_with("LLVM 22."),
+        "{}",
+        llvm.identity()
+    );
+    assert_eq!(llvm.identity().device, "host (constant folder)");
+    // LLVM 22 folds no NVVM add/mul/div/sqrt/rcp with a NaN operand (about a tenth of the
+    // boundary-heavy samples); everything else folds.
+    agrees(&mut *llvm, &spec, "add.rn.f32", 2, 800);
+    agrees(&mut *llvm, &spec, "fma.rn.f32", 3, 1000);
+    agrees(&mut *llvm, &spec, "min.NaN.f32", 2, 1000);
+    agrees(&mut *llvm, &spec, "add.rn.f16", 2, 1000);
+    agrees(&mut *llvm, &spec, "fma.rn.bf16x2", 3, 1000);
+    // sub.rz is add.rz with b negated.
+    let sub = case(&mut *llvm, &spec, "sub.rz.f32", &[0x3f80_0000, 0x3f80_0001]);
+    assert_eq!(sub, (0xb400_0000, true));
+}
+
+#[test]
+fn opt16_agrees_on_plain_ir() {
+    let spec = spec();
+    let mut opt = backend(Some("opt-16"));
+    assert_eq!(opt.identity().name, "llvm:opt-16");
+    assert!(
+        opt.identity().version.starts_with("LLVM 16."),
+        "{}",
+        opt.identity()
+    );
+    agrees(&mut *opt, &spec, "add.ftz.f32", 2, 1000);
+    // sub is add with b negated, except a NaN b, which both return with its own sign (LLVM 22
+    // folds no NVVM add with a NaN operand; LLVM 16 folds it as fadd).
+    let nan = 0x7ff8_0000_0000_0001;
+    let sub = case(
+        &mut *opt,
+        &spec,
+        "sub.rn.f64",
+        &[0x3ff0_0000_0000_0000, nan],
+    );
+    assert_eq!(sub, (nan, true));
+    // LLVM 16 folds NVVM intrinsics only after NVPTX's instcombine rewrote them into generic
+    // IR; llvm.nvvm.fmin.nan.f becomes llvm.minimum.f32, which keeps the input NaN where
+    // min.NaN gives the canonical NaN (LLVM 22 folds the intrinsic itself, correctly).
+    let got = discrepancy(&mut *opt, &spec, "min.NaN.f32", &[0x1f80_0002, 0x7fc0_0001]);
+    assert_eq!(got, 0x7fc0_0001);
+    // LLVM 16 folds vector fmul (and fadd, fsub) without the function's f32 FTZ: 2^-126 * 0.5
+    // in lane 0 stays subnormal. LLVM 22 flushes it.
+    let got = discrepancy(
+        &mut *opt,
+        &spec,
+        "mul.ftz.f32x2",
+        &[0x0080_0000, 0x3f00_0000],
+    );
+    assert_eq!(got, 0x0040_0000);
+}
+
+#[test]
+fn unfolded_calls_are_no_verdict() {
+    let spec = spec();
+    let mut llvm = backend(None);
+    // LLVM knows llvm.nvvm.div.approx.f but does not fold it.
+    let folded = run(&mut *llvm, &spec, "div.approx.f32", 2, 64);
+    assert!(folded.is_empty(), "div.approx.f32 folded: {folded:x?}");
+}
+
+#[test]
+fn variants_without_an_intrinsic_are_unsupported() {
+    let spec = spec();
+    let llvm = backend(None);
+    for text in ["neg.ftz.f32", "add.sat.f32", "testp.finite.f32"] {
+        let variant = spec.lookup(text, None).expect("variant");
+        assert!(
+            matches!(llvm.supports(variant), Support::No(_)),
+            "{text} is supported"
+        );
+    }
+}
+
+#[test]
+fn a_missing_opt_is_reported_cleanly() {
+    assert_eq!(
+        semfuzz_llvm::probe(Some("opt-99")),
+        Err("opt-99 not found".to_string())
+    );
+    match semfuzz_llvm::open(Some("opt-99")) {
+        Err(BackendError::Unavailable { backend, reason }) => {
+            assert_eq!(
+                (backend.as_str(), reason.as_str()),
+                ("llvm:opt-99", "opt-99 not found")
+            );
+        }
+        Err(e) => panic!("wrong error: {e}"),
+        Ok(_) => panic!("opt-99 opened"),
+    }
+}
+
+/// The discrepancies README.md describes, one case each.
+#[test]
+fn llvm22_discrepancies() {
+    let spec = spec();
+    let mut llvm = backend(None);
+    // NVPTX's instcombine turns llvm.nvvm.fmin.nan.f16 into llvm.minimum.f16, which keeps the
+    // input NaN; min.NaN gives the canonical NaN 0x7fff.
+    let got = discrepancy(&mut *llvm, &spec, "min.NaN.f16", &[0x2001, 0x7e01]);
+    assert_eq!(got, 0x7e01);
+    // llvm.fma ignores "denormal-fp-math-f32"="preserve-sign": 2^-126 * 0.5 stays subnormal.
+    let got = discrepancy(
+        &mut *llvm,
+        &spec,
+        "fma.rn.ftz.f32x2",
+        &[0x0080_0000, 0x3f00_0000, 0],
+    );
+    assert_eq!(got, 0x0040_0000);
+    // llvm.fabs clears a NaN's sign; abs.f64 passes NaNs through unchanged.
+    let got = discrepancy(&mut *llvm, &spec, "abs.f64", &[0xfff8_0000_0000_0000]);
+    assert_eq!(got, 0x7ff8_0000_0000_0000);
+    // x + -0.0 folds to x, an unquieted signalling NaN; f64 instructions quiet NaN payloads.
+    let snan = 0x7ff4_0000_0000_0000;
+    let got = discrepancy(&mut *llvm, &spec, "add.f64", &[0x8000_0000_0000_0000, snan]);
+    assert_eq!(got, snan);
+    // llvm.nvvm.fmin.d of two NaNs returns the second, still signalling.
+    let got = discrepancy(&mut *llvm, &spec, "min.f64", &[0x7ff0_0000_0000_0001, snan]);
+    assert_eq!(got, snan);
+}

@@ -1,0 +1,299 @@
+//! numba-cuda's CUDA simulator against the spec, through the external protocol: where it is
+//! right, it must agree; where it is not, the discrepancies found while building this backend
+//! must still be there, on the inputs that show them, for the reason given.
+
+use semfuzz_backend::{Backend, Support, Verdict};
+use semfuzz_spec::eval::Evaluator;
+use semfuzz_spec::outcome::Accept;
+use semfuzz_spec::samples::Samples;
+use semfuzz_spec::{Spec, Variant};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::{Mutex, OnceLock};
+
+fn spec() -> &'static Spec {
+    static SPEC: OnceLock<Spec> = OnceLock::new();
+    SPEC.get_or_init(|| Spec::embedded().expect("the embedded spec loads"))
+}
+
+fn variant(text: &str) -> &'static Variant {
+    spec().lookup(text, None).expect("variant exists")
+}
+
+/// One simulator for all tests: numba's import is the slow part of starting it.
+fn backend() -> std::sync::MutexGuard<'static, Box<dyn Backend>> {
+    static BACKEND: OnceLock<Mutex<Box<dyn Backend>>> = OnceLock::new();
+    BACKEND
+        .get_or_init(|| {
+            Mutex::new(semfuzz_numba_sim::open(None).unwrap_or_else(|e| {
+                panic!("numba-sim must run in CI (`cargo xtask setup` installs it): {e}")
+            }))
+        })
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+}
+
+/// The results of `rows` of `v` and, per row, whether the spec accepts them.
+fn run(v: &Variant, inputs: &[u64]) -> Vec<(Vec<u64>, u64, bool)> {
+    let n = inputs.len() / v.sources.len();
+    let mut out = vec![Verdict::NoVerdict; n];
+    let mut b = backend();
+    assert_eq!(b.supports(v), Support::Yes, "{}", v.text);
+    b.run(v, inputs, &mut out).expect("the batch runs");
+    let mut eval = Evaluator::new(&v.program);
+    let mut accepts = vec![Accept::default(); eval.n_parts()];
+    inputs
+        .chunks_exact(v.sources.len())
+        .zip(out)
+        .map(|(row, verdict)| {
+            let Verdict::Bits(bits) = verdict else {
+                panic!("{} {row:x?}: {verdict:?}", v.text)
+            };
+            eval.eval(row, &mut accepts);
+            (row.to_vec(), bits, accepts[0].accepts(bits))
+        })
+        .collect()
+}
+
+fn samples(v: &Variant, seed: u64, n: usize) -> Vec<u64> {
+    let mut s = Samples::new(spec(), v, seed);
+    let mut inputs = vec![0; n * v.sources.len()];
+    for row in inputs.chunks_exact_mut(v.sources.len()) {
+        s.fill(row);
+    }
+    inputs
+}
+
+/// The rows of `v`'s boundary samples the spec rejects.
+fn rejected(v: &Variant, seed: u64, n: usize) -> Vec<(Vec<u64>, u64)> {
+    run(v, &samples(v, seed, n))
+        .into_iter()
+        .filter(|r| !r.2)
+        .map(|(row, bits, _)| (row, bits))
+        .collect()
+}
+
+/// The simulator's result for one row, and whether the spec accepts it.
+fn one(text: &str, row: &[u64]) -> (u64, bool) {
+    let r = run(variant(text), row);
+    (r[0].1, r[0].2)
+}
+
+/// The one value the spec gives `text` on `row`, or `None` when it is any NaN.
+fn spec_value(text: &str, row: &[u64]) -> Option<u64> {
+    let v = variant(text);
+    let mut eval = Evaluator::new(&v.program);
+    let mut accepts = vec![Accept::default(); eval.n_parts()];
+    eval.eval(row, &mut accepts);
+    match accepts[0] {
+        Accept::Exact(bits) => Some(bits),
+        Accept::AnyNan(_) => None,
+        ref other => panic!("{text} {row:x?}: {other:?}"),
+    }
+}
+
+fn is_nan(ty: &str, bits: u64) -> bool {
+    let (exp, frac) = match ty {
+        "f16" => (0x7c00, 0x3ff),
+        "f32" => (0x7f80_0000, 0x7f_ffff),
+        _ => (0x7ff0_0000_0000_0000, 0xf_ffff_ffff_ffff),
+    };
+    bits & exp == exp && bits & frac != 0
+}
+
+#[test]
+fn plain_arithmetic_agrees_with_the_spec() {
+    for text in [
+        "add.f32",
+        "sub.f32",
+        "mul.f32",
+        "div.rn.f32",
+        "neg.f32",
+        "abs.f32",
+        "add.f64",
+        "div.rn.f64",
+        "add.f16",
+        "mul.f16",
+        "neg.f16",
+        "abs.f16",
+    ] {
+        let v = variant(text);
+        let bad = rejected(v, 11, 300);
+        assert!(
+            bad.is_empty(),
+            "{text}: {} rejected, e.g. {:x?}",
+            bad.len(),
+            bad[0]
+        );
+    }
+}
+
+/// `cuda.fma` and `cuda.fp16.hfma` compute `a * b + c` on numpy scalars: the product is
+/// rounded before the sum. The spec (fma.rn: "computes the product of a and b to infinite
+/// precision and then adds c", rounded once) is right; the simulator is at fault.
+#[test]
+fn fma_rounds_twice_in_the_simulator() {
+    // (1 + u)² - (1 + 2u) = u²: the rounded product loses it.
+    for (text, row, spec) in [
+        (
+            "fma.rn.f32",
+            [0x3f80_0001, 0x3f80_0001, 0xbf80_0002],
+            0x2880_0000,
+        ),
+        (
+            "fma.rn.f64",
+            [
+                0x3ff0_0000_0000_0001,
+                0x3ff0_0000_0000_0001,
+                0xbff0_0000_0000_0002,
+            ],
+            0x3970_0000_0000_0000,
+        ),
+        ("fma.rn.f16", [0x3c01, 0x3c01, 0xbc02], 0x0010),
+        // The product overflows on its own; the fused result is the largest finite value.
+        (
+            "fma.rn.f32",
+            [0x7f7f_ffff, 0x4000_0000, 0xff7f_ffff],
+            0x7f7f_ffff,
+        ),
+        ("fma.rn.f16", [0x7bff, 0x4000, 0xfbff], 0x7bff),
+    ] {
+        assert_eq!(spec_value(text, &row), Some(spec), "{text} {row:x?}");
+        let (got, accepted) = one(text, &row);
+        assert!(!accepted, "{text} {row:x?}: the simulator gave {got:#x}");
+    }
+    // Boundary samples find it on their own, and every rejected result is the unfused one:
+    // round(round(a * b) + c), as the spec computes it with mul.rn and add.rn.
+    for ty in ["f16", "f32", "f64"] {
+        let bad = rejected(variant(&format!("fma.rn.{ty}")), 5, 1000);
+        assert!(
+            !bad.is_empty(),
+            "fma.rn.{ty}: the samples no longer find the double rounding"
+        );
+        for (row, got) in bad {
+            let product = spec_value(&format!("mul.rn.{ty}"), &row[..2]);
+            let unfused = product.and_then(|p| spec_value(&format!("add.rn.{ty}"), &[p, row[2]]));
+            match unfused {
+                Some(bits) => assert_eq!(got, bits, "fma.rn.{ty} {row:x?}"),
+                None => assert!(is_nan(ty, got), "fma.rn.{ty} {row:x?}: {got:#x}"),
+            }
+        }
+    }
+}
+
+/// numpy's `abs` clears the sign of a NaN; PTX says "For abs.f64, NaN input is passed through
+/// unchanged" (9.7.3.9). On a GPU numba's `abs(float64)` is llvm.fabs, i.e. abs.f64. The
+/// simulator differs from the manual (which adds that "future implementations may comply with
+/// the IEEE 754 standard by preserving payload and modifying only the sign bit"): a wrong NaN
+/// pattern, the simulator's fault unless a GPU shows abs.f64 clearing the sign.
+#[test]
+fn abs_f64_clears_the_sign_of_nan() {
+    let row = [0xfff8_0000_0000_0001];
+    assert_eq!(spec_value("abs.f64", &row), Some(row[0]));
+    assert_eq!(one("abs.f64", &row), (0x7ff8_0000_0000_0001, false));
+    let bad = rejected(variant("abs.f64"), 5, 500);
+    assert!(!bad.is_empty(), "abs.f64: the samples no longer find it");
+    for (row, got) in bad {
+        assert!(
+            is_nan("f64", row[0]) && got == row[0] & !(1 << 63),
+            "{row:x?}: {got:#x}"
+        );
+    }
+}
+
+#[test]
+fn identity_and_supported_variants() {
+    let b = backend();
+    let id = b.identity();
+    assert_eq!(id.name, "numba-sim");
+    assert!(
+        id.version.starts_with("numba-cuda 0.30.4 (numba "),
+        "{}",
+        id.version
+    );
+    assert_eq!(id.device, "CUDA simulator (numpy)");
+    // A plain `a + b` is add.f32 (no rounding modifier); add.rn.f32 is not claimed, nor are
+    // hmax/hmin, which numba compiles to a compare and a select.
+    assert_eq!(b.supports(variant("add.f32")), Support::Yes);
+    for text in ["add.rn.f32", "max.f16", "min.f16", "max.f32", "add.f16x2"] {
+        if let Ok(v) = spec().lookup(text, None) {
+            assert!(matches!(b.supports(v), Support::No(_)), "{text}");
+        }
+    }
+    drop(b);
+    let e = semfuzz_numba_sim::probe(Some("x")).unwrap_err();
+    assert!(e.contains("numba-sim takes no argument"), "{e}");
+}
+
+/// The CUDA_HOME numba-cuda looks for libNVVM in (`nvvm/lib64`, `nvvm/libdevice`), made of
+/// links into the `nvidia-cuda-nvcc` and `-runtime` wheels that setup installs.
+fn cuda_home(py: &Path) -> PathBuf {
+    let home = std::env::temp_dir().join(format!("semfuzz-numba-ptx-{}", std::process::id()));
+    let lib64 = home.join("nvvm/lib64");
+    std::fs::create_dir_all(&lib64).expect("temp dir");
+    let cu = std::fs::read_dir(py.join("nvidia"))
+        .expect("setup installs nvidia/cu*")
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.join("nvvm/libdevice").is_dir())
+        .expect("a CUDA wheel with nvvm/libdevice");
+    let link = |from: PathBuf, to: PathBuf| {
+        let _ = std::fs::remove_file(&to);
+        std::os::unix::fs::symlink(&from, &to).expect("symlink");
+    };
+    for lib in ["libnvvm.so", "libcudart.so"] {
+        let found = std::fs::read_dir(cu.join("lib"))
+            .expect("lib")
+            .flatten()
+            .map(|e| e.path())
+            .find(|p| {
+                p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with(lib))
+            })
+            .unwrap_or_else(|| panic!("no {lib}* in {}", cu.display()));
+        link(found, lib64.join(lib));
+    }
+    link(cu.join("nvvm/libdevice"), home.join("nvvm/libdevice"));
+    home
+}
+
+/// What each operation the adapter maps compiles to with numba's real compiler (libNVVM, for
+/// sm_80; no GPU needed) is exactly the variant it is mapped to.
+#[test]
+fn each_mapped_operation_compiles_to_its_variant() {
+    let py = semfuzz_numba_sim::python_deps().expect("numba-cuda installed");
+    let home = cuda_home(&py);
+    let python = std::env::var(semfuzz_numba_sim::PYTHON_ENV).unwrap_or_else(|_| "python3".into());
+    let out = Command::new(python)
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("adapter.py"))
+        .arg("--ptx")
+        .env("PYTHONPATH", &py)
+        .env("CUDA_HOME", &home)
+        .env("LD_LIBRARY_PATH", home.join("nvvm/lib64"))
+        .env_remove("NUMBA_ENABLE_CUDASIM")
+        .output()
+        .expect("python runs");
+    let _ = std::fs::remove_dir_all(&home);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert!(lines.len() >= 20, "{stdout}");
+    for line in lines {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        assert_eq!(
+            words.len(),
+            2,
+            "`{line}`: one instruction, the variant itself"
+        );
+        assert_eq!(words[0], words[1], "`{line}`");
+        assert!(
+            spec().lookup(words[0], None).is_ok(),
+            "{} is a spec variant",
+            words[0]
+        );
+    }
+}
