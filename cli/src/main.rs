@@ -13,9 +13,11 @@ mod eval;
 mod fuzz;
 mod list;
 mod operand;
+mod prove;
 mod repro;
 mod selfcheck;
 mod witnesses;
+mod validate;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
@@ -143,6 +145,37 @@ enum Command {
         #[arg(long, default_value_t = 2000, value_name = "MS")]
         timeout: u32,
     },
+    /// Prove or refute rewrite rules (`rules/*.rules`); exits 1 when a verdict differs from a
+    /// rule's `expect:`.
+    Prove {
+        /// Rule files, or directories of `*.rules` files.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// Per-query solver timeout: 5s, 500ms, 1m.
+        #[arg(long, default_value = "10s", value_parser = prove::parse_timeout)]
+        timeout: u32,
+        /// Result cache directory (keyed by a hash of each query's SMT-LIB2 text).
+        #[arg(long, value_name = "DIR")]
+        cache: Option<PathBuf>,
+        /// Solve everything again, reading and writing no cache.
+        #[arg(long, conflicts_with = "cache")]
+        no_cache: bool,
+        /// Write each query as DIR/NAME.smt2.
+        #[arg(long, value_name = "DIR")]
+        emit_smt2: Option<PathBuf>,
+    },
+    /// Assemble PTX instructions with ptxas and prove the SASS it emits refines the spec.
+    ValidatePtxas {
+        /// PTX instructions, e.g. `mul.ftz.f16x2`.
+        #[arg(required = true)]
+        instrs: Vec<String>,
+        /// Targets (repeat for several).
+        #[arg(long = "arch", default_value = "sm_86")]
+        archs: Vec<String>,
+        /// Per-query solver timeout: 5s, 500ms, 1m.
+        #[arg(long, default_value = "10s", value_parser = prove::parse_timeout)]
+        timeout: u32,
+    },
 }
 
 fn load(dir: &Option<PathBuf>) -> Result<Spec> {
@@ -211,6 +244,33 @@ fn run(cli: Cli) -> Result<bool> {
         } => selfcheck::run(&spec, &select(&spec, &patterns)?, cases, seed),
         Command::Witnesses { patterns, timeout } => {
             witnesses::run(&spec, &select(&spec, &patterns)?, timeout).map(|()| true)
+        }
+        Command::Prove {
+            paths,
+            timeout,
+            cache,
+            no_cache,
+            emit_smt2,
+        } => {
+            let cache = (!no_cache).then(|| cache.unwrap_or_else(|| prove::default_cache().into()));
+            let opts = semfuzz_smt::solve::Options {
+                timeout_ms: timeout,
+                cache,
+                emit_smt2,
+            };
+            prove::run(&spec, &paths, &opts)
+        }
+        Command::ValidatePtxas {
+            instrs,
+            archs,
+            timeout,
+        } => {
+            let opts = semfuzz_smt::solve::Options {
+                timeout_ms: timeout,
+                cache: None,
+                emit_smt2: None,
+            };
+            validate::run(&spec, &instrs, &archs, &opts)
         }
     }
 }

@@ -19,6 +19,28 @@ pub struct EncodedPart {
     pub allowed: Bool,
     /// How to read the bits.
     pub kind: PartKind,
+    /// The part's value as a term: the outcome tree's run-time selects over its leaves, an
+    /// exact leaf its value, a leaf with a choice (`any_nan`, `one_of`, a bound) a fresh
+    /// variable listed in `choices`. A sequence passes it to the next instruction, which keeps
+    /// the structure visible to the simplifier.
+    pub term: BV,
+    /// The fresh variables of `term`.
+    pub choices: Vec<Choice>,
+}
+
+/// A nondeterministic leaf of an outcome as a fresh variable.
+#[derive(Clone, Debug)]
+pub struct Choice {
+    /// The variable.
+    pub var: BV,
+    /// What it may be.
+    pub allowed: Bool,
+    /// One value it may always take, when one is known without solving (the default NaN
+    /// for `any_nan`, the first of a `one_of`, the function itself for an approximation Z3
+    /// treats as uninterpreted).
+    pub witness: Option<BV>,
+    /// Whether it is an `any_nan` choice (whose witness is the default NaN).
+    pub nan: bool,
 }
 
 /// A program as formulas over free input variables.
@@ -62,6 +84,50 @@ fn bit(b: &Bool) -> BV {
 
 pub(crate) fn truth(bv: &BV) -> Bool {
     bv.eq(BV::from_u64(1, 1))
+}
+
+/// Per input of `program`: whether its bits are only ever read as floating-point numbers
+/// (arithmetic, comparisons, classification other than signalling-NaN, through lane
+/// extracts), never copied to a destination or used as bits. Such an input cannot tell one
+/// NaN encoding from another, so a NaN it receives may be any fixed one.
+pub fn payload_blind_inputs(program: &Program) -> Vec<bool> {
+    let n = program.ops.len();
+    let mut uses: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (i, op) in program.ops.iter().enumerate() {
+        for a in op.args() {
+            uses[a as usize].push(i);
+        }
+    }
+    let mut observed = vec![false; n];
+    for d in &program.dests {
+        for p in &d.parts {
+            let mut vs = Vec::new();
+            p.outcome.values(&mut vs);
+            vs.into_iter().for_each(|v| observed[v as usize] = true);
+        }
+    }
+    // Ops only use earlier values, so deciding from the last op backwards sees every use first.
+    let mut blind = vec![false; n];
+    for v in (0..n).rev() {
+        blind[v] = !observed[v]
+            && uses[v].iter().all(|&u| match &program.ops[u] {
+                Op::Add(..) | Op::Sub(..) | Op::Mul(..) | Op::Div(..) | Op::Fma(..) => true,
+                Op::Sqrt(..) | Op::Cvt(..) | Op::FCmp(..) => true,
+                Op::Class(_, c, _) => *c != Class::SignalingNan,
+                Op::Extract { .. } => blind[u],
+                _ => false,
+            });
+    }
+    (0..program.input_widths.len())
+        .map(|k| {
+            program
+                .ops
+                .iter()
+                .enumerate()
+                .filter(|(_, op)| **op == Op::Input(k as u16))
+                .all(|(v, _)| blind[v])
+        })
+        .collect()
 }
 
 /// Whether `bv` is a NaN encoding of `f`.
@@ -196,6 +262,7 @@ pub fn encode_over(program: &Program, prefix: &str, nan: NanBits, inputs: Vec<BV
         values.push(term);
     }
     let mut parts = Vec::new();
+    let mut choices = Vec::new();
     for d in &program.dests {
         for (j, p) in d.parts.iter().enumerate() {
             let result = BV::new_const(format!("{prefix}{}_{j}", d.name), p.width);
@@ -204,6 +271,17 @@ pub fn encode_over(program: &Program, prefix: &str, nan: NanBits, inputs: Vec<BV
                 result,
                 allowed,
                 kind: p.kind,
+                term: {
+                    let mut n = 0;
+                    choice_term(
+                        &p.outcome,
+                        &values,
+                        &format!("{prefix}{}_{j}_c", d.name),
+                        &mut n,
+                        &mut choices,
+                    )
+                },
+                choices: std::mem::take(&mut choices),
             });
         }
     }
@@ -237,6 +315,58 @@ pub fn rounded(op: &Op, values: &[BV], round: Option<Round>) -> Option<(Format, 
         ),
         _ => return None,
     })
+}
+
+/// The outcome tree as a term (see [`EncodedPart::term`]); leaf variables are `{name}{n}`.
+fn choice_term(
+    o: &Outcome,
+    values: &[BV],
+    name: &str,
+    n: &mut usize,
+    choices: &mut Vec<Choice>,
+) -> BV {
+    match o {
+        Outcome::Exact(v) => values[*v as usize].clone(),
+        Outcome::OneOf(vs) if vs.len() == 1 => values[vs[0] as usize].clone(),
+        Outcome::Select(c, a, b) => {
+            let a = choice_term(a, values, name, n, choices);
+            let b = choice_term(b, values, name, n, choices);
+            truth(&values[*c as usize]).ite(&a, &b)
+        }
+        leaf => {
+            let width = match leaf {
+                Outcome::AnyNan(f) | Outcome::Any(f) => f.width(),
+                Outcome::Within { format, .. } => format.width(),
+                Outcome::OneOf(vs) => values[vs[0] as usize].get_size(),
+                _ => unreachable!("exact and select are handled above"),
+            };
+            let var = BV::new_const(format!("{name}{n}"), width);
+            *n += 1;
+            let witness = match leaf {
+                Outcome::AnyNan(f) => Some(BV::from_u64(f.default_nan(), width)),
+                Outcome::OneOf(vs) => Some(values[vs[0] as usize].clone()),
+                Outcome::Within {
+                    func,
+                    args,
+                    format,
+                    bound,
+                    ftz: false,
+                } if !bound_in_z3(*func, *bound, *format) => {
+                    let actuals: Vec<BV> =
+                        args.iter().map(|a| values[*a as usize].clone()).collect();
+                    Some(uninterpreted(*func, *format, &actuals))
+                }
+                _ => None,
+            };
+            choices.push(Choice {
+                allowed: allowed(leaf, &var, values),
+                var: var.clone(),
+                witness,
+                nan: matches!(leaf, Outcome::AnyNan(_)),
+            });
+            var
+        }
+    }
 }
 
 fn allowed(o: &Outcome, r: &BV, values: &[BV]) -> Bool {

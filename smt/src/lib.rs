@@ -8,6 +8,9 @@ pub mod encode;
 pub mod fpbits;
 pub mod prove;
 pub mod witness;
+pub mod rules;
+pub mod sequence;
+pub mod solve;
 
 pub use z3;
 

@@ -32,13 +32,22 @@ pub struct SassInstr<'s> {
     inputs: Vec<Input>,
 }
 
+/// Where one input of a SASS variant comes from.
 #[derive(Clone, Copy, Debug, PartialEq)]
-enum Input {
+pub enum Input {
+    /// Fixed by the text: a modifier field or an immediate.
     Fixed(u64),
+    /// Value `k` of [`SassInstr::values`]: a register or constant the caller supplies.
     Value(usize),
 }
 
 impl SassInstr<'_> {
+    /// Where each of the variant's inputs comes from, in input order (for callers that give
+    /// the values as formulas rather than bits, such as `semfuzz prove`).
+    pub fn input_sources(&self) -> &[Input] {
+        &self.inputs
+    }
+
     /// The variant's inputs, given the values of [`SassInstr::values`] in order (32-bit
     /// register or constant-bank contents).
     pub fn inputs(&self, values: &[u64]) -> Result<Vec<u64>, String> {

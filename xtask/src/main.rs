@@ -119,7 +119,10 @@ fn setup_python_tools(root: &Path) -> Result<()> {
     }
     let tmp = root.join(format!("{PY_DIR}.partial"));
     remove_dir_if_exists(&tmp)?;
-    step(&format!("installing {} into {PY_DIR} (pip)", PY_TOOLS.join(" ")));
+    step(&format!(
+        "installing {} into {PY_DIR} (pip)",
+        PY_TOOLS.join(" ")
+    ));
     let python = find_python()?;
     run_checked(
         Command::new(&python)

@@ -1,0 +1,178 @@
+//! `semfuzz prove FILE|DIR...`: one line per rule, `NAME: proved|counterexample|unknown`
+//! with the solve time, a counterexample's inputs and outputs indented under it; exit 1 when
+//! a verdict differs from the rule's `expect:` or a file is malformed.
+
+use crate::eval::describe_operand;
+use anyhow::{anyhow, Result};
+use semfuzz_smt::rules::{self, Expect};
+use semfuzz_smt::sequence::{self, Proof};
+use semfuzz_smt::solve::{Answer, Options};
+use semfuzz_spec::diag::SourceFile;
+use semfuzz_spec::outcome::{describe, describe_accept};
+use semfuzz_spec::Spec;
+use std::path::{Path, PathBuf};
+
+/// Parses `--timeout`: `5s`, `500ms`, `1m`, or plain seconds.
+pub fn parse_timeout(text: &str) -> Result<u32, String> {
+    let t = text.trim();
+    let (num, scale) = if let Some(n) = t.strip_suffix("ms") {
+        (n, 1.0)
+    } else if let Some(n) = t.strip_suffix('s') {
+        (n, 1000.0)
+    } else if let Some(n) = t.strip_suffix('m') {
+        (n, 60_000.0)
+    } else {
+        (t, 1000.0)
+    };
+    match num.trim().parse::<f64>() {
+        Ok(v) if v > 0.0 && v * scale <= f64::from(u32::MAX) => {
+            Ok((v * scale).round().max(1.0) as u32)
+        }
+        _ => Err(format!(
+            "`{text}` is not a duration: write it like 5s, 500ms or 1m"
+        )),
+    }
+}
+
+/// The `.rules` files named: files as given, directories' `*.rules` sorted by name.
+fn rule_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let mut found: Vec<PathBuf> = std::fs::read_dir(p)
+                .map_err(|e| anyhow!("cannot read {}: {e}", p.display()))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|f| f.extension().is_some_and(|x| x == "rules"))
+                .collect();
+            found.sort();
+            if found.is_empty() {
+                return Err(anyhow!("no .rules files in {}", p.display()));
+            }
+            files.extend(found);
+        } else {
+            files.push(p.clone());
+        }
+    }
+    Ok(files)
+}
+
+/// Runs every rule of `paths`; `Ok(false)` when a verdict differs from its `expect:`, a
+/// counterexample is not confirmed, or a file is malformed.
+pub fn run(spec: &Spec, paths: &[PathBuf], opts: &Options) -> Result<bool> {
+    let mut ok = true;
+    let (mut counts, mut differ, mut cached) = ([0usize; 3], 0usize, 0usize);
+    for path in rule_files(paths)? {
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| anyhow!("cannot read {}: {e}", path.display()))?;
+        let file = SourceFile::new(path.display().to_string(), text);
+        let rules = match rules::parse(&file) {
+            Ok(r) => r,
+            Err(errors) => {
+                for e in errors {
+                    eprintln!("{e}");
+                }
+                ok = false;
+                continue;
+            }
+        };
+        for rule in &rules {
+            let proof = match sequence::prove(spec, rule, opts) {
+                Ok(p) => p,
+                Err(e) => {
+                    eprintln!("{e}");
+                    ok = false;
+                    continue;
+                }
+            };
+            let (verdict, index) = match proof.solved.answer {
+                Answer::Proved => (Expect::Proved, 0),
+                Answer::Counterexample(_) => (Expect::Counterexample, 1),
+                Answer::Unknown(_) => (Expect::Unknown, 2),
+            };
+            counts[index] += 1;
+            cached += usize::from(proof.solved.cached);
+            // `unknown` is never a pass unless the rule says it expects exactly that.
+            let matches = rule
+                .expect
+                .map_or(verdict != Expect::Unknown, |e| e == verdict);
+            if !matches {
+                differ += 1;
+                ok = false;
+            }
+            let note = match (&proof.solved.answer, matches, rule.expect) {
+                (Answer::Unknown(why), _, _) => format!(" ({why})"),
+                _ => String::new(),
+            };
+            outln!(
+                "{}: {}{note} ({:.2}s{}){}",
+                rule.name,
+                verdict.name(),
+                proof.solved.seconds,
+                if proof.solved.cached { ", cached" } else { "" },
+                match (matches, rule.expect) {
+                    (true, _) => String::new(),
+                    (false, Some(e)) => format!("   MISMATCH: expected {}", e.name()),
+                    (false, None) => "   MISMATCH: no verdict (unknown is never a pass)".into(),
+                }
+            );
+            if !print_counterexample(spec, &proof) {
+                ok = false;
+            }
+        }
+    }
+    outln!(
+        "{} rules: {} proved, {} counterexample, {} unknown; {differ} differ from expect:; {cached} from the cache",
+        counts.iter().sum::<usize>(),
+        counts[0],
+        counts[1],
+        counts[2]
+    );
+    Ok(ok)
+}
+
+/// Prints a counterexample's inputs, output parts and the evaluator's verdict; false when
+/// the evaluator does not confirm it (a bug in semfuzz).
+fn print_counterexample(spec: &Spec, proof: &Proof) -> bool {
+    let (Answer::Counterexample(values), Some(c)) = (&proof.solved.answer, &proof.confirmation)
+    else {
+        return true;
+    };
+    let q = &proof.query;
+    for i in q.inputs() {
+        let v = &q.vars[i];
+        let bits = values.get(&format!("in_{}", v.name)).copied().unwrap_or(0);
+        outln!("    {} = {}", v.name, describe_operand(spec, &v.ty, bits));
+    }
+    for p in &c.parts {
+        let bad = !p.source.accepts(p.target);
+        outln!(
+            "    {}{}: source allows {}; target produced {}",
+            if bad { "lane " } else { "  " },
+            p.name,
+            describe_accept(p.kind, &p.source),
+            describe(p.kind, p.target)
+        );
+    }
+    if q.source.len() > 1 || q.target.len() > 1 {
+        outln!("    (a mul+add without rounding modifier may also be fused: both sides' alternatives were run)");
+    }
+    if c.confirmed() {
+        outln!("    confirmed by the evaluator");
+        true
+    } else {
+        eprintln!(
+            "    BUG: the evaluator does NOT confirm this counterexample ({}): the SMT encoding and the evaluator disagree; please report it",
+            if !c.target_produces {
+                "the target cannot produce this output"
+            } else {
+                "a choice of the source allows this output"
+            }
+        );
+        false
+    }
+}
+
+/// The default cache directory, under the current directory (git-ignored).
+pub fn default_cache() -> &'static Path {
+    Path::new(".semfuzz-cache")
+}

@@ -1,0 +1,203 @@
+//! `semfuzz prove`: the shipped rule library reproduces every expected verdict (cached under
+//! target/, so CI re-solves only what changed), counterexamples are confirmed, malformed files
+//! and mismatches exit 1.
+
+use assert_cmd::Command;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("workspace root")
+        .to_path_buf()
+}
+
+fn prove(args: &[&str]) -> (i32, String, String) {
+    let out = Command::cargo_bin("semfuzz")
+        .expect("binary built")
+        .arg("prove")
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
+/// `expect:` of every rule in `dir`'s `.rules` files, by name.
+fn expectations(dir: &Path) -> HashMap<String, String> {
+    let mut all = HashMap::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|x| x != "rules") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut name = None;
+        for line in text.lines() {
+            if let Some(n) = line.trim().strip_prefix("name:") {
+                name = Some(n.trim().to_string());
+            } else if let Some(e) = line.trim().strip_prefix("expect:") {
+                let n = name.clone().expect("expect: after name:");
+                assert!(
+                    all.insert(n.clone(), e.trim().to_string()).is_none(),
+                    "{n} twice"
+                );
+            }
+        }
+    }
+    all
+}
+
+#[test]
+fn the_rule_library_reproduces_every_expected_verdict() {
+    let rules = root().join("rules");
+    let expected = expectations(&rules);
+    assert!(
+        expected.len() >= 60,
+        "{} rules with expect:",
+        expected.len()
+    );
+    let cache = root().join("target").join("semfuzz-prove-cache");
+    let (code, out, err) = prove(&[
+        "rules",
+        "--timeout",
+        "60s",
+        "--cache",
+        cache.to_str().unwrap(),
+    ]);
+    let mut seen = 0;
+    let mut lines = out.lines().peekable();
+    while let Some(line) = lines.next() {
+        let Some((name, rest)) = line.split_once(": ") else {
+            continue;
+        };
+        let Some(want) = expected.get(name) else {
+            continue;
+        };
+        seen += 1;
+        let got = rest.split_whitespace().next().unwrap_or("");
+        assert_eq!(got, want, "{line}\n{err}");
+        if got == "counterexample" {
+            let mut block = Vec::new();
+            while let Some(l) = lines.next_if(|l| l.starts_with("    ")) {
+                block.push(l);
+            }
+            assert!(
+                block
+                    .iter()
+                    .any(|l| l.trim() == "confirmed by the evaluator"),
+                "{name}: not confirmed\n{}\n{err}",
+                block.join("\n")
+            );
+            assert!(
+                block.iter().any(|l| l.trim_start().starts_with("lane ")),
+                "{name}: no lane"
+            );
+        }
+    }
+    assert_eq!(seen, expected.len(), "{out}\n{err}");
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(err.is_empty(), "{err}");
+}
+
+#[test]
+fn a_mismatch_and_a_malformed_file_exit_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let wrong = dir.path().join("wrong.rules");
+    std::fs::write(&wrong, "# rz is not rn\nname: claims-rz-is-rn\nexpect: proved\n  add.rn.f16 d, a, b\n=>\n  add.rz.f32 d, a, b\n").unwrap();
+    let (code, _, err) = prove(&[wrong.to_str().unwrap(), "--no-cache"]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("error: `a` is 16 bits") && err.contains("wrong.rules:6:17\n"),
+        "{err}"
+    );
+    std::fs::write(
+        &wrong,
+        "name: claims-rz-is-rn\nexpect: proved\n  add.rn.f32 d, a, b\n=>\n  add.rz.f32 d, a, b\n",
+    )
+    .unwrap();
+    let (code, out, _) = prove(&[wrong.to_str().unwrap(), "--no-cache"]);
+    assert_eq!(code, 1);
+    assert!(out.contains("claims-rz-is-rn: counterexample"), "{out}");
+    assert!(out.contains("MISMATCH: expected proved"), "{out}");
+    assert!(out.contains("confirmed by the evaluator"), "{out}");
+    let (code, _, err) = prove(&[wrong.to_str().unwrap(), "--timeout", "soon"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("`soon` is not a duration"), "{err}");
+}
+
+#[test]
+fn emit_smt2_writes_one_file_per_rule_and_the_cache_answers_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let rules = dir.path().join("r.rules");
+    std::fs::write(
+        &rules,
+        "name: add-commutes\nexpect: proved\n  add.rn.f32 d, a, b\n=>\n  add.rn.f32 d, b, a\n",
+    )
+    .unwrap();
+    let (smt2, cache) = (dir.path().join("smt2"), dir.path().join("cache"));
+    let args = [
+        rules.to_str().unwrap(),
+        "--emit-smt2",
+        smt2.to_str().unwrap(),
+        "--cache",
+        cache.to_str().unwrap(),
+    ];
+    let (code, out, _) = prove(&args);
+    assert_eq!(code, 0, "{out}");
+    assert!(!out.contains("cached"), "{out}");
+    let text = std::fs::read_to_string(smt2.join("add-commutes.smt2")).unwrap();
+    assert!(
+        text.contains("(check-sat)") && text.contains("declare-fun in_a"),
+        "{text}"
+    );
+    let (code, out, _) = prove(&args);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("add-commutes: proved") && out.contains("cached"),
+        "{out}"
+    );
+}
+
+#[test]
+fn validate_ptxas_proves_the_hmul2_ptxas_emits() {
+    if !root().join(".deps/py/nvidia/cu13/bin/ptxas").is_file()
+        && std::env::var_os("SEMFUZZ_CUDA_BIN").is_none()
+    {
+        eprintln!("SKIPPED: no ptxas in .deps/py (cargo xtask setup installs it)");
+        return;
+    }
+    let out = Command::cargo_bin("semfuzz")
+        .expect("binary built")
+        .args([
+            "validate-ptxas",
+            "mul.ftz.f16x2",
+            "mul.rn.f16",
+            "--arch",
+            "sm_86",
+            "--arch",
+            "sm_80",
+        ])
+        .current_dir(root())
+        .output()
+        .expect("runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("mul.ftz.f16x2 on sm_86: HMUL2.FTZ R5, R0, R5: proved"),
+        "{text}"
+    );
+    assert!(
+        text.contains("mul.ftz.f16x2 on sm_80: HFMA2.MMA.FTZ: not specified"),
+        "{text}"
+    );
+    assert!(
+        text.contains("mul.rn.f16 on sm_86: HMUL2 R0, R0.H0_H0, R5.H0_H0: proved"),
+        "{text}"
+    );
+    assert!(text.contains("3 proved, 1 unspecified SASS"), "{text}");
+}

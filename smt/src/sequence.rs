@@ -1,0 +1,1082 @@
+//! Sequences of PTX and SASS instructions, and the refinement query of a rule.
+//!
+//! A rule's two sides are resolved against the specs ([`resolve`]): each instruction becomes
+//! a variant with its inputs bound to the rule's variables or to constants. Inputs are the
+//! variables read before any write (on either side); temporaries are written first; the output
+//! is the variable both last instructions write.
+//!
+//! **Semantics** ([`Query::build`]): the target refines the source when, for every input that
+//! satisfies `pre`, every value the target can leave in the output is one the source allows,
+//! part by part (Alive2's refinement). Nondeterminism stays nondeterminism on both sides:
+//! - the target's choices (a NaN an operation leaves unspecified, `one_of`, the value of an
+//!   approximation within its bound) are free variables of the query, so a proof covers every
+//!   choice: target NaNs are encoded with [`NanBits::Free`], never pinned;
+//! - the source's choices are existentially quantified inside the negated query: a target
+//!   value is fine when *some* choice of the source produces it. Choices of the source's last
+//!   instruction are its outcome formula over the output itself; an intermediate choice is a
+//!   variable under `exists`. The source's own operation NaNs are pinned (`NanBits::Pinned`),
+//!   which only removes source behaviours: a proof stays sound, and specs that pass the
+//!   consistency check never expose those bits anyway;
+//! - the licence to fuse: a `mul` and an `add` without rounding modifier (`Variant::fusable`)
+//!   where the product is a temporary read only by that `add`, with the same type and `.ftz`,
+//!   and no `.sat` on the `mul`, may also be one `fma.rn` (PTX ISA 9.7.3.3/9.7.4.1: "mul/add
+//!   sequences with no rounding modifiers may be optimized to use fused-multiply-add"). Each
+//!   such pair doubles the side's alternatives; the side allows the union.
+//!
+//! A counterexample is re-run concretely by the evaluator ([`Query::confirm`]).
+
+use crate::encode::{encode_over, payload_blind_inputs, NanBits};
+use crate::rules::{InstrLine, Rule};
+use crate::solve::Answer;
+use semfuzz_spec::catalog::{OperandRole, Spec, Variant};
+use semfuzz_spec::diag::{Diagnostic, SourceFile, Span};
+use semfuzz_spec::eval::Evaluator;
+use semfuzz_spec::ir::{mask, PartKind, Program};
+use semfuzz_spec::outcome::Accept;
+use std::collections::HashMap;
+use z3::ast::{exists_const, Ast, Bool, BV};
+
+/// What an input of a variant is bound to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Arg {
+    /// A rule variable (index into [`Query::vars`]).
+    Var(usize),
+    /// Bits fixed by the text: a hex constant, a SASS immediate or modifier field.
+    Const(u64),
+    /// A register of `width` bits whose low bits hold a narrower variable (a 16-bit PTX
+    /// value in a 32-bit SASS register); its upper bits are an arbitrary input `in_NAME_hi`.
+    Low(usize, u32),
+}
+
+/// One instruction of a side, resolved.
+#[derive(Clone, Debug)]
+pub struct Step<'s> {
+    /// The variant.
+    pub variant: &'s Variant,
+    /// One binding per variant input.
+    pub args: Vec<Arg>,
+    /// The variable it writes.
+    pub dest: usize,
+    /// The instruction text as it reads in the rule (or `fma.rn...` for a fused pair).
+    pub text: String,
+}
+
+/// A rule variable.
+#[derive(Clone, Debug)]
+pub struct Var {
+    /// Its name in the rule.
+    pub name: String,
+    /// Its width in bits.
+    pub width: u32,
+    /// Its type as the first instruction reading or writing it names it (`f32`, `f16x2`).
+    pub ty: String,
+    /// Whether it is an input (read before any write on some side).
+    pub input: bool,
+}
+
+/// A rule resolved against the specs, ready to be posed.
+pub struct Query<'s> {
+    /// The rule's variables.
+    pub vars: Vec<Var>,
+    /// The output variable.
+    pub output: usize,
+    /// The source's alternatives (more than one when `mul`+`add` may be fused).
+    pub source: Vec<Vec<Step<'s>>>,
+    /// The target's alternatives.
+    pub target: Vec<Vec<Step<'s>>>,
+    /// The precondition as a program over the inputs (in [`Query::inputs`] order) whose one
+    /// predicate destination must be true.
+    pub pre: Option<Program>,
+}
+
+fn at(span: &Span, msg: impl Into<String>) -> Diagnostic {
+    Diagnostic::at(span, msg)
+}
+
+/// Resolves both sides of `rule` against `spec`.
+pub fn resolve<'s>(spec: &'s Spec, rule: &Rule) -> Result<Query<'s>, Diagnostic> {
+    let mut vars: Vec<Var> = Vec::new();
+    let source = resolve_side(spec, &rule.source, &mut vars)?;
+    let target = resolve_side(spec, &rule.target, &mut vars)?;
+    let (s_last, t_last) = (
+        source.last().expect("non-empty"),
+        target.last().expect("non-empty"),
+    );
+    if s_last.dest != t_last.dest {
+        let line = rule.target.last().expect("non-empty");
+        return Err(at(
+            line.operands.first().map_or(&line.span, |o| &o.1),
+            format!(
+                "the target's last instruction writes `{}`, the source's `{}`",
+                vars[t_last.dest].name, vars[s_last.dest].name
+            ),
+        )
+        .with_hint("both sides' last instructions must write the same output variable"));
+    }
+    let output = s_last.dest;
+    let pre = match &rule.pre {
+        Some((text, span)) => Some(precondition(&vars, text, span)?),
+        None => None,
+    };
+    Ok(Query {
+        source: alternatives(spec, &source, output),
+        target: alternatives(spec, &target, output),
+        vars,
+        output,
+        pre,
+    })
+}
+
+/// The variable `name`, created on first use with the operand's width and type; its width
+/// must agree on every later use.
+fn var(
+    vars: &mut Vec<Var>,
+    name: &str,
+    width: u32,
+    ty: &str,
+    read: bool,
+    written: &[bool],
+    span: &Span,
+) -> Result<usize, Diagnostic> {
+    if let Some(i) = vars.iter().position(|v| v.name == name) {
+        if vars[i].width != width {
+            return Err(at(
+                span,
+                format!(
+                    "`{name}` is {} bits ({}) elsewhere, but this operand is {width} bits ({ty})",
+                    vars[i].width, vars[i].ty
+                ),
+            )
+            .with_hint("use a separate variable for a value of another width"));
+        }
+        if read && !written.get(i).copied().unwrap_or(false) {
+            vars[i].input = true;
+        }
+        return Ok(i);
+    }
+    if name.is_empty() {
+        return Err(at(span, "an operand is missing")
+            .with_hint("operands are separated by single commas: `add.rn.f32 d, a, b`"));
+    }
+    if !read && name.starts_with("0x") {
+        return Err(at(span, format!("the destination `{name}` is a constant"))
+            .with_hint("an instruction writes a variable: `add.rn.f32 d, a, 0x3f800000`"));
+    }
+    if !name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    {
+        return Err(at(span, format!("`{name}` is not a variable or a constant"))
+            .with_hint("operands are variables (`a`, `t1`) or hex bits of the operand's width (`0x3f800000`)"));
+    }
+    vars.push(Var {
+        name: name.to_string(),
+        width,
+        ty: ty.to_string(),
+        input: read,
+    });
+    Ok(vars.len() - 1)
+}
+
+fn resolve_side<'s>(
+    spec: &'s Spec,
+    lines: &[InstrLine],
+    vars: &mut Vec<Var>,
+) -> Result<Vec<Step<'s>>, Diagnostic> {
+    let mut written = vec![false; vars.len()];
+    let mut steps = Vec::new();
+    for line in lines {
+        let step = if semfuzz_spec::sass::looks_like_sass(&line.text) {
+            resolve_sass(spec, line, vars, &written)?
+        } else {
+            resolve_ptx(spec, line, vars, &written)?
+        };
+        written.resize(vars.len(), false);
+        written[step.dest] = true;
+        steps.push(step);
+    }
+    Ok(steps)
+}
+
+fn resolve_ptx<'s>(
+    spec: &'s Spec,
+    line: &InstrLine,
+    vars: &mut Vec<Var>,
+    written: &[bool],
+) -> Result<Step<'s>, Diagnostic> {
+    let opcode_span = Span::new(
+        &line.span.file,
+        line.span.start,
+        line.span.start + line.opcode.len().max(1),
+    );
+    let Some(((dest_text, dest_span), operands)) = line.operands.split_first() else {
+        return Err(at(&line.span, format!("`{}` has no operands", line.opcode))
+            .with_hint("write the destination then the sources: `add.rn.f32 d, a, b`"));
+    };
+    let variant = spec
+        .lookup(&line.opcode, Some(operands.len()))
+        .map_err(|d| relocate(d, &opcode_span))?;
+    if variant.dests.len() != 1 {
+        return Err(at(
+            &opcode_span,
+            format!(
+                "`{}` writes {} destinations; rules take instructions with one",
+                variant.text,
+                variant.dests.len()
+            ),
+        ));
+    }
+    let mut args = Vec::new();
+    let mut given = operands.iter();
+    let d = &variant.dests[0];
+    for src in &variant.sources {
+        match src.role {
+            OperandRole::Value => {
+                let (text, span) = given.next().expect("lookup checked the operand count");
+                args.push(operand(vars, text, src.width, &src.ty, written, span)?);
+            }
+            OperandRole::OldDest => args.push(Arg::Var(var(
+                vars, dest_text, d.width, &d.ty, true, written, dest_span,
+            )?)),
+            _ => {
+                return Err(at(
+                    &opcode_span,
+                    format!(
+                        "`{}` takes fields written on its operands, which PTX text cannot give",
+                        variant.text
+                    ),
+                ));
+            }
+        }
+    }
+    let dest = var(vars, dest_text, d.width, &d.ty, false, written, dest_span)?;
+    Ok(Step {
+        variant,
+        args,
+        dest,
+        text: line.text.clone(),
+    })
+}
+
+/// A PTX operand: a hex constant of the operand's width, or a variable.
+fn operand(
+    vars: &mut Vec<Var>,
+    text: &str,
+    width: u32,
+    ty: &str,
+    written: &[bool],
+    span: &Span,
+) -> Result<Arg, Diagnostic> {
+    if let Some(hex) = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
+        let v = u64::from_str_radix(hex, 16)
+            .map_err(|_| at(span, format!("`{text}` is not a hex constant")))?;
+        if hex.len() as u32 != width.div_ceil(4) {
+            return Err(at(span, format!("`{text}` has {} hex digits; this {ty} operand takes {} ({width} bits)", hex.len(), width.div_ceil(4)))
+                .with_hint("constants are the operand's bits, every digit written: 0x3f800000 for 1.0f32, 0x3c003c00 for a pair of f16 ones"));
+        }
+        return Ok(Arg::Const(v & mask(width)));
+    }
+    if text.starts_with('!') {
+        return Err(
+            at(span, "negated operands (`!c`) are not supported in rules")
+                .with_hint("negate the predicate with a separate variable"),
+        );
+    }
+    Ok(Arg::Var(var(vars, text, width, ty, true, written, span)?))
+}
+
+/// A SASS line: the rule's variables become registers `R0`, `R1`, ... for the SASS parser
+/// (modifiers, `RZ`, constant banks and immediates stay as written).
+fn resolve_sass<'s>(
+    spec: &'s Spec,
+    line: &InstrLine,
+    vars: &mut Vec<Var>,
+    written: &[bool],
+) -> Result<Step<'s>, Diagnostic> {
+    let mut names: Vec<(String, Span)> = Vec::new();
+    let mut renamed = Vec::new();
+    for (text, span) in &line.operands {
+        let mut out = String::new();
+        let bytes: Vec<char> = text.chars().collect();
+        let mut i = 0;
+        while i < bytes.len() {
+            let c = bytes[i];
+            let prev = if i > 0 { bytes[i - 1] } else { ' ' };
+            if c == '.' {
+                // A modifier (`.H0_H0`, `.F32`) is copied whole.
+                let start = i;
+                i += 1;
+                while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == '_') {
+                    i += 1;
+                }
+                out.extend(&bytes[start..i]);
+                continue;
+            }
+            if (c.is_ascii_alphabetic() || c == '_') && !prev.is_ascii_alphanumeric() {
+                let start = i;
+                while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == '_') {
+                    i += 1;
+                }
+                let word: String = bytes[start..i].iter().collect();
+                let is_bank = word == "c" && bytes.get(i) == Some(&'[');
+                if word == "RZ" || is_bank {
+                    out.push_str(&word);
+                } else {
+                    let k = match names.iter().position(|(n, _)| *n == word) {
+                        Some(k) => k,
+                        None => {
+                            let s = Span::new(&span.file, span.start + start, span.start + i);
+                            names.push((word, s));
+                            names.len() - 1
+                        }
+                    };
+                    out.push_str(&format!("R{k}"));
+                }
+                continue;
+            }
+            out.push(c);
+            i += 1;
+        }
+        renamed.push(out);
+    }
+    let head_end = line
+        .text
+        .find(&line.opcode)
+        .map_or(0, |i| i + line.opcode.len());
+    let text = format!("{} {};", &line.text[..head_end], renamed.join(", "));
+    let sass = semfuzz_spec::sass::parse(spec, &text).map_err(|d| {
+        let mut e = at(&line.span, d.message)
+            .with_note(format!("as SASS with the variables as registers: `{text}`"));
+        e.hint = d.hint;
+        e
+    })?;
+    if let Some(g) = &sass.guard {
+        return Err(at(
+            &line.span,
+            format!("guard `{g}`: a rule's instructions always execute"),
+        )
+        .with_hint("leave the guard out"));
+    }
+    let variant = sass.variant;
+    let d = &variant.dests[0];
+    let Some((dest_name, dest_span)) = names
+        .first()
+        .cloned()
+        .filter(|_| renamed.first().is_some_and(|r| r == "R0"))
+    else {
+        return Err(at(&line.span, "the destination must be a variable")
+            .with_hint("e.g. `HMUL2 d, a.H0_H0, b`"));
+    };
+    // Each value the instruction reads, as a variable.
+    let mut value_vars = Vec::new();
+    for (k, name) in sass.values.iter().enumerate() {
+        let ty = sass.value_type(k).to_string();
+        let reg = name.trim_end_matches(" (old)");
+        let idx = reg.strip_prefix('R').and_then(|n| n.parse::<usize>().ok());
+        let (vname, vspan) = match idx.and_then(|i| names.get(i)) {
+            Some((n, s)) => (n.clone(), s.clone()),
+            // A constant-bank value (`c[6][60672]`) is an input named after it (`c_6_60672`).
+            None => (
+                name.replace(['[', ']'], "_")
+                    .trim_end_matches('_')
+                    .replace("__", "_"),
+                line.span.clone(),
+            ),
+        };
+        value_vars.push(register(vars, &vname, &ty, true, written, &vspan)?);
+    }
+    let mut args = Vec::new();
+    for (src, input) in variant.sources.iter().zip(sass.input_sources()) {
+        args.push(match *input {
+            semfuzz_spec::sass::Input::Fixed(v) => Arg::Const(v),
+            semfuzz_spec::sass::Input::Value(k) => {
+                if src.width != 32 {
+                    return Err(at(&line.span, format!("operand {} of `{}` is {} bits; rule variables in SASS are 32-bit registers", src.name, variant.text, src.width)));
+                }
+                let v = value_vars[k];
+                if vars[v].width < 32 {
+                    Arg::Low(v, 32)
+                } else {
+                    Arg::Var(v)
+                }
+            }
+        });
+    }
+    let dest = register(vars, &dest_name, &d.ty, false, written, &dest_span)?;
+    Ok(Step {
+        variant,
+        args,
+        dest,
+        text: line.text.clone(),
+    })
+}
+
+/// A variable used as a 32-bit SASS register: one that exists with fewer bits (a 16-bit PTX
+/// value) lives in the register's low bits.
+fn register(
+    vars: &mut Vec<Var>,
+    name: &str,
+    ty: &str,
+    read: bool,
+    written: &[bool],
+    span: &Span,
+) -> Result<usize, Diagnostic> {
+    match vars.iter().position(|v| v.name == name) {
+        Some(i) if vars[i].width < 32 => {
+            if read && !written.get(i).copied().unwrap_or(false) {
+                vars[i].input = true;
+            }
+            Ok(i)
+        }
+        _ => var(vars, name, 32, ty, read, written, span),
+    }
+}
+
+/// Moves a diagnostic without a location to `span`.
+fn relocate(d: Diagnostic, span: &Span) -> Diagnostic {
+    if d.span.is_some() {
+        return d;
+    }
+    let mut e = at(span, d.message);
+    e.hint = d.hint;
+    e.notes = d.notes;
+    e
+}
+
+/// The side's alternatives: as written, and with every subset of its fusable `mul`+`add`
+/// pairs fused (at most 4 pairs are considered: 16 alternatives).
+fn alternatives<'s>(spec: &'s Spec, steps: &[Step<'s>], output: usize) -> Vec<Vec<Step<'s>>> {
+    let pairs: Vec<(usize, usize, Step<'s>)> = (0..steps.len())
+        .filter_map(|i| {
+            (i + 1..steps.len()).find_map(|j| fuse(spec, steps, i, j, output).map(|f| (i, j, f)))
+        })
+        .take(4)
+        .collect();
+    (0..1usize << pairs.len())
+        .map(|subset| {
+            let fused: Vec<&(usize, usize, Step<'s>)> = pairs
+                .iter()
+                .enumerate()
+                .filter(|(k, _)| subset >> k & 1 == 1)
+                .map(|(_, p)| p)
+                .collect();
+            steps
+                .iter()
+                .enumerate()
+                .filter(|(k, _)| !fused.iter().any(|p| p.0 == *k))
+                .map(|(k, s)| fused.iter().find(|p| p.1 == k).map_or(s, |p| &p.2).clone())
+                .collect()
+        })
+        .collect()
+}
+
+/// `fma.rn` for `mul` step `i` and `add` step `j`, when the licence applies: both written
+/// without rounding modifier, same type and `.ftz`, no `.sat` on the `mul`, the product a
+/// temporary read only by that `add`, and the `mul`'s operands unchanged in between.
+fn fuse<'s>(
+    spec: &'s Spec,
+    steps: &[Step<'s>],
+    i: usize,
+    j: usize,
+    output: usize,
+) -> Option<Step<'s>> {
+    let (m, a) = (&steps[i], &steps[j]);
+    let t = m.dest;
+    let reads = |s: &Step| s.args.iter().filter(|x| **x == Arg::Var(t)).count();
+    let ok = m.variant.family == "mul"
+        && m.variant.fusable
+        && a.variant.family == "add"
+        && a.variant.fusable
+        && t != output
+        && reads(a) == 1
+        && steps.iter().map(reads).sum::<usize>() == 1
+        && steps.iter().filter(|s| s.dest == t).count() == 1
+        && steps[i + 1..j]
+            .iter()
+            .all(|s| !m.args.contains(&Arg::Var(s.dest)));
+    if !ok {
+        return None;
+    }
+    let suffix = a.variant.text.strip_prefix("add")?;
+    if m.variant.text.strip_prefix("mul")? != suffix.replace(".sat", "") {
+        return None;
+    }
+    let fma = spec.lookup(&format!("fma.rn{suffix}"), Some(3)).ok()?;
+    let other = a.args.iter().find(|x| **x != Arg::Var(t))?.clone();
+    Some(Step {
+        variant: fma,
+        args: vec![m.args[0].clone(), m.args[1].clone(), other],
+        dest: a.dest,
+        text: format!("{} (fused: {}; {})", fma.text, m.text, a.text),
+    })
+}
+
+/// The precondition as a one-instruction spec over the inputs, lowered by the spec language
+/// itself (so `pre:` reads exactly like a `sem` expression); errors point into the rule file.
+fn precondition(vars: &[Var], expr: &str, span: &Span) -> Result<Program, Diagnostic> {
+    let inputs: Vec<&Var> = vars.iter().filter(|v| v.input).collect();
+    let mut text = String::from("instr rule_pre {\n  form \"rule_pre p");
+    for v in &inputs {
+        text.push_str(&format!(", {}", v.name));
+    }
+    text.push_str("\";\n  operand p: pred;\n");
+    for v in &inputs {
+        text.push_str(&format!("  operand {}: {};\n", v.name, v.ty));
+    }
+    text.push_str("  sem {\n    p = ");
+    let offset = text.len();
+    text.push_str(expr);
+    text.push_str(";\n  }\n}\n");
+    let prelude = semfuzz_spec::catalog::EMBEDDED
+        .iter()
+        .find(|(n, _)| *n == "prelude.sem")
+        .map_or("", |(_, t)| *t);
+    let files = vec![
+        SourceFile::new("<prelude>", prelude),
+        SourceFile::new("<pre>", text.clone()),
+    ];
+    let remap = |d: Diagnostic| match &d.span {
+        Some(s) if s.file.name == "<pre>" && s.start >= offset && s.start < offset + expr.len() => {
+            let start = span.start + s.start - offset;
+            let end = (span.start + s.end.saturating_sub(offset))
+                .min(span.end)
+                .max(start + 1);
+            let mut e = at(&Span::new(&span.file, start, end), d.message);
+            e.hint = d.hint;
+            e.notes = d.notes;
+            e
+        }
+        _ => relocate(Diagnostic { span: None, ..d }, span),
+    };
+    let spec = Spec::from_files(files).map_err(|ds| {
+        remap(
+            ds.0.into_iter()
+                .next()
+                .unwrap_or_else(|| Diagnostic::plain("bad precondition")),
+        )
+    })?;
+    let v = spec.lookup("rule_pre", Some(inputs.len())).map_err(remap)?;
+    Ok(v.program.clone())
+}
+
+/// One formula of a side: its assertions, the choice variables to quantify (source), and
+/// the named values a counterexample reports.
+struct SideTerm {
+    /// Everything that must hold for this alternative to produce `out`.
+    holds: Bool,
+    /// Variables the alternative chooses (intermediate nondeterminism).
+    choices: Vec<crate::encode::Choice>,
+    /// Each intermediate part's value, named `{prefix}s{step}_{part}`.
+    parts: Vec<(String, BV)>,
+}
+
+impl<'s> Query<'s> {
+    /// The input variables in order.
+    pub fn inputs(&self) -> Vec<usize> {
+        (0..self.vars.len())
+            .filter(|&i| self.vars[i].input)
+            .collect()
+    }
+
+    /// The Z3 constant of variable `i` (inputs and the output).
+    fn var_const(&self, i: usize) -> BV {
+        BV::new_const(format!("in_{}", self.vars[i].name), self.vars[i].width)
+    }
+
+    /// The upper bits of a register of `width` bits holding narrower variable `v`.
+    fn high_const(&self, v: usize, width: u32) -> BV {
+        BV::new_const(
+            format!("in_{}_hi", self.vars[v].name),
+            width - self.vars[v].width,
+        )
+    }
+
+    /// Every `(variable, register width)` some SASS instruction reads a narrower variable as.
+    fn widened(&self) -> Vec<(usize, u32)> {
+        let mut all: Vec<(usize, u32)> = self
+            .source
+            .iter()
+            .chain(&self.target)
+            .flatten()
+            .flat_map(|s| &s.args)
+            .filter_map(|a| match a {
+                Arg::Low(v, w) => Some((*v, *w)),
+                _ => None,
+            })
+            .collect();
+        all.sort_unstable();
+        all.dedup();
+        all
+    }
+
+    /// The output's constant.
+    pub fn output_const(&self) -> BV {
+        BV::new_const("out", self.vars[self.output].width)
+    }
+
+    /// One alternative of a side as a formula over the inputs and `out`.
+    fn side(&self, steps: &[Step<'s>], prefix: &str, nan: NanBits, out: &BV) -> SideTerm {
+        let mut env: HashMap<usize, BV> = self
+            .inputs()
+            .into_iter()
+            .map(|i| (i, self.var_const(i)))
+            .collect();
+        let mut holds = Vec::new();
+        let mut choices = Vec::new();
+        let mut named = Vec::new();
+        for (k, step) in steps.iter().enumerate() {
+            let last = k + 1 == steps.len();
+            let blind = payload_blind(steps, k);
+            let inputs: Vec<BV> = step
+                .args
+                .iter()
+                .zip(&step.variant.program.input_widths)
+                .map(|(a, w)| match a {
+                    Arg::Var(v) => env[v].clone(),
+                    Arg::Const(c) => BV::from_u64(*c, *w),
+                    Arg::Low(v, w) => self.high_const(*v, *w).concat(&env[v]),
+                })
+                .collect();
+            let e = encode_over(
+                &step.variant.program,
+                &format!("{prefix}s{k}_"),
+                nan,
+                inputs,
+            );
+            holds.extend(e.definitions.iter().cloned());
+            let d = &step.variant.program.dests[0];
+            let mut pieces: Vec<BV> = Vec::new();
+            for (j, (p, part)) in e.parts.iter().zip(&d.parts).enumerate() {
+                if last {
+                    // A 16-bit output written by a 32-bit register: only its low bits count.
+                    if part.lo + part.width > out.get_size() {
+                        continue;
+                    }
+                    let bits = out.extract(part.lo + part.width - 1, part.lo);
+                    holds.push(p.allowed.substitute(&[(&p.result, &bits)]));
+                } else {
+                    // A NaN whose payload no later instruction can see is any fixed NaN.
+                    let mut term = p.term.clone();
+                    for c in &p.choices {
+                        match (&c.witness, blind && c.nan) {
+                            (Some(w), true) => term = term.substitute(&[(&c.var, w)]),
+                            _ => {
+                                holds.push(c.allowed.clone());
+                                choices.push(c.clone());
+                            }
+                        }
+                    }
+                    named.push((format!("{prefix}s{k}_{j}"), term.clone()));
+                    pieces.push(term);
+                }
+            }
+            if !last {
+                let value = pieces
+                    .into_iter()
+                    .reduce(|lo, hi| hi.concat(&lo))
+                    .expect("a destination has parts");
+                let w = self.vars[step.dest].width;
+                env.insert(
+                    step.dest,
+                    if value.get_size() > w {
+                        value.extract(w - 1, 0)
+                    } else {
+                        value
+                    },
+                );
+            }
+        }
+        SideTerm {
+            holds: Bool::and(&holds),
+            choices,
+            parts: named,
+        }
+    }
+
+    /// Poses the rule. The negated refinement is satisfiable exactly when some input
+    /// (satisfying `pre`) lets the target produce an output no choice of the source produces.
+    pub fn build(&self) -> Posed {
+        let out = self.output_const();
+        let mut common = Vec::new();
+        let mut shown: Vec<(String, BV)> = self
+            .inputs()
+            .into_iter()
+            .map(|i| (format!("in_{}", self.vars[i].name), self.var_const(i)))
+            .collect();
+        shown.push(("out".into(), out.clone()));
+        for (v, w) in self.widened() {
+            shown.push((
+                format!("in_{}_hi", self.vars[v].name),
+                self.high_const(v, w),
+            ));
+        }
+        if let Some(pre) = &self.pre {
+            let ins = self
+                .inputs()
+                .into_iter()
+                .map(|i| self.var_const(i))
+                .collect();
+            let e = encode_over(pre, "pre_", NanBits::Pinned, ins);
+            let p = &e.parts[0];
+            common.push(p.allowed.substitute(&[(&p.result, &BV::from_u64(1, 1))]));
+        }
+        let target: Vec<Bool> = self
+            .target
+            .iter()
+            .enumerate()
+            .map(|(a, steps)| {
+                let t = self.side(steps, &format!("tgt{a}_"), NanBits::Free, &out);
+                shown.extend(t.parts);
+                t.holds
+            })
+            .collect();
+        common.push(Bool::or(&target));
+        let sides: Vec<SideTerm> = self
+            .source
+            .iter()
+            .enumerate()
+            .map(|(a, steps)| self.side(steps, &format!("src{a}_"), NanBits::Pinned, &out))
+            .collect();
+        let quantified = |s: &SideTerm, pin: bool| {
+            let (pinned, free): (Vec<_>, Vec<_>) =
+                s.choices.iter().partition(|c| pin && c.witness.is_some());
+            let subst: Vec<(BV, BV)> = pinned
+                .iter()
+                .map(|c| (c.var.clone(), c.witness.clone().expect("partitioned")))
+                .collect();
+            let pairs: Vec<(&BV, &BV)> = subst.iter().map(|(a, b)| (a, b)).collect();
+            let holds = s.holds.substitute(&pairs);
+            if free.is_empty() {
+                holds
+            } else {
+                let bound: Vec<&dyn Ast> = free.iter().map(|c| &c.var as &dyn Ast).collect();
+                exists_const(&bound, &[], &holds)
+            }
+        };
+        let negated = |pin: bool| {
+            let mut all = common.clone();
+            all.push(Bool::or(&sides.iter().map(|s| quantified(s, pin)).collect::<Vec<_>>()).not());
+            all
+        };
+        let has_choices = sides.iter().any(|s| !s.choices.is_empty());
+        Posed {
+            full: negated(false),
+            pinned: has_choices.then(|| negated(true)),
+            source_allows: Bool::or(&sides.iter().map(|s| s.holds.clone()).collect::<Vec<_>>()),
+            shown,
+        }
+    }
+
+    /// Re-runs a counterexample concretely with the evaluator: the target must be able to
+    /// produce `out` (following the solver's choices where it made them), and no choice of
+    /// the source may. `values` maps constant names to bits.
+    pub fn confirm(&self, values: &HashMap<String, u64>) -> Confirmation {
+        let inputs: HashMap<usize, u64> = self
+            .inputs()
+            .into_iter()
+            .map(|i| {
+                (
+                    i,
+                    values
+                        .get(&format!("in_{}", self.vars[i].name))
+                        .copied()
+                        .unwrap_or(0),
+                )
+            })
+            .collect();
+        let out = values.get("out").copied().unwrap_or(0);
+        let high: HashMap<usize, u64> = self
+            .widened()
+            .into_iter()
+            .map(|(v, _)| {
+                (
+                    v,
+                    values
+                        .get(&format!("in_{}_hi", self.vars[v].name))
+                        .copied()
+                        .unwrap_or(0),
+                )
+            })
+            .collect();
+        let inputs = Concrete {
+            values: inputs,
+            high,
+            widths: self.vars.iter().map(|v| v.width).collect(),
+        };
+        let width = self.vars[self.output].width;
+        let target_ok = self.target.iter().enumerate().any(|(a, steps)| {
+            run_concrete(steps, &inputs, &|k, j| {
+                values.get(&format!("tgt{a}_s{k}_{j}")).copied()
+            })
+            .iter()
+            .any(|finals| accepts_all(steps, finals, out, width))
+        });
+        let mut source_parts = Vec::new();
+        let mut source_allows = false;
+        for steps in &self.source {
+            for finals in run_concrete(steps, &inputs, &|_, _| None) {
+                if source_parts.is_empty() {
+                    source_parts = finals.clone();
+                }
+                source_allows |= accepts_all(steps, &finals, out, width);
+            }
+        }
+        let last = self.source[0].last().expect("non-empty");
+        let d = &last.variant.program.dests[0];
+        let parts = d
+            .parts
+            .iter()
+            .enumerate()
+            .map(|(i, p)| PartReport {
+                name: d.part_name(i),
+                kind: p.kind,
+                source: source_parts.get(i).copied().unwrap_or_default(),
+                target: (out >> p.lo) & mask(p.width),
+            })
+            .collect();
+        Confirmation {
+            target_produces: target_ok,
+            source_allows,
+            parts,
+        }
+    }
+}
+
+/// Whether every instruction after step `k` that reads its destination (until it is written
+/// again) reads it only as floating-point numbers ([`payload_blind_inputs`]).
+fn payload_blind(steps: &[Step], k: usize) -> bool {
+    let dest = steps[k].dest;
+    for s in &steps[k + 1..] {
+        let blind = payload_blind_inputs(&s.variant.program);
+        for (i, a) in s.args.iter().enumerate() {
+            match a {
+                Arg::Var(v) if *v == dest && !blind[i] => return false,
+                Arg::Low(v, _) if *v == dest => return false,
+                _ => {}
+            }
+        }
+        if s.dest == dest {
+            break;
+        }
+    }
+    true
+}
+
+/// Whether the last step's accept sets take `out` part by part.
+fn accepts_all(steps: &[Step], finals: &[Accept], out: u64, width: u32) -> bool {
+    let d = &steps.last().expect("non-empty").variant.program.dests[0];
+    d.parts
+        .iter()
+        .zip(finals)
+        .all(|(p, a)| p.lo + p.width > width || a.accepts((out >> p.lo) & mask(p.width)))
+}
+
+/// Concrete values of a counterexample.
+struct Concrete {
+    /// Each input variable's bits.
+    values: HashMap<usize, u64>,
+    /// The upper bits of registers holding narrower variables.
+    high: HashMap<usize, u64>,
+    /// Every variable's width.
+    widths: Vec<u32>,
+}
+
+impl Concrete {
+    /// The bits `arg` gives an instruction in state `env`.
+    fn arg(&self, env: &HashMap<usize, u64>, a: &Arg) -> u64 {
+        match a {
+            Arg::Var(v) => env.get(v).copied().unwrap_or(0),
+            Arg::Const(c) => *c,
+            Arg::Low(v, _) => {
+                let low = env.get(v).copied().unwrap_or(0) & mask(self.widths[*v]);
+                self.high.get(v).copied().unwrap_or(0) << self.widths[*v] | low
+            }
+        }
+    }
+}
+
+/// Every final accept-set vector a side can reach: intermediate parts with a choice try the
+/// value `pick(step, part)` if given and accepted, else a few members of the set (every
+/// listed value, the interval's ends and representative, two NaNs).
+fn run_concrete(
+    steps: &[Step],
+    inputs: &Concrete,
+    pick: &dyn Fn(usize, usize) -> Option<u64>,
+) -> Vec<Vec<Accept>> {
+    let mut states: Vec<HashMap<usize, u64>> = vec![inputs.values.clone()];
+    let last = steps.len() - 1;
+    for (k, step) in steps[..last].iter().enumerate() {
+        let parts = &step.variant.program.dests[0].parts;
+        let mut next = Vec::new();
+        for (env, acc) in states.iter().zip(accepts(step, &states, inputs)) {
+            let mut values: Vec<u64> = vec![0];
+            for (j, (p, a)) in parts.iter().zip(&acc).enumerate() {
+                let mut cands: Vec<u64> = match pick(k, j).filter(|v| a.accepts(*v)) {
+                    Some(v) => vec![v],
+                    None => members(a),
+                };
+                cands.dedup();
+                values = values
+                    .iter()
+                    .flat_map(|v| cands.iter().map(move |c| v | (c << p.lo)))
+                    .collect();
+            }
+            for v in values.into_iter().take(64) {
+                let mut e = env.clone();
+                e.insert(step.dest, v & mask(inputs.widths[step.dest]));
+                next.push(e);
+            }
+        }
+        states = next;
+    }
+    accepts(&steps[last], &states, inputs)
+}
+
+/// A step's accept sets in every state.
+fn accepts(step: &Step, states: &[HashMap<usize, u64>], c: &Concrete) -> Vec<Vec<Accept>> {
+    let mut ev = Evaluator::new(&step.variant.program);
+    states
+        .iter()
+        .map(|env| {
+            let ins: Vec<u64> = step.args.iter().map(|a| c.arg(env, a)).collect();
+            let mut acc = vec![Accept::default(); ev.n_parts()];
+            ev.eval(&ins, &mut acc);
+            acc
+        })
+        .collect()
+}
+
+/// A few members of an accept set, for enumerating the source's intermediate choices.
+fn members(a: &Accept) -> Vec<u64> {
+    match *a {
+        Accept::Exact(_) | Accept::OneOf { .. } => a.values().to_vec(),
+        Accept::AnyNan(f) => vec![f.default_nan(), f.default_nan() | (1 << (f.width() - 1))],
+        Accept::Within { lo, hi, rep, .. } => vec![lo, rep, hi],
+        Accept::Any(_) => vec![a.representative()],
+    }
+}
+
+/// What the evaluator says of a counterexample.
+#[derive(Clone, Debug)]
+pub struct Confirmation {
+    /// The target can produce the output.
+    pub target_produces: bool,
+    /// Some enumerated choice of the source allows it (then the counterexample is wrong).
+    pub source_allows: bool,
+    /// Per part of the output: what the source allows (its first alternative, representative
+    /// intermediate choices) and what the target produced.
+    pub parts: Vec<PartReport>,
+}
+
+impl Confirmation {
+    /// Both runs agree with the solver.
+    pub fn confirmed(&self) -> bool {
+        self.target_produces && !self.source_allows
+    }
+}
+
+/// One output part of a counterexample.
+#[derive(Clone, Debug)]
+pub struct PartReport {
+    /// `d`, `d[1]`.
+    pub name: String,
+    /// How to read it.
+    pub kind: PartKind,
+    /// The source's accept set.
+    pub source: Accept,
+    /// The target's bits.
+    pub target: u64,
+}
+
+/// A rule as queries.
+pub struct Posed {
+    /// The negated refinement, the source's intermediate choices under `exists`.
+    pub full: Vec<Bool>,
+    /// The same with every source choice that has a witness pinned to it (no quantifier):
+    /// unsatisfiable means proved, since pinning only removes source behaviours. `None` when
+    /// the source makes no intermediate choice (then `full` has no quantifier either).
+    pub pinned: Option<Vec<Bool>>,
+    /// "Some choice of the source produces `out`", its choices free: with the inputs and
+    /// `out` fixed to a candidate, unsatisfiable confirms the candidate.
+    pub source_allows: Bool,
+    /// The named values a counterexample reports (inputs `in_x`, `out`, the target's
+    /// intermediate parts).
+    pub shown: Vec<(String, BV)>,
+}
+
+impl Posed {
+    /// Solves: the pinned query first when there is one (proved, or a candidate checked with
+    /// the inputs fixed), else or then the full query.
+    pub fn answer(&self, timeout_ms: u32) -> Answer {
+        let Some(pinned) = &self.pinned else {
+            return crate::solve::z3(&self.full, &self.shown, timeout_ms);
+        };
+        match crate::solve::z3(pinned, &self.shown, timeout_ms) {
+            Answer::Counterexample(values) => {
+                let mut fixed = vec![self.source_allows.clone()];
+                for (name, c) in &self.shown {
+                    if name == "out" || name.starts_with("in_") {
+                        fixed.push(c.eq(BV::from_u64(values[name], c.get_size())));
+                    }
+                }
+                match crate::solve::z3(&fixed, &[], timeout_ms) {
+                    Answer::Proved => Answer::Counterexample(values),
+                    _ => crate::solve::z3(&self.full, &self.shown, timeout_ms),
+                }
+            }
+            other => other,
+        }
+    }
+}
+
+/// A rule's result: the answer, and for a counterexample the evaluator's re-run.
+pub struct Proof<'s> {
+    /// The resolved rule.
+    pub query: Query<'s>,
+    /// The solver's answer.
+    pub solved: crate::solve::Solved,
+    /// The evaluator's verdict on a counterexample.
+    pub confirmation: Option<Confirmation>,
+}
+
+/// Resolves, poses and (for a counterexample) confirms one rule.
+pub fn prove<'s>(
+    spec: &'s Spec,
+    rule: &Rule,
+    opts: &crate::solve::Options,
+) -> Result<Proof<'s>, Diagnostic> {
+    let query = resolve(spec, rule)?;
+    // Each rule gets a fresh Z3 context (the `z3` crate keeps one per thread): solving in a
+    // context full of earlier rules' terms changes Z3's internal order and, measured, turned
+    // 1 s counterexamples into 60 s timeouts.
+    let solved = std::thread::scope(|s| {
+        s.spawn(|| {
+            let posed = query.build();
+            crate::solve::solve(&rule.name, &posed.full, opts, || {
+                posed.answer(opts.timeout_ms)
+            })
+        })
+        .join()
+        .unwrap_or_else(|_| {
+            Ok(crate::solve::Solved {
+                answer: Answer::Unknown("the solver thread panicked".into()),
+                seconds: 0.0,
+                cached: false,
+            })
+        })
+    })
+    .map_err(|e| {
+        at(
+            &rule.span,
+            format!("cannot write the cache or the SMT-LIB2 file: {e}"),
+        )
+    })?;
+    let confirmation = match &solved.answer {
+        Answer::Counterexample(values) => Some(query.confirm(values)),
+        _ => None,
+    };
+    Ok(Proof {
+        query,
+        solved,
+        confirmation,
+    })
+}

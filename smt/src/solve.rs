@@ -1,0 +1,189 @@
+//! Posing a query: Z3 with a timeout, the SMT-LIB2 text, and a result cache keyed by a hash
+//! of that text (so CI re-solves only the rules that changed).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+use z3::ast::{Bool, BV};
+use z3::{Params, SatResult, Solver};
+
+/// A solver's answer to a negated refinement query.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Answer {
+    /// Unsatisfiable: the refinement holds.
+    Proved,
+    /// Satisfiable: the named constants' values (inputs `in_x`, the output `out`, the target's
+    /// intermediate choices).
+    Counterexample(HashMap<String, u64>),
+    /// The solver gave up, with its reason.
+    Unknown(String),
+}
+
+/// An answer with how it was obtained.
+#[derive(Clone, Debug)]
+pub struct Solved {
+    /// The answer.
+    pub answer: Answer,
+    /// Wall time spent (reading the cache included).
+    pub seconds: f64,
+    /// Whether it came from the cache.
+    pub cached: bool,
+}
+
+/// How to pose queries.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// Per-query timeout in milliseconds.
+    pub timeout_ms: u32,
+    /// Result cache directory (`None`: no cache).
+    pub cache: Option<PathBuf>,
+    /// Where to write each query as `NAME.smt2`.
+    pub emit_smt2: Option<PathBuf>,
+}
+
+/// The query as SMT-LIB2, the `(check-sat)` included: what is hashed, exported and cached.
+pub fn smt2_text(assertions: &[Bool]) -> String {
+    let solver = Solver::new();
+    for a in assertions {
+        solver.assert(a);
+    }
+    solver.to_smt2()
+}
+
+/// FNV-1a, 64 bits: stable across Rust versions and platforms, unlike `DefaultHasher`.
+pub fn hash(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// Answers the query `assertions` (unsat = proved): exports it, reads the cache, else runs
+/// `compute` (which may pose easier queries first) and caches a definite answer.
+pub fn solve(
+    name: &str,
+    assertions: &[Bool],
+    opts: &Options,
+    compute: impl FnOnce() -> Answer,
+) -> std::io::Result<Solved> {
+    let start = Instant::now();
+    let text = smt2_text(assertions);
+    if let Some(dir) = &opts.emit_smt2 {
+        std::fs::create_dir_all(dir)?;
+        std::fs::write(dir.join(format!("{name}.smt2")), &text)?;
+    }
+    let key = opts
+        .cache
+        .as_ref()
+        .map(|d| d.join(format!("{:016x}", hash(&text))));
+    if let Some(answer) = key.as_deref().and_then(read_cache) {
+        return Ok(Solved {
+            answer,
+            seconds: start.elapsed().as_secs_f64(),
+            cached: true,
+        });
+    }
+    let answer = compute();
+    if let (Some(path), false) = (&key, matches!(answer, Answer::Unknown(_))) {
+        write_cache(path, &answer)?;
+    }
+    Ok(Solved {
+        answer,
+        seconds: start.elapsed().as_secs_f64(),
+        cached: false,
+    })
+}
+
+/// Z3 on `assertions` with a timeout.
+pub fn z3(assertions: &[Bool], shown: &[(String, BV)], timeout_ms: u32) -> Answer {
+    let solver = Solver::new();
+    let mut params = Params::new();
+    params.set_u32("timeout", timeout_ms.max(1));
+    solver.set_params(&params);
+    for a in assertions {
+        solver.assert(a);
+    }
+    check(&solver, shown)
+}
+
+/// Checks a solver holding a query; reads `shown` from the model when satisfiable.
+pub fn check(solver: &Solver, shown: &[(String, BV)]) -> Answer {
+    match solver.check() {
+        SatResult::Unsat => Answer::Proved,
+        SatResult::Unknown => Answer::Unknown(
+            solver
+                .get_reason_unknown()
+                .unwrap_or_else(|| "unknown".into()),
+        ),
+        SatResult::Sat => {
+            let model = solver.get_model();
+            Answer::Counterexample(
+                shown
+                    .iter()
+                    .map(|(name, c)| {
+                        let v = model
+                            .as_ref()
+                            .and_then(|m| m.eval(c, true))
+                            .and_then(|b| b.as_u64())
+                            .unwrap_or(0);
+                        (name.clone(), v)
+                    })
+                    .collect(),
+            )
+        }
+    }
+}
+
+/// Solves exported SMT-LIB2 text with Z3's own parser (as another tool would read the file);
+/// `shown` are re-made by name and width for the model.
+pub fn solve_text(text: &str, shown: &[(String, u32)], timeout_ms: u32) -> Answer {
+    let solver = Solver::new();
+    let mut params = Params::new();
+    params.set_u32("timeout", timeout_ms.max(1));
+    solver.set_params(&params);
+    solver.from_string(text);
+    let consts: Vec<(String, BV)> = shown
+        .iter()
+        .map(|(n, w)| (n.clone(), BV::new_const(n.as_str(), *w)))
+        .collect();
+    check(&solver, &consts)
+}
+
+fn read_cache(path: &Path) -> Option<Answer> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let mut lines = text.lines();
+    match lines.next()? {
+        "proved" => Some(Answer::Proved),
+        "counterexample" => Some(Answer::Counterexample(
+            lines
+                .map(|l| {
+                    let (n, v) = l.split_once('=')?;
+                    Some((
+                        n.to_string(),
+                        u64::from_str_radix(v.trim_start_matches("0x"), 16).ok()?,
+                    ))
+                })
+                .collect::<Option<HashMap<_, _>>>()?,
+        )),
+        _ => None,
+    }
+}
+
+fn write_cache(path: &Path, answer: &Answer) -> std::io::Result<()> {
+    let text = match answer {
+        Answer::Proved => "proved\n".to_string(),
+        Answer::Counterexample(values) => {
+            let mut lines: Vec<String> =
+                values.iter().map(|(n, v)| format!("{n}=0x{v:x}")).collect();
+            lines.sort();
+            format!("counterexample\n{}\n", lines.join("\n"))
+        }
+        Answer::Unknown(_) => return Ok(()),
+    };
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    // Write then rename, so a concurrent reader never sees half a file.
+    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    std::fs::write(&tmp, text)?;
+    std::fs::rename(tmp, path)
+}

@@ -1,0 +1,259 @@
+//! Rule files as proofs: verdicts, counterexamples the evaluator confirms, the SMT-LIB2
+//! export, the cache, located errors, and the refusal of proofs that need a pinned NaN.
+
+use semfuzz_smt::rules;
+use semfuzz_smt::sequence::{self, Proof};
+use semfuzz_smt::solve::{self, Answer, Options};
+use semfuzz_spec::diag::SourceFile;
+use semfuzz_spec::Spec;
+use std::cell::Cell;
+
+fn spec() -> Spec {
+    Spec::embedded().expect("embedded specs load")
+}
+
+fn opts() -> Options {
+    Options {
+        timeout_ms: 60_000,
+        ..Options::default()
+    }
+}
+
+fn rule(text: &str) -> rules::Rule {
+    let file = SourceFile::new("t.rules", text);
+    let mut r = rules::parse(&file).unwrap_or_else(|e| panic!("{}", e[0]));
+    assert_eq!(r.len(), 1);
+    r.remove(0)
+}
+
+fn prove<'s>(spec: &'s Spec, text: &str) -> Proof<'s> {
+    sequence::prove(spec, &rule(text), &opts()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn a_wrong_rule_gets_a_counterexample_the_evaluator_confirms() {
+    let s = spec();
+    let p = prove(
+        &s,
+        "name: wrong\n  add.rn.f32 d, a, b\n=>\n  add.rz.f32 d, a, b\n",
+    );
+    let Answer::Counterexample(values) = &p.solved.answer else {
+        panic!("expected a counterexample, got {:?}", p.solved.answer)
+    };
+    let c = p.confirmation.expect("confirmed");
+    assert!(c.confirmed(), "{c:?}");
+    // The reported lane is one the source does not allow.
+    assert!(c.parts.iter().any(|part| !part.source.accepts(part.target)));
+    // Re-running the evaluator by hand gives the same: RN and RZ differ on these inputs.
+    let (a, b) = (values["in_a"], values["in_b"]);
+    let eval = |t: &str| {
+        let v = s.lookup(t, Some(2)).unwrap();
+        let mut ev = semfuzz_spec::eval::Evaluator::new(&v.program);
+        let mut out = vec![semfuzz_spec::outcome::Accept::default(); 1];
+        ev.eval(&[a, b], &mut out);
+        out[0]
+    };
+    assert!(!eval("add.rn.f32").accepts(values["out"]));
+    assert!(eval("add.rz.f32").accepts(values["out"]));
+}
+
+#[test]
+fn a_sound_rewrite_is_proved_and_sequences_compose() {
+    let s = spec();
+    let p = prove(
+        &s,
+        "name: r\n  abs.f32 d, a\n=>\n  neg.f32 t, a\n  max.f32 d, a, t\n",
+    );
+    assert_eq!(p.solved.answer, Answer::Proved);
+}
+
+#[test]
+fn mul_add_without_rounding_modifier_may_fuse_and_with_rn_may_not() {
+    let s = spec();
+    let licensed = prove(
+        &s,
+        "name: r\n  mul.f16 t, a, b\n  add.f16 d, t, c\n=>\n  fma.rn.f16 d, a, b, c\n",
+    );
+    assert_eq!(licensed.query.source.len(), 2, "the pair and its fusion");
+    assert_eq!(licensed.solved.answer, Answer::Proved);
+    let explicit = prove(
+        &s,
+        "name: r\n  mul.rn.f16 t, a, b\n  add.rn.f16 d, t, c\n=>\n  fma.rn.f16 d, a, b, c\n",
+    );
+    assert_eq!(explicit.query.source.len(), 1);
+    assert!(matches!(explicit.solved.answer, Answer::Counterexample(_)));
+    assert!(explicit.confirmation.unwrap().confirmed());
+}
+
+/// A spec whose `d` leaks the NaN bits of an operation (the consistency check refuses such
+/// specs; here it tests the prover), and one that pins its NaN to the format's default NaN.
+fn leaky_spec() -> Spec {
+    let mut files: Vec<_> = semfuzz_spec::catalog::EMBEDDED
+        .iter()
+        .map(|(n, t)| SourceFile::new(*n, *t))
+        .collect();
+    files.push(SourceFile::new(
+        "leaky.sem",
+        "instr leaky {\n  form \"leaky.f32 d, a, b\";\n  sem { d = add(a, b, .rn); }\n}\n\
+         instr quietnan {\n  form \"quietnan.f32 d, a, b\";\n  sem {\n    let r = add(a, b, .rn);\n    d = is_nan(r) ? like(r, f32(0x7FC00000)) : r;\n  }\n}\n",
+    ));
+    Spec::from_files(files).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn a_refinement_that_holds_only_for_a_pinned_nan_is_refused() {
+    let s = leaky_spec();
+    // The target's add leaves a NaN's bits to the ISA ("any NaN"); pinned to the default NaN
+    // (0x7fc00000) it would equal the source's, but a proof must cover every NaN.
+    assert_eq!(semfuzz_fp::Format::F32.default_nan(), 0x7fc0_0000);
+    let p = prove(
+        &s,
+        "name: pinned\n  quietnan.f32 d, a, b\n=>\n  leaky.f32 d, a, b\n",
+    );
+    let Answer::Counterexample(values) = &p.solved.answer else {
+        panic!(
+            "a proof that depends on the pinned NaN was accepted: {:?}",
+            p.solved.answer
+        )
+    };
+    let out = values["out"];
+    assert!(
+        semfuzz_fp::Format::F32.is_nan(out) && out != 0x7fc0_0000,
+        "{out:#x}"
+    );
+}
+
+#[test]
+fn the_smt2_export_read_by_z3s_parser_gives_the_same_verdicts() {
+    let s = spec();
+    for (text, proved) in [
+        (
+            "name: r\n  add.rn.f16 d, a, b\n=>\n  add.rn.f16 d, b, a\n",
+            true,
+        ),
+        (
+            "name: r\n  sub.rn.f16 d, a, b\n=>\n  sub.rn.f16 d, b, a\n",
+            false,
+        ),
+        (
+            "name: r\n  mul.ftz.f16x2 d, a, b\n=>\n  HMUL2.FTZ d, a, b\n",
+            true,
+        ),
+    ] {
+        let q = sequence::resolve(&s, &rule(text)).unwrap();
+        let posed = q.build();
+        let exported = solve::smt2_text(&posed.full);
+        assert!(exported.contains("(check-sat)"), "{exported}");
+        let shown: Vec<(String, u32)> = posed
+            .shown
+            .iter()
+            .filter(|(n, _)| n == "out" || n.starts_with("in_"))
+            .map(|(n, c)| (n.clone(), c.get_size()))
+            .collect();
+        let answer = solve::solve_text(&exported, &shown, 60_000);
+        match answer {
+            Answer::Proved => assert!(proved, "{text}"),
+            Answer::Counterexample(values) => {
+                assert!(!proved, "{text}");
+                assert!(q.confirm(&values).confirmed(), "{text}: {values:?}");
+            }
+            Answer::Unknown(why) => panic!("{text}: unknown ({why})"),
+        }
+        assert_eq!(posed.answer(60_000) == Answer::Proved, proved, "{text}");
+    }
+}
+
+#[test]
+fn a_cache_hit_skips_the_solver() {
+    let dir = tempfile::tempdir().unwrap();
+    let opts = Options {
+        timeout_ms: 60_000,
+        cache: Some(dir.path().to_path_buf()),
+        emit_smt2: None,
+    };
+    let s = spec();
+    let q = sequence::resolve(
+        &s,
+        &rule("name: r\n  add.rn.f32 d, a, b\n=>\n  add.rn.f32 d, b, a\n"),
+    )
+    .unwrap();
+    let posed = q.build();
+    let calls = Cell::new(0);
+    let run = || {
+        solve::solve("r", &posed.full, &opts, || {
+            calls.set(calls.get() + 1);
+            posed.answer(60_000)
+        })
+        .unwrap()
+    };
+    let first = run();
+    assert!(!first.cached);
+    let second = run();
+    assert!(second.cached);
+    assert_eq!(calls.get(), 1, "the second run solved again");
+    assert_eq!(first.answer, second.answer);
+    // Another query is another key.
+    let other = sequence::resolve(
+        &s,
+        &rule("name: r\n  add.rn.f32 d, a, b\n=>\n  add.rz.f32 d, b, a\n"),
+    )
+    .unwrap();
+    let solved = solve::solve("r", &other.build().full, &opts, || {
+        Answer::Unknown("not solved".into())
+    })
+    .unwrap();
+    assert!(!solved.cached);
+}
+
+#[test]
+fn resolution_errors_are_located() {
+    let s = spec();
+    let err = |text: &str| {
+        sequence::resolve(&s, &rule(text))
+            .err()
+            .unwrap_or_else(|| panic!("accepted: {text}"))
+            .to_string()
+    };
+    let e = err("name: r\n  add.rn.f33 d, a, b\n=>\n  add.rn.f32 d, a, b\n");
+    assert!(
+        e.starts_with("error: ") && e.contains("--> t.rules:2:3\n"),
+        "{e}"
+    );
+    let e = err("name: r\n  add.rn.f32 d, a, b\n=>\n  add.rn.f16 d, a, b\n");
+    assert!(
+        e.starts_with("error: `a` is 32 bits") && e.contains("--> t.rules:4:17\n"),
+        "{e}"
+    );
+    let e = err("name: r\n  add.rn.f32 d, a, b\n=>\n  add.rn.f32 e, a, b\n");
+    assert!(e.contains("writes `e`, the source's `d`"), "{e}");
+    let e = err("name: r\n  add.rn.f32 d, a, 0x3f80\n=>\n  add.rn.f32 d, a, b\n");
+    assert!(
+        e.starts_with("error: `0x3f80` has 4 hex digits") && e.contains("--> t.rules:2:20\n"),
+        "{e}"
+    );
+    let e = err("name: r\npre: is_nan(q)\n  add.rn.f32 d, a, b\n=>\n  add.rn.f32 d, b, a\n");
+    assert!(
+        e.starts_with("error: ") && e.contains("--> t.rules:2:13\n"),
+        "{e}"
+    );
+    let e = err("name: r\n  add.rn.f32 d, é, b\n=>\n  add.rn.f32 d, b, a\n");
+    assert!(
+        e.starts_with("error: `é` is not a variable") && e.contains("--> t.rules:2:17\n"),
+        "{e}"
+    );
+    let e = err("name: r\n  add.rn.f32 d,, b\n=>\n  add.rn.f32 d, b, a\n");
+    assert!(
+        e.starts_with("error: an operand is missing") && e.contains("--> t.rules:2:16\n"),
+        "{e}"
+    );
+    let e = err("name: r\n  add.rn.f32 0x3f800000, a, b\n=>\n  add.rn.f32 d, b, a\n");
+    assert!(
+        e.contains("the destination `0x3f800000` is a constant"),
+        "{e}"
+    );
+    let e = err("name: r\n  HMUL2.FTZ d, a.H2_H0, b\n=>\n  mul.ftz.f16x2 d, a, b\n");
+    assert!(
+        e.starts_with("error: ") && e.contains("--> t.rules:2:3\n") && e.contains("H2_H0"),
+        "{e}"
+    );
+}
