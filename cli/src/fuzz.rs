@@ -86,6 +86,12 @@ pub fn run(spec: &Spec, variants: &[&semfuzz_spec::Variant], args: Args) -> Resu
         write_json(path, &report)?;
     }
     summary(&report, interrupted);
+    if interrupted && args.generator == semfuzz_fuzz::GeneratorKind::Exhaustive {
+        // Lanes advance round-robin, so the least reached is where every variant can go on.
+        if let Some(from) = report.reached.iter().map(|(_, n)| *n).min() {
+            outln!("exhaustive: every variant reached case {from}; go on with --resume {from}");
+        }
+    }
     Ok(report.errors.is_empty())
 }
 
@@ -249,7 +255,7 @@ fn summary(report: &Report, interrupted: bool) {
         outln!("error: {} more batches failed", report.errors.len() - 5);
     }
     outln!(
-        "{}{}: {} variants, {} cases in {secs:.1} s ({}/s), {} rejected, {} findings, {} without verdict, {} skipped, {} failed batches",
+        "{}{}: {} variants, {} cases in {secs:.3} s ({}/s), {} rejected, {} findings, {} without verdict, {} skipped, {} failed batches",
         if interrupted { "interrupted; " } else { "" },
         report.identity,
         report.variants_run,
