@@ -1,0 +1,216 @@
+//! Test harness: the app on a fresh SQLite file or a fresh database of a PostgreSQL server
+//! the tests start themselves (initdb + pg_ctl as the `postgres` user, temporary directory,
+//! free port), and a client that sends requests straight into the router.
+
+#![allow(dead_code)]
+
+use axum::body::Body;
+use axum::http::{Method, Request, StatusCode};
+use http_body_util::BodyExt;
+use semfuzz_service::{app, AppState, Config, Db, Target};
+use serde_json::Value;
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, OnceLock};
+use tower::ServiceExt;
+
+/// A running PostgreSQL: its port and binaries.
+pub struct Pg {
+    pub port: u16,
+    bin: PathBuf,
+}
+
+/// The newest `/usr/lib/postgresql/*/bin` with `initdb`.
+fn pg_bin() -> Option<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir("/usr/lib/postgresql")
+        .ok()?
+        .filter_map(|e| e.ok().map(|e| e.path().join("bin")))
+        .filter(|b| b.join("initdb").exists())
+        .collect();
+    dirs.sort();
+    dirs.pop()
+}
+
+fn is_root() -> bool {
+    std::fs::metadata("/proc/self").map(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0).unwrap_or(false)
+}
+
+/// Runs a PostgreSQL binary as `postgres` (initdb refuses root) or as ourselves.
+fn pg_cmd(bin: &std::path::Path, tool: &str) -> Command {
+    if is_root() {
+        let mut c = Command::new("runuser");
+        c.args(["-u", "postgres", "--"]).arg(bin.join(tool));
+        c
+    } else {
+        Command::new(bin.join(tool))
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+fn run(mut c: Command, what: &str) {
+    let out = c.output().unwrap_or_else(|e| panic!("{what}: {e}"));
+    assert!(out.status.success(), "{what} failed: {}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+}
+
+/// The PostgreSQL server of this test process, started on first use and stopped (by a
+/// watchdog shell) when the process exits; `None`, loudly, when the machine has none.
+pub fn pg() -> Option<&'static Pg> {
+    static PG: OnceLock<Option<Pg>> = OnceLock::new();
+    PG.get_or_init(|| {
+        let Some(bin) = pg_bin() else {
+            eprintln!("\n!!! SKIPPING PostgreSQL tests: no /usr/lib/postgresql/*/bin/initdb (run `cargo xtask setup`) !!!\n");
+            return None;
+        };
+        let dir = tempfile::Builder::new().prefix("semfuzz-pg").tempdir().unwrap().keep();
+        let data = dir.join("data");
+        if is_root() {
+            run({ let mut c = Command::new("chown"); c.args(["-R", "postgres:postgres"]).arg(&dir); c }, "chown");
+        }
+        let port = free_port();
+        let mut init = pg_cmd(&bin, "initdb");
+        init.args(["-U", "semfuzz", "--auth=trust", "-E", "UTF8", "--no-sync", "-D"]).arg(&data);
+        run(init, "initdb");
+        let mut start = pg_cmd(&bin, "pg_ctl");
+        start.arg("-D").arg(&data).arg("-l").arg(dir.join("log")).args(["-w", "-o"]).arg(format!(
+            "-p {port} -k {} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=300",
+            dir.display()
+        )).arg("start");
+        run(start, "pg_ctl start");
+        // Stops the server and removes its directory when this process ends, however it ends.
+        let watchdog = format!(
+            "while [ -d /proc/{pid} ]; do sleep 1; done; {pg_ctl} -D {data} -m immediate stop; rm -rf {dir}",
+            pid = std::process::id(),
+            pg_ctl = bin.join("pg_ctl").display(),
+            data = data.display(),
+            dir = dir.display()
+        );
+        let mut w = if is_root() { let mut c = Command::new("runuser"); c.args(["-u", "postgres", "--"]); c.arg("sh"); c } else { Command::new("sh") };
+        w.args(["-c", &watchdog]).stdin(std::process::Stdio::null()).stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null());
+        w.spawn().expect("starting the PostgreSQL watchdog");
+        Some(Pg { port, bin })
+    })
+    .as_ref()
+}
+
+impl Pg {
+    /// A fresh, empty database's URL.
+    pub fn fresh_db(&self) -> String {
+        static N: AtomicU32 = AtomicU32::new(0);
+        let name = format!("t{}_{}", std::process::id(), N.fetch_add(1, Ordering::SeqCst));
+        let mut c = pg_cmd(&self.bin, "createdb");
+        c.args(["-h", "127.0.0.1", "-p", &self.port.to_string(), "-U", "semfuzz", &name]);
+        run(c, "createdb");
+        format!("postgres://semfuzz@127.0.0.1:{}/{name}", self.port)
+    }
+}
+
+/// Which database a test runs on.
+#[derive(Clone, Copy, Debug)]
+pub enum Which {
+    Sqlite,
+    Postgres,
+}
+
+/// The app on a fresh database, and a token for writes.
+pub struct TestApp {
+    pub state: AppState,
+    pub token: String,
+    _dir: Option<tempfile::TempDir>,
+}
+
+/// Variants the tests' campaigns may name.
+pub fn catalogue() -> Vec<String> {
+    spec().variants.iter().map(|v| v.text.clone()).collect()
+}
+
+pub fn spec() -> Arc<semfuzz_spec::Spec> {
+    static SPEC: OnceLock<Arc<semfuzz_spec::Spec>> = OnceLock::new();
+    SPEC.get_or_init(|| Arc::new(semfuzz_spec::Spec::embedded().expect("built-in spec"))).clone()
+}
+
+impl TestApp {
+    /// `None` when PostgreSQL is wanted and absent.
+    pub async fn new(which: Which, config: impl FnOnce(&mut Config)) -> Option<TestApp> {
+        let (target, dir) = match which {
+            Which::Sqlite => {
+                let dir = tempfile::tempdir().unwrap();
+                (Target::Sqlite(dir.path().join("t.db")), Some(dir))
+            }
+            Which::Postgres => (Target::Url(pg()?.fresh_db()), None),
+        };
+        let db = Db::open(&target).await.expect("opening the database");
+        let token = db.create_token().await.unwrap();
+        let mut cfg = Config::new(catalogue());
+        config(&mut cfg);
+        let state = AppState { db, config: Arc::new(cfg), metrics: Default::default(), spec: spec() };
+        Some(TestApp { state, token, _dir: dir })
+    }
+
+    /// Sends a request; returns the status and the body (JSON, or a string for other types).
+    pub async fn send(&self, method: Method, path: &str, token: Option<&str>, body: Option<Vec<u8>>, headers: &[(&str, &str)]) -> (StatusCode, Value, String) {
+        let mut req = Request::builder().method(method).uri(path);
+        if let Some(t) = token {
+            req = req.header("authorization", format!("Bearer {t}"));
+        }
+        if body.is_some() {
+            req = req.header("content-type", "application/json");
+        }
+        for (k, v) in headers {
+            req = req.header(*k, *v);
+        }
+        let req = req.body(body.map(Body::from).unwrap_or_else(Body::empty)).unwrap();
+        let resp = app(self.state.clone()).oneshot(req).await.unwrap();
+        let status = resp.status();
+        let bytes = resp.into_body().collect().await.unwrap().to_bytes();
+        let text = String::from_utf8_lossy(&bytes).to_string();
+        (status, serde_json::from_str(&text).unwrap_or(Value::Null), text)
+    }
+
+    pub async fn get(&self, path: &str) -> (StatusCode, Value, String) {
+        self.send(Method::GET, path, None, None, &[]).await
+    }
+
+    /// A JSON write with this app's token.
+    pub async fn write(&self, method: Method, path: &str, body: &Value) -> (StatusCode, Value) {
+        let (s, v, _) = self.send(method, path, Some(&self.token.clone()), Some(body.to_string().into_bytes()), &[]).await;
+        (s, v)
+    }
+}
+
+/// A finding as `semfuzz fuzz --json` writes it.
+pub fn finding(variant: &str, backend: &str, class: &str, signature: &str, inputs: &[&str], count: u64, first: &str, last: &str) -> Value {
+    serde_json::json!({
+        "variant": variant, "backend": backend, "backend_version": "1.0", "device": "test cpu",
+        "class": class, "part": "d", "signature": signature,
+        "operand_classes": inputs.iter().map(|_| "+normal").collect::<Vec<_>>(),
+        "inputs": inputs, "expected": "0x40400000 (3)", "actual": "0x40400001",
+        "detail": "d = 0x40400001 (3.0000002), but the spec allows 0x40400000 (3)",
+        "count": count, "first_seen": first, "last_seen": last
+    })
+}
+
+/// Declares `$name` twice: `$name::sqlite` and `$name::postgres`, each calling `$body(app)`.
+#[macro_export]
+macro_rules! both_databases {
+    ($name:ident, $config:expr, $body:expr) => {
+        mod $name {
+            use super::*;
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn sqlite() {
+                let app = TestApp::new(Which::Sqlite, $config).await.unwrap();
+                let body = $body;
+                body(app).await;
+            }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn postgres() {
+                let Some(app) = TestApp::new(Which::Postgres, $config).await else { return };
+                let body = $body;
+                body(app).await;
+            }
+        }
+    };
+}
