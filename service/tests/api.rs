@@ -109,7 +109,7 @@ both_databases!(bad_input_is_a_4xx_naming_the_problem, |c: &mut semfuzz_service:
     let tok = app.token.clone();
     let post = |body: &'static [u8]| app.send(Method::POST, "/api/v1/findings", Some(&tok), Some(body.to_vec()), &[]);
     let cases: Vec<(StatusCode, Value, &str)> = vec![
-        { let (s, v, _) = post(b"[{").await; (s, v, "syntax") },
+        { let (s, v, _) = post(b"[{").await; (s, v, "EOF while parsing") },
         { let (s, v, _) = post(b"{\"variant\": 1}").await; (s, v, "expected") },
         { let (s, v, _) = post(b"[{\"variant\": \"add.rn.f32\"}]").await; (s, v, "missing field") },
     ];

@@ -49,7 +49,7 @@ both_databases!(pages_show_the_data, |_| {}, |app: TestApp| async move {
         "(1)",
         "(2)",
         "semfuzz eval add.rn.f32 0x3f800000 0x40000000",
-        "add.rn.f32 0x3f800000 0x40000000 0x40400001 ",
+        "echo 'add.rn.f32 0x3f800000 0x40000000 0x40400001' | semfuzz check",
         "ulp-up-1",
         "data-copy=\"eval-line\"",
     ] {

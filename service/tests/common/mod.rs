@@ -156,7 +156,7 @@ impl TestApp {
         if let Some(t) = token {
             req = req.header("authorization", format!("Bearer {t}"));
         }
-        if body.is_some() {
+        if body.is_some() && !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("content-type")) {
             req = req.header("content-type", "application/json");
         }
         for (k, v) in headers {
