@@ -12,6 +12,7 @@ mod check;
 mod eval;
 mod list;
 mod selfcheck;
+mod serve;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
@@ -74,6 +75,11 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
+    /// Run the service: findings store, work-unit queue, JSON API and dashboard.
+    Serve(serve::ServeArgs),
+    /// Manage the service's API tokens.
+    #[command(subcommand)]
+    Token(serve::TokenCommand),
 }
 
 fn load(dir: &Option<PathBuf>) -> Result<Spec> {
@@ -106,6 +112,8 @@ fn run(cli: Cli) -> Result<bool> {
             cases,
             seed,
         } => selfcheck::run(&spec, pattern.as_deref(), cases, seed),
+        Command::Serve(args) => serve::serve(spec, args).map(|()| true),
+        Command::Token(cmd) => serve::token(cmd).map(|()| true),
     }
 }
 
