@@ -1,19 +1,28 @@
 #!/usr/bin/env bash
 # The main job for now: what the specs say, checked three ways. Run by `cargo xtask demo`,
-# which builds target/release/semfuzz first.
+# which builds target/release/semfuzz first (SEMFUZZ=path runs another binary).
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-semfuzz=target/release/semfuzz
-step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+semfuzz=${SEMFUZZ:-target/release/semfuzz}
+# Bold headings only on a terminal, and never when NO_COLOR is set (https://no-color.org).
+if [ -t 1 ] && [ -z "${NO_COLOR:-}" ]; then
+    bold=$'\033[1m' plain=$'\033[0m'
+else
+    bold='' plain=''
+fi
+step() { printf '\n%s== %s%s\n' "$bold" "$*" "$plain"; }
 
 step "The catalogue: every variant the specs expand to, with its requirements"
 $semfuzz list fma.rn
+echo "# patterns: a glob over the whole name, or (without * ? [ {) any name containing it"
+$semfuzz list 'div.r[nz].f{32,64}'
 $semfuzz list --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)), "variants in all")'
 
 step "Evaluate: the spec's accept set per destination (exact bits, any NaN, one of several)"
 echo "# 1 + 2^-24 is a tie; .rn picks the even neighbour, .rp rounds up"
 $semfuzz eval add.rn.f32 0x3f800000 0x33800000
-$semfuzz eval add.rp.f32 0x3f800000 0x33800000
+echo "# (operands may be decimals exact in their format: 1 and 2^-24 again)"
+$semfuzz eval add.rp.f32 1 5.9604644775390625e-8
 echo "# fma rounds once: (1+2^-23)^2 - (1+2^-22) = 2^-46 survives"
 $semfuzz eval fma.rn.f32 0x3f800001 0x3f800001 0xbf800002
 echo "# .NaN gives the canonical NaN; .xorsign.abs takes the sign from both inputs"
@@ -42,6 +51,7 @@ step "Instruction text is checked against the manual's syntax"
 $semfuzz eval fma.f32 0x0 0x0 0x0 || true
 $semfuzz eval min.xorsign.abs.f32 0x0 0x0 0x0 || true
 $semfuzz eval mad.f32 0x0 0x0 0x0 || true
+$semfuzz eval add.rn.f32 1.5 0.1 || true
 $semfuzz eval 'HMUL2.INVALID R0, R1, R2;' 0x0 0x0 || true
 
 step "Check results gathered elsewhere (examples/check-sample.txt); exit status 1 = mismatches found"

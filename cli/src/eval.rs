@@ -1,6 +1,7 @@
 //! `semfuzz eval`.
 
-use anyhow::{anyhow, Result};
+use crate::operand::{parse_operand, sass_inputs};
+use anyhow::Result;
 use semfuzz_spec::eval::Evaluator;
 use semfuzz_spec::ir::PartKind;
 use semfuzz_spec::outcome::{describe, describe_accept, Accept};
@@ -19,15 +20,11 @@ pub fn run(spec: &Spec, instr: &str, operands: &[String]) -> Result<()> {
     if semfuzz_spec::sass::looks_like_sass(instr) {
         return run_sass(spec, instr, operands);
     }
-    let v = spec
-        .lookup(instr, Some(operands.len()))
-        .map_err(|d| anyhow!("{d}"))?;
+    let v = spec.lookup(instr, Some(operands.len()))?;
     let mut inputs = Vec::new();
     for (src, text) in v.sources.iter().zip(operands) {
-        inputs.push(
-            crate::parse_operand(src, text, &format!("operand {} of {}", src.name, v.text))
-                .map_err(|e| anyhow!(e))?,
-        );
+        let what = format!("operand {} of {}", src.name, v.text);
+        inputs.push(parse_operand(spec, src, text, &what)?);
     }
     let mut ev = Evaluator::new(&v.program);
     let mut out = vec![Accept::default(); ev.n_parts()];
@@ -58,13 +55,13 @@ pub fn run(spec: &Spec, instr: &str, operands: &[String]) -> Result<()> {
 fn run_sass(spec: &Spec, text: &str, operands: &[String]) -> Result<()> {
     let sass = semfuzz_spec::sass::parse(spec, text).map_err(|d| {
         if text.trim().contains(char::is_whitespace) {
-            anyhow!("{d}")
+            d
         } else {
             // `semfuzz eval HMUL2.FTZ 0x1 0x2`: the operands belong to the text.
-            anyhow!("{d}\n  note: a SASS instruction is given whole, in quotes, then the values it reads: semfuzz eval '{} R0, R1, R2;' 0x3c003c00 0x40004000", text.trim())
+            d.with_note(format!("a SASS instruction is given whole, in quotes, then the values it reads: semfuzz eval '{} R0, R1, R2;' 0x3c003c00 0x40004000", text.trim()))
         }
     })?;
-    let (values, inputs) = crate::sass_inputs(&sass, operands).map_err(|e| anyhow!(e))?;
+    let (values, inputs) = sass_inputs(&sass, operands)?;
     let v = sass.variant;
     let mut ev = Evaluator::new(&v.program);
     let mut out = vec![Accept::default(); ev.n_parts()];

@@ -2,15 +2,11 @@
 
 use anyhow::{Context, Result};
 use semfuzz_spec::coverage::{cover, excerpt_lines, Status, SyntaxLine, EXCERPT};
-use semfuzz_spec::Spec;
+use semfuzz_spec::{Spec, Variant};
 use std::path::Path;
 
-pub fn run(spec: &Spec, pattern: Option<&str>, json: bool) -> Result<()> {
-    let variants: Vec<_> = spec
-        .variants
-        .iter()
-        .filter(|v| pattern.is_none_or(|p| v.text.contains(p)))
-        .collect();
+/// The table (or JSON array) of `variants`.
+pub fn run(variants: &[&Variant], json: bool) -> Result<()> {
     if json {
         let items: Vec<_> = variants
             .iter()
@@ -43,7 +39,7 @@ pub fn run(spec: &Spec, pattern: Option<&str>, json: bool) -> Result<()> {
         .map(|v| v.signature().len())
         .max()
         .unwrap_or(0);
-    for v in &variants {
+    for v in variants {
         let types: Vec<String> = v
             .dests
             .iter()

@@ -10,13 +10,16 @@ macro_rules! outln {
 
 mod check;
 mod eval;
+mod fuzz;
 mod list;
+mod operand;
 mod selfcheck;
 mod serve;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::{Parser, Subcommand};
-use semfuzz_spec::Spec;
+use semfuzz_spec::pattern::{Pattern, PatternError, RULE};
+use semfuzz_spec::{Diagnostic, Diagnostics, Spec, Variant};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -38,8 +41,9 @@ struct Cli {
 enum Command {
     /// Every variant, its operand signature and its PTX ISA / target requirements.
     List {
-        /// Only variants whose text contains this.
-        pattern: Option<String>,
+        /// Only the variants these select (all when none is given).
+        #[arg(value_name = "PATTERN", long_help = RULE)]
+        patterns: Vec<String>,
         /// One JSON array instead of a table.
         #[arg(long)]
         json: bool,
@@ -51,11 +55,12 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         isa_docs: Option<PathBuf>,
     },
-    /// Evaluate one instruction on operands given as hex bit patterns.
+    /// Evaluate one instruction on operands given as hex bit patterns (or exact decimals).
     Eval {
         /// The instruction, e.g. `fma.rn.ftz.f32`.
         instr: String,
-        /// Source operands as hex bit patterns, e.g. 0x3f800000.
+        /// Source operands as hex bit patterns, e.g. 0x3f800000; an operand of a scalar float
+        /// type may be a decimal exact in its format (1.5, -0, inf, -inf, nan).
         #[arg(allow_hyphen_values = true)]
         operands: Vec<String>,
     },
@@ -63,11 +68,50 @@ enum Command {
     Check {
         /// The file to read; `-` or nothing reads standard input.
         file: Option<PathBuf>,
+        /// Print only mismatches, errors and the closing line.
+        #[arg(long, short)]
+        quiet: bool,
     },
+    /// Run a campaign: generated inputs through a backend, every result compared with the
+    /// spec; prints a table of findings (variant, class, count, example) and the totals.
+    Fuzz {
+        /// The backend (`semfuzz backends` lists them): host, llvm, llvm:opt-16,
+        /// numba-sim, external:CMD, cuda, cuda:N, z3, spec.
+        #[arg(long)]
+        backend: String,
+        /// Variants to run: a shell glob over variant names (`'min.*f32'`, `'*.bf16x2'`,
+        /// `{add,sub}.rn.f32`), or a plain substring; repeatable.
+        #[arg(long, required = true)]
+        instr: Vec<String>,
+        /// Where inputs come from: boundary, uniform, exhaustive (≤ 32 input bits), witness.
+        #[arg(long, default_value = "boundary")]
+        generator: semfuzz_fuzz::GeneratorKind,
+        /// Cases per variant (default 100000; exhaustive: every tuple).
+        #[arg(long, conflicts_with = "time")]
+        cases: Option<u64>,
+        /// Run for this long in all (`30s`, `10m`, `2h`).
+        #[arg(long, value_parser = fuzz::parse_duration)]
+        time: Option<std::time::Duration>,
+        /// Seed of every generator: the same seed gives the same inputs and findings.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Worker threads, each with its own backend instance.
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        /// Write the findings as JSON lines to FILE.
+        #[arg(long, value_name = "FILE")]
+        json: Option<PathBuf>,
+        /// exhaustive: start at this case index (what an interrupted run reached).
+        #[arg(long, value_name = "FROM", default_value_t = 0)]
+        resume: u64,
+    },
+    /// One line per backend: name, version, and `available` or why not.
+    Backends,
     /// Check that the evaluator and the Z3 encoding agree, on boundary and random inputs.
     Selfcheck {
-        /// Only variants whose text contains this.
-        pattern: Option<String>,
+        /// Only the variants these select (all when none is given).
+        #[arg(value_name = "PATTERN", long_help = RULE)]
+        patterns: Vec<String>,
         /// Inputs per variant.
         #[arg(long, default_value_t = 64)]
         cases: usize,
@@ -83,14 +127,20 @@ enum Command {
 }
 
 fn load(dir: &Option<PathBuf>) -> Result<Spec> {
-    match dir {
-        Some(d) => Spec::load_dir(d)
-            .map_err(|e| anyhow::anyhow!("{e}"))
-            .with_context(|| format!("loading specs from {}", d.display())),
-        None => Spec::embedded()
-            .map_err(|e| anyhow::anyhow!("{e}"))
-            .context("loading the built-in specs"),
-    }
+    Ok(match dir {
+        Some(d) => Spec::load_dir(d)?,
+        None => Spec::embedded()?,
+    })
+}
+
+/// The variants a command's patterns select (every one when none is given): the one rule of
+/// `semfuzz_spec::pattern`, and its one error when nothing matches.
+pub fn select<'s>(spec: &'s Spec, patterns: &[String]) -> Result<Vec<&'s Variant>> {
+    let patterns = patterns
+        .iter()
+        .map(|p| Pattern::parse(p))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(semfuzz_spec::pattern::select(spec, &patterns)?)
 }
 
 fn run(cli: Cli) -> Result<bool> {
@@ -102,16 +152,41 @@ fn run(cli: Cli) -> Result<bool> {
             json,
             ..
         } => list::coverage(&spec, isa_docs.as_deref(), json),
-        Command::List { pattern, json, .. } => {
-            list::run(&spec, pattern.as_deref(), json).map(|()| true)
+        Command::List { patterns, json, .. } => {
+            list::run(&select(&spec, &patterns)?, json).map(|()| true)
         }
         Command::Eval { instr, operands } => eval::run(&spec, &instr, &operands).map(|()| true),
-        Command::Check { file } => check::run(&spec, file.as_deref()),
+        Command::Check { file, quiet } => check::run(&spec, file.as_deref(), quiet),
+        Command::Fuzz {
+            backend,
+            instr,
+            generator,
+            cases,
+            time,
+            seed,
+            threads,
+            json,
+            resume,
+        } => fuzz::run(
+            &spec,
+            &select(&spec, &instr)?,
+            fuzz::Args {
+                backend,
+                generator,
+                cases,
+                time,
+                seed,
+                threads,
+                json,
+                resume,
+            },
+        ),
+        Command::Backends => fuzz::backends(),
         Command::Selfcheck {
-            pattern,
+            patterns,
             cases,
             seed,
-        } => selfcheck::run(&spec, pattern.as_deref(), cases, seed),
+        } => selfcheck::run(&spec, &select(&spec, &patterns)?, cases, seed),
         Command::Serve(args) => serve::serve(spec, args).map(|()| true),
         Command::Token(cmd) => serve::token(cmd).map(|()| true),
     }
@@ -122,9 +197,23 @@ fn main() -> ExitCode {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::FAILURE,
         Err(e) => {
-            eprintln!("{e:#}");
+            eprintln!("{}", report(&e));
             ExitCode::from(2)
         }
+    }
+}
+
+/// An error in the one format of every semfuzz message: `error: ...`, the location with the
+/// line and a caret where there is one, then `hint:` lines (see `Diagnostic`'s `Display`).
+fn report(e: &anyhow::Error) -> String {
+    if let Some(d) = e.downcast_ref::<Diagnostic>() {
+        d.to_string()
+    } else if let Some(d) = e.downcast_ref::<Diagnostics>() {
+        d.to_string()
+    } else if let Some(p) = e.downcast_ref::<PatternError>() {
+        Diagnostic::from(p.clone()).to_string()
+    } else {
+        format!("error: {e:#}")
     }
 }
 
@@ -136,57 +225,7 @@ pub fn emit(text: &str) {
         if e.kind() == std::io::ErrorKind::BrokenPipe {
             std::process::exit(0);
         }
-        eprintln!("cannot write to standard output: {e}");
+        eprintln!("error: cannot write to standard output: {e}");
         std::process::exit(2);
     }
-}
-
-/// Parses a hex bit pattern operand that must fit in `width` bits.
-/// A source operand as written in `eval`/`check`: a hex bit pattern, or `!0x1` for an operand
-/// the form writes `{!}c` (9.7.7.1 `set`), which `sem` then reads negated.
-pub fn parse_operand(
-    src: &semfuzz_spec::catalog::OperandSig,
-    text: &str,
-    what: &str,
-) -> Result<u64, String> {
-    let (negated, hex) = match text.strip_prefix('!') {
-        Some(rest) => (true, rest),
-        None => (false, text),
-    };
-    let bits = parse_hex(hex, src.width, what)?;
-    src.read(negated, bits).map_err(|e| format!("{what}: {e}"))
-}
-
-/// The hex values of what a SASS instruction reads (in order of first appearance; errors
-/// name the register or constant a value is for), and its variant's inputs made from them.
-pub fn sass_inputs<S: AsRef<str>>(
-    sass: &semfuzz_spec::sass::SassInstr,
-    texts: &[S],
-) -> Result<(Vec<u64>, Vec<u64>), String> {
-    let mut values = Vec::new();
-    for (k, text) in texts.iter().enumerate() {
-        let what = sass
-            .values
-            .get(k)
-            .map_or_else(|| format!("value {}", k + 1), |n| n.clone());
-        values.push(parse_hex(text.as_ref(), 64, &what)?);
-    }
-    let inputs = sass.inputs(&values)?;
-    Ok((values, inputs))
-}
-
-pub fn parse_hex(text: &str, width: u32, what: &str) -> Result<u64, String> {
-    let digits = text
-        .strip_prefix("0x")
-        .or_else(|| text.strip_prefix("0X"))
-        .ok_or_else(|| {
-            format!("{what}: `{text}` is not a hex bit pattern (write it like 0x3f800000)")
-        })?;
-    let v = u64::from_str_radix(&digits.replace('_', ""), 16).map_err(|_| {
-        format!("{what}: `{text}` is not a hex bit pattern (write it like 0x3f800000)")
-    })?;
-    if width < 64 && v >> width != 0 {
-        return Err(format!("{what}: `{text}` does not fit in {width} bits"));
-    }
-    Ok(v)
 }

@@ -1,23 +1,13 @@
 //! `semfuzz selfcheck`: the evaluator and the Z3 encoding agree on every selected variant.
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 use indicatif::{ProgressBar, ProgressStyle};
 use semfuzz_smt::consistency::check_variant;
-use semfuzz_spec::Spec;
+use semfuzz_spec::{Spec, Variant};
 use std::time::Instant;
 
-pub fn run(spec: &Spec, pattern: Option<&str>, cases: usize, seed: u64) -> Result<bool> {
-    let variants: Vec<_> = spec
-        .variants
-        .iter()
-        .filter(|v| pattern.is_none_or(|p| v.text.contains(p)))
-        .collect();
-    if variants.is_empty() {
-        bail!(
-            "no variant matches `{}` (see `semfuzz list`)",
-            pattern.unwrap_or("")
-        );
-    }
+/// Checks each of `variants` on `cases` inputs; returns whether all agree.
+pub fn run(spec: &Spec, variants: &[&Variant], cases: usize, seed: u64) -> Result<bool> {
     outln!(
         "libz3 {}; {} variants x {cases} inputs (seed {seed})",
         semfuzz_smt::z3_version(),
@@ -30,7 +20,7 @@ pub fn run(spec: &Spec, pattern: Option<&str>, cases: usize, seed: u64) -> Resul
     );
     let start = Instant::now();
     let mut failed = 0;
-    for v in &variants {
+    for v in variants {
         bar.set_message(v.text.clone());
         let report = check_variant(spec, v, cases, seed, 30_000, || bar.inc(1));
         if let Some((inputs, why)) = report.failure {

@@ -7,6 +7,19 @@ fn semfuzz() -> Command {
     Command::cargo_bin("semfuzz").expect("binary built")
 }
 
+/// The headline of each line `check` reports and its closing line, without the location,
+/// source line and hints that follow an `error:`.
+fn headlines(out: &str) -> Vec<&str> {
+    out.lines()
+        .filter(|l| {
+            *l == "ok"
+                || l.starts_with("mismatch: ")
+                || l.starts_with("error: ")
+                || l.ends_with(" failed")
+        })
+        .collect()
+}
+
 fn run(args: &[&str], stdin: Option<&str>) -> (i32, String, String) {
     let mut cmd = semfuzz();
     cmd.args(args);
@@ -80,7 +93,7 @@ fn eval_rejects_bad_input_with_a_message() {
         ),
         (
             vec!["eval", "add.f32", "0x1", "zz"],
-            "`zz` is not a hex bit pattern",
+            "`zz` is neither a hex bit pattern nor a decimal",
         ),
         (vec!["eval", "add.f32", "0x1"], "takes 2 (a, b)"),
         (
@@ -117,14 +130,21 @@ add.f32 0x7fc00000 0x3f800000 0xffc00123
 ";
     let (code, out, _) = run(&["check", "-"], Some(input));
     assert_eq!(code, 1, "{out}");
-    let lines: Vec<&str> = out.lines().collect();
+    let lines = headlines(&out);
     assert_eq!(lines[0], "ok");
     assert!(
         lines[1].starts_with("mismatch: line 4:") && lines[1].contains("FTZ not applied"),
         "{}",
         lines[1]
     );
-    assert!(lines[2].starts_with("error: line 5:"), "{}", lines[2]);
+    assert_eq!(
+        lines[2],
+        "error: line 5: `add.rn.f32` takes 3 values (its operands, then the result d), but the line has 1"
+    );
+    assert!(
+        out.contains(" --> <stdin>:6:1\n  |\n6 | bogus.f32 0x1 0x2 0x3\n  | ^^^^^^^^^\n"),
+        "the location, the line and a caret: {out}"
+    );
     assert!(
         lines[3].starts_with("error: line 6:") && lines[3].contains("unknown instruction"),
         "{}",
@@ -182,7 +202,8 @@ fn spec_dir_loads_user_specs_and_reports_errors_with_location() {
     let (code, _, err) = run(&["--spec-dir", &d, "list"], None);
     assert_eq!(code, 2);
     assert!(
-        err.contains("mine.sem:3:13: error: floating-point `+` needs a rounding mode"),
+        err.starts_with("error: floating-point `+` needs a rounding mode\n --> ")
+            && err.contains("mine.sem:3:13\n"),
         "{err}"
     );
     assert!(err.contains("^^^^^"), "{err}");
@@ -325,7 +346,7 @@ HMUL2 R0, R1, R2 0x0 0x0 0x0
 ";
     let (code, out, _) = run(&["check", "-"], Some(lines));
     assert_eq!(code, 1, "{out}");
-    let got: Vec<&str> = out.lines().collect();
+    let got = headlines(&out);
     assert_eq!(got[..5], ["ok", "ok", "ok", "ok", "ok"], "{out}");
     assert!(
         got[5].starts_with("mismatch: line 7:") && got[5].contains("FTZ not applied"),
@@ -422,4 +443,137 @@ fn coverage_reads_an_excerpt_directory() {
     let (code, _, err) = run(&["list", "--coverage", "--isa-docs", "/nonexistent"], None);
     assert_eq!(code, 2);
     assert!(err.contains("leave out --isa-docs"), "{err}");
+}
+
+/// Issue 12: one pattern language, the same selection and the same "no match" error in
+/// every command that takes patterns.
+#[test]
+fn list_and_selfcheck_share_one_pattern_language() {
+    let (code, out, err) = run(&["list", "div.r[nz].f{32,64}"], None);
+    assert_eq!(code, 0, "{err}");
+    let listed: Vec<&str> = out.lines().filter_map(|l| l.split(' ').next()).collect();
+    assert_eq!(
+        listed,
+        ["div.rn.f32", "div.rz.f32", "div.rn.f64", "div.rz.f64"]
+    );
+    assert_eq!(err, "4 variants\n");
+    let (code, out, err) = run(&["selfcheck", "div.r[nz].f{32,64}", "--cases", "2"], None);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("4 variants x 2 inputs"), "{out}");
+    // Substring without glob characters; several patterns are a union.
+    let (_, out, _) = run(&["list", "add.rn.ftz.f32", "add.rn.ftz.sat"], None);
+    let listed: Vec<&str> = out.lines().filter_map(|l| l.split(' ').next()).collect();
+    assert_eq!(
+        listed,
+        [
+            "add.rn.ftz.f32",
+            "add.rn.ftz.sat.f32",
+            "add.rn.ftz.f32x2",
+            "add.rn.ftz.sat.f16",
+            "add.rn.ftz.sat.f16x2"
+        ]
+    );
+
+    let (list_code, list_out, list_err) = run(&["list", "add.*f33"], None);
+    let (self_code, _, self_err) = run(&["selfcheck", "add.*f33"], None);
+    assert_eq!((list_code, self_code), (2, 2));
+    assert_eq!(list_out, "", "no table for no match");
+    assert_eq!(list_err, self_err, "the same message in every command");
+    assert!(
+        list_err.starts_with("error: no variant matches `add.*f33`\nhint: did you mean"),
+        "{list_err}"
+    );
+    assert!(list_err.contains("shell glob"), "{list_err}");
+    let (_, help, _) = run(&["list", "--help"], None);
+    assert!(
+        help.contains("shell glob over the whole variant name"),
+        "{help}"
+    );
+}
+
+/// Issue 12: a line with a value too few says what it saw.
+#[test]
+fn check_says_what_it_saw_and_quiet_prints_only_failures() {
+    let input = "add.rn.f32 0x3f800000 0x33800000\nadd.rn.f32 0x3f800000 0x33800000 0x3f800000\n\
+                 add.rn.f32 0x3f800000 0x33800000 0x3f800000 0x1\n";
+    let (code, out, _) = run(&["check", "-"], Some(input));
+    assert_eq!(code, 1);
+    assert!(out.contains("error: line 1: `add.rn.f32` takes 3 values (its operands, then the result d), but the line has 2\n"), "{out}");
+    assert!(out.contains("hint: the last value is the result: write `add.rn.f32 a b d` for `add.rn.f32 d, a, b`\n"), "{out}");
+    assert!(out.contains("error: line 3: `add.rn.f32` takes 3 values (its operands, then the result d), but the line has 4\n"), "{out}");
+    assert_eq!(headlines(&out)[1], "ok");
+    let (_, sass, _) = run(&["check", "-"], Some("HMUL2 R0, R1, R2; 0x0 0x0\n"));
+    assert!(sass.starts_with("error: line 1: `HMUL2 R0, R1, R2;` reads R1, R2, so the line takes 3 values after the `;` (those, then the result), but it has 2\n"), "{sass}");
+    assert!(
+        sass.contains("hint: the last value is the result"),
+        "{sass}"
+    );
+    let (code, quiet, _) = run(&["check", "--quiet", "-"], Some(input));
+    assert_eq!(code, 1);
+    assert!(!quiet.lines().any(|l| l == "ok"), "{quiet}");
+    assert_eq!(quiet, out.replacen("ok\n", "", 1));
+    assert!(quiet.ends_with("1 passed, 2 failed\n"), "{quiet}");
+}
+
+/// Issue 12: decimals exact in a scalar float operand's format, in `eval` and `check` alike.
+#[test]
+fn decimal_operands_when_exact() {
+    let (code, out, err) = run(&["eval", "add.rn.f32", "1.5", "-0"], None);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("a = 0x3fc00000 (1.5)\n  b = 0x80000000 (-0)\n  d = 0x3fc00000 (1.5)"),
+        "{out}"
+    );
+    let (code, _, err) = run(&["eval", "add.rn.f16", "6.1e-5", "1"], None);
+    assert_eq!(code, 2);
+    assert_eq!(
+        err,
+        "error: operand a of add.rn.f16: `6.1e-5` is not exact in f16: it lies between \
+         0x03ff (6.097555160522461e-5, subnormal) and 0x0400 (6.103515625e-5)\n\
+         hint: write the value you mean in hex, e.g. one of these two\n"
+    );
+    // Packed operands stay hex.
+    let (code, _, err) = run(&["eval", "add.rn.f32x2", "1.5", "0x0"], None);
+    assert_eq!(code, 2);
+    assert!(err.contains("`1.5` is not a hex bit pattern"), "{err}");
+    let (code, out, _) = run(
+        &["check", "-"],
+        Some("mul.rn.f64 inf 0 0x7ff8000000000000\nmax.f32 nan -inf 0xff800000\nadd.rn.f32 0.1 1 0x3f800000\n"),
+    );
+    assert_eq!(code, 1, "{out}");
+    let lines = headlines(&out);
+    assert_eq!(lines[..2], ["ok", "ok"], "{out}");
+    assert!(
+        lines[2].starts_with("error: line 3: operand a: `0.1` is not exact in f32"),
+        "{out}"
+    );
+}
+
+/// Issue 12: scripts/demo.sh writes bold headings to a terminal only, and not under NO_COLOR.
+/// `script` (util-linux) gives it a terminal; SEMFUZZ=true stands in for the binary.
+#[test]
+fn demo_colours_only_a_terminal_without_no_color() {
+    let demo = concat!(env!("CARGO_MANIFEST_DIR"), "/../scripts/demo.sh");
+    let run_demo = |tty: bool, no_color: bool| {
+        let line = format!(
+            "{}SEMFUZZ=true bash {demo}",
+            if no_color { "NO_COLOR=1 " } else { "" }
+        );
+        let out = if tty {
+            std::process::Command::new("script")
+                .args(["-qec", &line, "/dev/null"])
+                .output()
+        } else {
+            std::process::Command::new("bash")
+                .args(["-c", &line])
+                .output()
+        }
+        .expect("bash and script (util-linux) run");
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(text.contains("== The catalogue"), "{text}");
+        text.contains("\x1b[1m== The catalogue")
+    };
+    assert!(run_demo(true, false), "bold on a terminal");
+    assert!(!run_demo(true, true), "NO_COLOR");
+    assert!(!run_demo(false, false), "a pipe gets no escape codes");
 }

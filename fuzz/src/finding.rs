@@ -152,9 +152,7 @@ fn saturation(words: &Words<'_>, f: Format, expected: &Accept, got: u64) -> Opti
     }
     let one = f.one(false);
     let at_end = want == f.zero(false) || (sat && want == one);
-    let outside = f.is_nan(got)
-        || f.sign_bit(got) && !f.is_zero(got)
-        || sat && f.to_f64(got) > 1.0;
+    let outside = f.is_nan(got) || f.sign_bit(got) && !f.is_zero(got) || sat && f.to_f64(got) > 1.0;
     (at_end && outside).then_some(Class::Saturation)
 }
 
@@ -176,7 +174,12 @@ impl std::fmt::Display for Class {
             Class::FtzOverApplied => write!(f, "ftz-over-applied"),
             Class::Saturation => write!(f, "saturation"),
             Class::Rounding { lo, hi, up } => {
-                write!(f, "ulp-{}-{}", if *up { "up" } else { "down" }, range(*lo, *hi))
+                write!(
+                    f,
+                    "ulp-{}-{}",
+                    if *up { "up" } else { "down" },
+                    range(*lo, *hi)
+                )
             }
             Class::BoundExceeded { lo, hi, up } => write!(
                 f,
@@ -217,7 +220,14 @@ pub fn operand_classes(spec: &Spec, variant: &Variant, inputs: &[u64]) -> Vec<St
                 ..
             } => members.get(v as usize).cloned().unwrap_or_default(),
             OperandRole::Modifier { kind, .. } => {
-                format!("{}={v}", if *kind == ModifierKind::Neg { "neg" } else { "abs" })
+                format!(
+                    "{}={v}",
+                    if *kind == ModifierKind::Neg {
+                        "neg"
+                    } else {
+                        "abs"
+                    }
+                )
             }
             _ => match spec.format(&src.ty) {
                 Some(FormatInfo::Scalar(f)) => value_class(f, v).to_string(),
@@ -243,7 +253,13 @@ pub fn first_rejected(dest: &Dest, accepts: &[Accept], got: u64) -> Option<usize
 pub fn example_size(inputs: &[u64]) -> u32 {
     inputs
         .iter()
-        .map(|&v| if v == 0 { 0 } else { 64 - v.leading_zeros() - v.trailing_zeros() })
+        .map(|&v| {
+            if v == 0 {
+                0
+            } else {
+                64 - v.leading_zeros() - v.trailing_zeros()
+            }
+        })
         .sum()
 }
 
@@ -356,5 +372,8 @@ pub fn signature(
         h.update(field.as_bytes());
         h.update([0]);
     }
-    h.finalize()[..8].iter().map(|b| format!("{b:02x}")).collect()
+    h.finalize()[..8]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }

@@ -4,6 +4,12 @@
 
 #![warn(missing_docs)]
 
+pub mod campaign;
 pub mod finding;
+pub mod generate;
+pub mod registry;
+pub mod spec_backend;
 
+pub use campaign::{run, Config, Counters, Report};
 pub use finding::{Class, Finding};
+pub use generate::GeneratorKind;

@@ -582,7 +582,7 @@ impl Spec {
             let near: Vec<&str> = names
                 .iter()
                 .copied()
-                .filter(|n| strsim(n, opcode) <= 2)
+                .filter(|n| crate::pattern::edit_distance(opcode, n, false) <= 2)
                 .collect();
             let hint = if near.is_empty() {
                 format!("known instructions: {}", names.join(" "))
@@ -823,23 +823,6 @@ impl Spec {
 }
 
 /// Edit distance, for "did you mean".
-fn strsim(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1];
-        for (j, cb) in b.iter().enumerate() {
-            cur.push(
-                (prev[j] + usize::from(ca != *cb))
-                    .min(prev[j + 1] + 1)
-                    .min(cur[j] + 1),
-            );
-        }
-        prev = cur;
-    }
-    prev[b.len()]
-}
-
 fn resolve_family(instr: &ast::Instr) -> Result<Family, Diagnostic> {
     let opcodes: Vec<String> = instr.names.iter().map(|n| n.text.clone()).collect();
     let first = &instr.names[0];

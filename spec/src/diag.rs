@@ -95,7 +95,7 @@ pub struct Diagnostic {
     pub message: String,
     /// Where, when the problem has a location in a spec file.
     pub span: Option<Span>,
-    /// What to do about it.
+    /// What to do about it; each line is shown as its own `hint:` line.
     pub hint: Option<String>,
     /// Further context, innermost first (e.g. "while building variant add.rz.f64").
     pub notes: Vec<String>,
@@ -136,40 +136,44 @@ impl Diagnostic {
 }
 
 impl fmt::Display for Diagnostic {
-    /// Renders like a compiler: `file:line:col: error: message`, the line, a caret, hint, notes.
+    /// Renders the one error format of every semfuzz message: `error: message`; where there
+    /// is a location, ` --> file:line:col` (left out for a file with no name, such as
+    /// instruction text from the command line), the line and a caret; then a `hint:` line per
+    /// line of the hint and a `note:` line per note.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.span {
-            Some(span) => {
-                let (line, col) = span.file.line_col(span.start);
-                writeln!(
-                    f,
-                    "{}:{}:{}: error: {}",
-                    span.file.name, line, col, self.message
-                )?;
-                let text = span.file.line_text(line);
-                let (end_line, end_col) = span.file.line_col(span.end.max(span.start + 1) - 1);
-                let width = if end_line == line {
-                    (end_col + 1).saturating_sub(col).max(1)
-                } else {
-                    1
-                };
-                let gutter = line.to_string().len();
-                writeln!(f, "{:gutter$} |", "")?;
-                writeln!(f, "{line} | {text}")?;
-                let pad: String = text
-                    .chars()
-                    .take(col - 1)
-                    .map(|c| if c == '\t' { '\t' } else { ' ' })
-                    .collect();
-                write!(f, "{:gutter$} | {pad}{}", "", "^".repeat(width))?;
+        write!(f, "error: {}", self.message)?;
+        if let Some(span) = &self.span {
+            let (line, col) = span.file.line_col(span.start);
+            let text = span.file.line_text(line);
+            let (end_line, end_col) = span.file.line_col(span.end.max(span.start + 1) - 1);
+            let width = if end_line == line {
+                (end_col + 1).saturating_sub(col).max(1)
+            } else {
+                1
+            };
+            let number = if span.file.name.is_empty() {
+                String::new()
+            } else {
+                line.to_string()
+            };
+            let gutter = number.len();
+            if !span.file.name.is_empty() {
+                write!(f, "\n{:gutter$}--> {}:{line}:{col}", "", span.file.name)?;
             }
-            None => write!(f, "error: {}", self.message)?,
+            write!(f, "\n{:gutter$} |", "")?;
+            write!(f, "\n{number} | {text}")?;
+            let pad: String = text
+                .chars()
+                .take(col - 1)
+                .map(|c| if c == '\t' { '\t' } else { ' ' })
+                .collect();
+            write!(f, "\n{:gutter$} | {pad}{}", "", "^".repeat(width))?;
         }
-        if let Some(hint) = &self.hint {
-            write!(f, "\n  hint: {hint}")?;
+        for hint in self.hint.iter().flat_map(|h| h.lines()) {
+            write!(f, "\nhint: {hint}")?;
         }
         for note in &self.notes {
-            write!(f, "\n  note: {note}")?;
+            write!(f, "\nnote: {note}")?;
         }
         Ok(())
     }
@@ -182,16 +186,14 @@ impl std::error::Error for Diagnostic {}
 pub struct Diagnostics(pub Vec<Diagnostic>);
 
 impl fmt::Display for Diagnostics {
+    /// Each diagnostic, then `error: the specs did not load (N errors above)`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, d) in self.0.iter().enumerate() {
-            if i > 0 {
-                writeln!(f)?;
-            }
+        for d in &self.0 {
             writeln!(f, "{d}")?;
         }
         write!(
             f,
-            "{} error{}",
+            "error: the specs did not load ({} error{} above)",
             self.0.len(),
             if self.0.len() == 1 { "" } else { "s" }
         )

@@ -18,6 +18,7 @@ pub mod lexer;
 pub mod lower;
 pub mod outcome;
 pub mod parser;
+pub mod pattern;
 pub mod printer;
 pub mod samples;
 pub mod sass;

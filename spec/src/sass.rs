@@ -227,7 +227,8 @@ fn parse_int(text: &str) -> Option<u64> {
 
 /// Parses `text` and finds its variant in `spec`.
 pub fn parse<'s>(spec: &'s Spec, text: &str) -> Result<SassInstr<'s>, Diagnostic> {
-    let file = SourceFile::new("<instruction>", text.trim_end());
+    // No file name: the text is shown with a caret but no `--> file:line:col`.
+    let file = SourceFile::new("", text.trim_end());
     let mut c = Cursor { file, pos: 0 };
     // {@{!}Pg}
     let guard = if c.eat("@") {

@@ -368,6 +368,6 @@ fn diagnostics_name_the_variant() {
 fn rendering_shows_line_and_caret() {
     let e = errors(&with_sem("    d = frob(a);"));
     let expected =
-        "test.sem:4:9: error: unknown function `frob`\n  |\n4 |     d = frob(a);\n  |         ^^^^";
+        "error: unknown function `frob`\n --> test.sem:4:9\n  |\n4 |     d = frob(a);\n  |         ^^^^";
     assert!(e.starts_with(expected), "got:\n{e}");
 }
