@@ -124,6 +124,8 @@ enum Command {
     /// Manage the service's API tokens.
     #[command(subcommand)]
     Token(serve::TokenCommand),
+    /// Lease campaign work units from a service, run them, and post the findings.
+    Worker(serve::WorkerArgs),
 }
 
 fn load(dir: &Option<PathBuf>) -> Result<Spec> {
@@ -189,6 +191,7 @@ fn run(cli: Cli) -> Result<bool> {
         } => selfcheck::run(&spec, &select(&spec, &patterns)?, cases, seed),
         Command::Serve(args) => serve::serve(spec, args).map(|()| true),
         Command::Token(cmd) => serve::token(cmd).map(|()| true),
+        Command::Worker(args) => serve::worker(spec, args).map(|()| true),
     }
 }
 

@@ -1,9 +1,15 @@
-//! `semfuzz serve` and `semfuzz token create`: the service's command line (the service itself
-//! is the `semfuzz-service` crate).
+//! `semfuzz serve`, `semfuzz token create` and `semfuzz worker`: the service's command line
+//! (the service itself is the `semfuzz-service` crate; the worker runs units with the campaign
+//! engine).
 
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
+use semfuzz_fuzz::campaign::{self, Counters};
+use semfuzz_fuzz::{registry, Finding, GeneratorKind};
+use semfuzz_service::model::Lease;
+use semfuzz_service::worker::{run_worker, UnitRunner, WorkerConfig};
 use semfuzz_service::{Config, Target};
+use std::sync::atomic::AtomicBool;
 use semfuzz_spec::Spec;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -89,4 +95,80 @@ fn describe(target: &Target) -> String {
             None => u.clone(),
         },
     }
+}
+
+/// `semfuzz worker`'s options.
+#[derive(Args)]
+pub struct WorkerArgs {
+    /// The service's URL, e.g. http://127.0.0.1:8080.
+    #[arg(long, value_name = "URL")]
+    server: String,
+    /// An API token (`semfuzz token create`).
+    #[arg(long, value_name = "T", env = "SEMFUZZ_TOKEN")]
+    token: String,
+    /// A backend this worker runs (repeatable; default: any the campaign names).
+    #[arg(long = "backend", value_name = "B")]
+    backends: Vec<String>,
+    /// Lease length in seconds; heartbeats go every third of it.
+    #[arg(long, default_value_t = 60)]
+    lease_seconds: i64,
+    /// Exit when no unit is waiting instead of waiting for more.
+    #[arg(long)]
+    exit_when_idle: bool,
+}
+
+/// Runs leased units with the campaign engine, one unit at a time.
+struct EngineRunner {
+    spec: Arc<Spec>,
+}
+
+impl UnitRunner for EngineRunner {
+    fn run(&mut self, lease: &Lease, stop: &AtomicBool) -> Result<(i64, Vec<Finding>), String> {
+        let variant = self
+            .spec
+            .variants
+            .iter()
+            .find(|v| v.text == lease.variant)
+            .ok_or_else(|| format!("unit {}: no variant `{}` in this semfuzz", lease.unit, lease.variant))?;
+        let generator: GeneratorKind = lease.generator.parse()?;
+        let config = campaign::Config {
+            generator,
+            cases: Some(lease.cases.max(0) as u64),
+            time: None,
+            seed: lease.seed as u64,
+            threads: 1,
+            resume: 0,
+        };
+        let backend = lease.backend.clone();
+        let open = move || registry::open(&backend);
+        let report = campaign::run(&self.spec, &[variant], &open, None, &config, &Counters::default(), stop)
+            .map_err(|e| format!("unit {} ({} on {}): {e}", lease.unit, lease.variant, lease.backend))?;
+        Ok((report.cases as i64, report.findings))
+    }
+}
+
+/// Leases and runs units until Ctrl-C (or, with --exit-when-idle, an empty queue).
+pub fn worker(spec: Spec, args: WorkerArgs) -> Result<()> {
+    let name = format!(
+        "{}:{}",
+        std::fs::read_to_string("/etc/hostname").map(|h| h.trim().to_string()).unwrap_or_else(|_| "host".into()),
+        std::process::id()
+    );
+    let stop = Arc::new(AtomicBool::new(false));
+    {
+        let stop = stop.clone();
+        ctrlc::set_handler(move || stop.store(true, std::sync::atomic::Ordering::SeqCst)).context("installing the Ctrl-C handler")?;
+    }
+    let cfg = WorkerConfig {
+        server: args.server,
+        token: args.token,
+        backends: args.backends,
+        name,
+        lease_seconds: args.lease_seconds,
+        exit_when_idle: args.exit_when_idle,
+    };
+    let mut runner = EngineRunner { spec: Arc::new(spec) };
+    let s = run_worker(cfg, &mut runner, &stop)?;
+    eprintln!("semfuzz worker: {} units, {} cases, {} findings posted, {} units lost to expired leases", s.units, s.cases, s.findings, s.lost);
+    Ok(())
 }

@@ -155,3 +155,80 @@ fn dashboard_in_headless_chromium() {
     child.kill().unwrap();
     child.wait().unwrap();
 }
+
+#[path = "../../service/tests/common/pg.rs"]
+mod pg;
+
+/// Starts `semfuzz serve` on `db_url`, creates a campaign, runs `workers` worker processes
+/// (killing the first with -9 after `kill_after`, if given) until every unit is done; returns
+/// the findings (signature → count) and the campaign.
+fn distributed_run(db_url: &str, workers: usize, kill_after: Option<Duration>) -> (Vec<(String, u64)>, serde_json::Value) {
+    let out = semfuzz().args(["token", "create", "--database-url", db_url]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let tok = String::from_utf8(out.stdout).unwrap().trim().to_string();
+    let mut server = semfuzz().args(["serve", "--listen", "127.0.0.1:0", "--database-url", db_url]).stderr(Stdio::piped()).spawn().unwrap();
+    let mut lines = BufReader::new(server.stderr.take().unwrap()).lines();
+    let line = lines.next().unwrap().unwrap();
+    let url = line.split("dashboard at ").nth(1).unwrap().split(' ').next().unwrap().trim_end_matches('/').to_string();
+    std::thread::spawn(move || for _ in lines {});
+    let auth = format!("Bearer {tok}");
+    let c: serde_json::Value = ureq::post(&format!("{url}/api/v1/campaigns"))
+        .set("authorization", &auth)
+        .send_json(serde_json::json!({"name": "dist", "variants": "add.r?.ftz.f32", "backends": ["spec"], "generator": "boundary", "cases_per_unit": CASES_PER_UNIT, "rounds": 3}))
+        .unwrap()
+        .into_json()
+        .unwrap();
+    let mut procs: Vec<Child> = (0..workers)
+        .map(|_| {
+            semfuzz()
+                .args(["worker", "--server", &url, "--token", &tok, "--backend", "spec", "--lease-seconds", "2", "--exit-when-idle"])
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    if let Some(after) = kill_after {
+        std::thread::sleep(after);
+        Command::new("kill").args(["-9", &procs[0].id().to_string()]).status().unwrap();
+    }
+    let start = Instant::now();
+    let campaign = loop {
+        let v: serde_json::Value = ureq::get(&format!("{url}/api/v1/campaigns/{}", c["id"])).call().unwrap().into_json().unwrap();
+        if v["units_done"] == v["units"] {
+            break v;
+        }
+        // Workers that found the queue empty while a dead worker's lease ran out have exited:
+        // keep one alive until the end.
+        if procs.iter_mut().all(|p| p.try_wait().unwrap().is_some()) {
+            procs.push(semfuzz().args(["worker", "--server", &url, "--token", &tok, "--lease-seconds", "2", "--exit-when-idle"]).stderr(Stdio::null()).spawn().unwrap());
+        }
+        assert!(start.elapsed() < Duration::from_secs(240), "campaign not done: {v}");
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    for mut p in procs {
+        let _ = p.wait();
+    }
+    let v: serde_json::Value = ureq::get(&format!("{url}/api/v1/findings?limit=1000&sort=id")).call().unwrap().into_json().unwrap();
+    let mut found: Vec<(String, u64)> = v["findings"].as_array().unwrap().iter().map(|f| (format!("{} {} {}", f["variant"], f["class"], f["operand_classes"]), f["count"].as_u64().unwrap())).collect();
+    found.sort();
+    server.kill().unwrap();
+    server.wait().unwrap();
+    (found, campaign)
+}
+
+/// Cases per unit of the distributed test: long enough that the kill lands mid-unit.
+const CASES_PER_UNIT: i64 = 4_000_000;
+
+/// The registry has no backend with known discrepancies yet (`spec` is the control), so this
+/// checks the units: each done exactly once (the cases add up to units × cases per unit, and a
+/// second completion would add more), none lost to the killed worker. That findings are
+/// neither lost nor doubled is `service/tests/worker.rs` (same protocol, a runner with
+/// findings).
+#[test]
+fn three_worker_processes_on_postgres_one_killed() {
+    let Some(pg) = pg::pg() else { return };
+    let (found, campaign) = distributed_run(&pg.fresh_db(), 3, Some(Duration::from_millis(1500)));
+    assert_eq!(campaign["units"], serde_json::json!(12));
+    assert_eq!(campaign["cases"], serde_json::json!(12 * CASES_PER_UNIT), "every unit done exactly once: {campaign}");
+    assert!(found.is_empty(), "the spec backend is the control: {found:?}");
+}

@@ -116,7 +116,7 @@ async fn main() {
     }
 
     // 3. Leases/s: 16 workers leasing one unit at a time.
-    let (s, v) = app.write(axum::http::Method::POST, "/api/v1/campaigns", &json!({"name": "bench", "variants": "*", "backends": ["host"], "generator": "mixed", "rounds": 200})).await;
+    let (s, v) = app.write(axum::http::Method::POST, "/api/v1/campaigns", &json!({"name": "bench", "variants": "*", "backends": ["host"], "generator": "boundary", "rounds": 200})).await;
     assert!(s.is_success(), "{v}");
     let (stop, leased) = (Arc::new(AtomicBool::new(false)), Arc::new(AtomicU64::new(0)));
     let threads: Vec<_> = (0..16)

@@ -448,7 +448,7 @@ async fn campaigns(State(s): State<AppState>, headers: HeaderMap) -> Page {
                 label { "name " input name="name" required; }
                 label { "variants " input name="variants" value="*" required; }
                 label { "backends " input name="backends" value="host" required; }
-                label { "generator " input name="generator" value="mixed" required; }
+                label { "generator " input name="generator" value="boundary" required; }
                 label { "cases per unit " input name="cases_per_unit" type="number" value="100000" min="1"; }
                 label { "continuous " input name="continuous" type="checkbox" value="true"; }
                 label { "token " input type="password" name="token" required; }

@@ -536,6 +536,7 @@ impl Db {
         if c.backends.is_empty() || c.backends.iter().any(|b| b.trim().is_empty() || b.len() > 200) {
             return Err(Error::Invalid("backends: give one or more backend names, e.g. [\"host\"]".into()));
         }
+        c.generator.parse::<semfuzz_fuzz::GeneratorKind>().map_err(|e| Error::Invalid(format!("generator: {e}")))?;
         let rounds = c.rounds.unwrap_or(1);
         let cases = c.cases_per_unit.unwrap_or(100_000);
         if !(1..=1_000).contains(&rounds) || !(1..=1_000_000_000).contains(&cases) {

@@ -154,7 +154,7 @@ pub struct NewCampaign {
     pub variants: String,
     /// Backend names (`host`, `llvm`, ...).
     pub backends: Vec<String>,
-    /// Input generator (`mixed`, `random`, `boundary`, ...).
+    /// Input generator: `boundary`, `uniform`, `exhaustive` (as `semfuzz fuzz --generator`).
     pub generator: String,
     /// Cases per work unit (default 100000).
     pub cases_per_unit: Option<i64>,

@@ -162,7 +162,7 @@ both_databases!(bad_input_is_a_4xx_naming_the_problem, |c: &mut semfuzz_service:
 
 both_databases!(campaigns_leases_and_completion, |_| {}, |app: TestApp| async move {
     let (s, c) = app.write(Method::POST, "/api/v1/campaigns", &json!({
-        "name": "t", "variants": "add.rn.f32", "backends": ["host", "llvm"], "generator": "mixed",
+        "name": "t", "variants": "add.rn.f32", "backends": ["host", "llvm"], "generator": "boundary",
         "cases_per_unit": 1000, "rounds": 2
     })).await;
     assert_eq!(s, StatusCode::CREATED, "{c}");
@@ -210,13 +210,16 @@ both_databases!(campaigns_leases_and_completion, |_| {}, |app: TestApp| async mo
     assert_eq!(s, StatusCode::OK);
     let (_, v) = app.write(Method::POST, "/api/v1/units/lease", &json!({"worker": "w5"})).await;
     assert_eq!(v["leases"], json!([]));
-    let (s, v) = app.write(Method::POST, "/api/v1/campaigns", &json!({"name": "x", "variants": "nosuch.*", "backends": ["host"], "generator": "mixed"})).await;
+    let (s, v) = app.write(Method::POST, "/api/v1/campaigns", &json!({"name": "x", "variants": "nosuch.*", "backends": ["host"], "generator": "boundary"})).await;
     assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY);
     assert!(v["error"].as_str().unwrap().contains("matches no variant"), "{v}");
+    let (s, v) = app.write(Method::POST, "/api/v1/campaigns", &json!({"name": "x", "variants": "add.*", "backends": ["host"], "generator": "mixed"})).await;
+    assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(v["error"].as_str().unwrap().contains("generator"), "{v}");
 });
 
 both_databases!(continuous_campaign_queues_successors, |_| {}, |app: TestApp| async move {
-    let (_, c) = app.write(Method::POST, "/api/v1/campaigns", &json!({"name": "c", "variants": "add.rn.f32", "backends": ["host"], "generator": "mixed", "continuous": true})).await;
+    let (_, c) = app.write(Method::POST, "/api/v1/campaigns", &json!({"name": "c", "variants": "add.rn.f32", "backends": ["host"], "generator": "boundary", "continuous": true})).await;
     let mut seeds = vec![];
     for _ in 0..3 {
         let (_, v) = app.write(Method::POST, "/api/v1/units/lease", &json!({"worker": "w"})).await;
@@ -231,7 +234,7 @@ both_databases!(continuous_campaign_queues_successors, |_| {}, |app: TestApp| as
 });
 
 both_databases!(concurrent_leases_never_share_a_unit, |_| {}, |app: TestApp| async move {
-    let (s, _) = app.write(Method::POST, "/api/v1/campaigns", &json!({"name": "c", "variants": "add.*", "backends": ["host"], "generator": "mixed", "rounds": 10})).await;
+    let (s, _) = app.write(Method::POST, "/api/v1/campaigns", &json!({"name": "c", "variants": "add.*", "backends": ["host"], "generator": "boundary", "rounds": 10})).await;
     assert_eq!(s, StatusCode::CREATED);
     let app = std::sync::Arc::new(app);
     let mut tasks = vec![];

@@ -63,7 +63,7 @@ both_databases!(pages_show_the_data, |_| {}, |app: TestApp| async move {
     let (_, v, _) = app.get(&format!("/api/v1/findings/{id}")).await;
     assert_eq!((v["status"].clone(), v["note"].clone()), (json!("confirmed"), json!("seen on sm_90")));
     // Campaigns: start from the form, then see its progress and chart.
-    let (s, _, _) = form(&app, "/campaigns", &format!("name=nightly&variants=add.rn.f32&backends=host&generator=mixed&cases_per_unit=10&token={}", app.token), None).await;
+    let (s, _, _) = form(&app, "/campaigns", &format!("name=nightly&variants=add.rn.f32&backends=host&generator=boundary&cases_per_unit=10&token={}", app.token), None).await;
     assert_eq!(s, StatusCode::SEE_OTHER);
     let (_, v) = app.write(Method::POST, "/api/v1/units/lease", &json!({"worker": "w"})).await;
     let l = v["leases"][0].clone();

@@ -36,7 +36,7 @@ impl UnitRunner for Fake {
 }
 
 both_databases!(three_workers_one_dies, |_| {}, |app: TestApp| async move {
-    let (s, c) = app.write(axum::http::Method::POST, "/api/v1/campaigns", &json!({"name": "d", "variants": "add.rn.f32", "backends": ["fake"], "generator": "mixed", "cases_per_unit": 100, "rounds": 12})).await;
+    let (s, c) = app.write(axum::http::Method::POST, "/api/v1/campaigns", &json!({"name": "d", "variants": "add.rn.f32", "backends": ["fake"], "generator": "boundary", "cases_per_unit": 100, "rounds": 12})).await;
     assert!(s.is_success(), "{c}");
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
