@@ -9,9 +9,9 @@ use semfuzz_fuzz::{registry, Finding, GeneratorKind};
 use semfuzz_service::model::Lease;
 use semfuzz_service::worker::{run_worker, UnitRunner, WorkerConfig};
 use semfuzz_service::{Config, Target};
-use std::sync::atomic::AtomicBool;
 use semfuzz_spec::Spec;
 use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 /// Where the database is.
@@ -65,9 +65,15 @@ pub fn serve(spec: Spec, args: ServeArgs) -> Result<()> {
     config.max_body_bytes = args.max_body_bytes;
     let target = args.db.target();
     let rt = semfuzz_service::runtime().context("starting the async runtime")?;
-    rt.block_on(semfuzz_service::serve(&target, &args.listen, config, Arc::new(spec), |addr| {
-        eprintln!("semfuzz serve: dashboard at http://{addr}/ (Ctrl-C stops)");
-    }))
+    rt.block_on(semfuzz_service::serve(
+        &target,
+        &args.listen,
+        config,
+        Arc::new(spec),
+        |addr| {
+            eprintln!("semfuzz serve: dashboard at http://{addr}/ (Ctrl-C stops)");
+        },
+    ))
     .with_context(|| format!("serving {}", describe(&target)))
 }
 
@@ -80,7 +86,9 @@ pub fn token(cmd: TokenCommand) -> Result<()> {
         .block_on(semfuzz_service::create_token(&target))
         .with_context(|| format!("creating a token in {}", describe(&target)))?;
     outln!("{token}");
-    eprintln!("semfuzz token create: keep this token; it is not shown again (only its hash is stored)");
+    eprintln!(
+        "semfuzz token create: keep this token; it is not shown again (only its hash is stored)"
+    );
     Ok(())
 }
 
@@ -90,7 +98,10 @@ fn describe(target: &Target) -> String {
         Target::Sqlite(p) => format!("SQLite file {}", p.display()),
         Target::Url(u) => match u.split_once('@') {
             Some((scheme_user, host)) => {
-                format!("{}@{host}", scheme_user.split(':').take(2).collect::<Vec<_>>().join(":"))
+                format!(
+                    "{}@{host}",
+                    scheme_user.split(':').take(2).collect::<Vec<_>>().join(":")
+                )
             }
             None => u.clone(),
         },
@@ -129,7 +140,12 @@ impl UnitRunner for EngineRunner {
             .variants
             .iter()
             .find(|v| v.text == lease.variant)
-            .ok_or_else(|| format!("unit {}: no variant `{}` in this semfuzz", lease.unit, lease.variant))?;
+            .ok_or_else(|| {
+                format!(
+                    "unit {}: no variant `{}` in this semfuzz",
+                    lease.unit, lease.variant
+                )
+            })?;
         let generator: GeneratorKind = lease.generator.parse()?;
         let config = campaign::Config {
             generator,
@@ -141,8 +157,21 @@ impl UnitRunner for EngineRunner {
         };
         let backend = lease.backend.clone();
         let open = move || registry::open(&backend);
-        let report = campaign::run(&self.spec, &[variant], &open, None, &config, &Counters::default(), stop)
-            .map_err(|e| format!("unit {} ({} on {}): {e}", lease.unit, lease.variant, lease.backend))?;
+        let report = campaign::run(
+            &self.spec,
+            &[variant],
+            &open,
+            None,
+            &config,
+            &Counters::default(),
+            stop,
+        )
+        .map_err(|e| {
+            format!(
+                "unit {} ({} on {}): {e}",
+                lease.unit, lease.variant, lease.backend
+            )
+        })?;
         Ok((report.cases as i64, report.findings))
     }
 }
@@ -151,13 +180,16 @@ impl UnitRunner for EngineRunner {
 pub fn worker(spec: Spec, args: WorkerArgs) -> Result<()> {
     let name = format!(
         "{}:{}",
-        std::fs::read_to_string("/etc/hostname").map(|h| h.trim().to_string()).unwrap_or_else(|_| "host".into()),
+        std::fs::read_to_string("/etc/hostname")
+            .map(|h| h.trim().to_string())
+            .unwrap_or_else(|_| "host".into()),
         std::process::id()
     );
     let stop = Arc::new(AtomicBool::new(false));
     {
         let stop = stop.clone();
-        ctrlc::set_handler(move || stop.store(true, std::sync::atomic::Ordering::SeqCst)).context("installing the Ctrl-C handler")?;
+        ctrlc::set_handler(move || stop.store(true, std::sync::atomic::Ordering::SeqCst))
+            .context("installing the Ctrl-C handler")?;
     }
     let cfg = WorkerConfig {
         server: args.server,
@@ -167,8 +199,13 @@ pub fn worker(spec: Spec, args: WorkerArgs) -> Result<()> {
         lease_seconds: args.lease_seconds,
         exit_when_idle: args.exit_when_idle,
     };
-    let mut runner = EngineRunner { spec: Arc::new(spec) };
+    let mut runner = EngineRunner {
+        spec: Arc::new(spec),
+    };
     let s = run_worker(cfg, &mut runner, &stop)?;
-    eprintln!("semfuzz worker: {} units, {} cases, {} findings posted, {} units lost to expired leases", s.units, s.cases, s.findings, s.lost);
+    eprintln!(
+        "semfuzz worker: {} units, {} cases, {} findings posted, {} units lost to expired leases",
+        s.units, s.cases, s.findings, s.lost
+    );
     Ok(())
 }

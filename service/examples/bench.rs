@@ -32,17 +32,32 @@ async fn main() {
     let app = TestApp::new(which, |_| {}).await.unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(std::future::IntoFuture::into_future(axum::serve(listener, semfuzz_service::app(app.state.clone()))));
+    tokio::spawn(std::future::IntoFuture::into_future(axum::serve(
+        listener,
+        semfuzz_service::app(app.state.clone()),
+    )));
     println!("database: {which:?}; {} s per phase", secs);
 
     // 1. Ingest: 50 clients posting batches of 100 distinct findings on loopback.
-    let (stop, done, errors) = (Arc::new(AtomicBool::new(false)), Arc::new(AtomicU64::new(0)), Arc::new(AtomicU64::new(0)));
+    let (stop, done, errors) = (
+        Arc::new(AtomicBool::new(false)),
+        Arc::new(AtomicU64::new(0)),
+        Arc::new(AtomicU64::new(0)),
+    );
     let mut lat = vec![];
     let threads: Vec<_> = (0..50)
         .map(|c| {
-            let (url, tok, stop, done, errors) = (url.clone(), app.token.clone(), stop.clone(), done.clone(), errors.clone());
+            let (url, tok, stop, done, errors) = (
+                url.clone(),
+                app.token.clone(),
+                stop.clone(),
+                done.clone(),
+                errors.clone(),
+            );
             std::thread::spawn(move || {
-                let agent = ureq::AgentBuilder::new().timeout(Duration::from_secs(30)).build();
+                let agent = ureq::AgentBuilder::new()
+                    .timeout(Duration::from_secs(30))
+                    .build();
                 let mut lat = vec![];
                 for b in 0.. {
                     if stop.load(Ordering::Relaxed) {
@@ -50,12 +65,25 @@ async fn main() {
                     }
                     let batch: Vec<_> = (0..100)
                         .map(|i| {
-                            let n = (c * 1_000_000 + b * 100 + i) % 10_000; // 10 k distinct signatures
-                            finding(&format!("{}.rn.f32", ["add", "mul", "fma", "sub", "div"][n % 5]), ["host", "llvm", "numba-sim"][n % 3], "ulp-up-1", &format!("sig{n:05}"), &["0x3f800000", "0x40000000"], 1, "2026-01-01T00:00:00Z", "2026-01-01T00:00:01Z")
+                            let n = ((b * 50 + c) * 100 + i) % 10_000; // 10 k distinct signatures
+                            finding(
+                                &format!("{}.rn.f32", ["add", "mul", "fma", "sub", "div"][n % 5]),
+                                ["host", "llvm", "numba-sim"][n % 3],
+                                "ulp-up-1",
+                                &format!("sig{n:05}"),
+                                &["0x3f800000", "0x40000000"],
+                                1,
+                                ("2026-01-01T00:00:00Z", "2026-01-01T00:00:01Z"),
+                            )
                         })
                         .collect();
                     let t = Instant::now();
-                    match agent.post(&format!("{url}/api/v1/findings")).set("authorization", &format!("Bearer {tok}")).set("idempotency-key", &format!("c{c}b{b}")).send_json(json!(batch)) {
+                    match agent
+                        .post(&format!("{url}/api/v1/findings"))
+                        .set("authorization", &format!("Bearer {tok}"))
+                        .set("idempotency-key", &format!("c{c}b{b}"))
+                        .send_json(json!(batch))
+                    {
                         Ok(r) if r.status() == 201 => {
                             done.fetch_add(100, Ordering::Relaxed);
                         }
@@ -91,8 +119,17 @@ async fn main() {
     let totals = app.state.db.totals().await.unwrap();
     if totals.occurrences < 1_000_000 {
         let extra = 1_000_000 - totals.occurrences;
-        let f = finding("add.rn.f32", "host", "ulp-up-1", "sig00000", &["0x3f800000", "0x40000000"], extra as u64, "2026-01-01T00:00:00Z", "2026-01-01T00:00:01Z");
-        app.write(axum::http::Method::POST, "/api/v1/findings", &json!([f])).await;
+        let f = finding(
+            "add.rn.f32",
+            "host",
+            "ulp-up-1",
+            "sig00000",
+            &["0x3f800000", "0x40000000"],
+            extra as u64,
+            ("2026-01-01T00:00:00Z", "2026-01-01T00:00:01Z"),
+        );
+        app.write(axum::http::Method::POST, "/api/v1/findings", &json!([f]))
+            .await;
     }
     let totals = app.state.db.totals().await.unwrap();
     let agent = ureq::AgentBuilder::new().build();
@@ -116,17 +153,30 @@ async fn main() {
     }
 
     // 3. Leases/s: 16 workers leasing one unit at a time.
-    let (s, v) = app.write(axum::http::Method::POST, "/api/v1/campaigns", &json!({"name": "bench", "variants": "*", "backends": ["host"], "generator": "boundary", "rounds": 200})).await;
+    let (s, v) = app.write(axum::http::Method::POST, "/api/v1/campaigns", &json!({"name": "bench", "variants": "*", "backends": ["host"], "generator": "boundary", "rounds": 5})).await;
     assert!(s.is_success(), "{v}");
-    let (stop, leased) = (Arc::new(AtomicBool::new(false)), Arc::new(AtomicU64::new(0)));
+    let (stop, leased) = (
+        Arc::new(AtomicBool::new(false)),
+        Arc::new(AtomicU64::new(0)),
+    );
     let threads: Vec<_> = (0..16)
         .map(|w| {
-            let (url, tok, stop, leased) = (url.clone(), app.token.clone(), stop.clone(), leased.clone());
+            let (url, tok, stop, leased) =
+                (url.clone(), app.token.clone(), stop.clone(), leased.clone());
             std::thread::spawn(move || {
                 let agent = ureq::AgentBuilder::new().build();
                 while !stop.load(Ordering::Relaxed) {
-                    let r: serde_json::Value = agent.post(&format!("{url}/api/v1/units/lease")).set("authorization", &format!("Bearer {tok}")).send_json(json!({"worker": format!("w{w}")})).unwrap().into_json().unwrap();
-                    leased.fetch_add(r["leases"].as_array().unwrap().len() as u64, Ordering::Relaxed);
+                    let r: serde_json::Value = agent
+                        .post(&format!("{url}/api/v1/units/lease"))
+                        .set("authorization", &format!("Bearer {tok}"))
+                        .send_json(json!({"worker": format!("w{w}")}))
+                        .unwrap()
+                        .into_json()
+                        .unwrap();
+                    leased.fetch_add(
+                        r["leases"].as_array().unwrap().len() as u64,
+                        Ordering::Relaxed,
+                    );
                 }
             })
         })
@@ -138,5 +188,10 @@ async fn main() {
         th.join().unwrap();
     }
     let n = leased.load(Ordering::Relaxed);
-    println!("lease: {n} units in {:.1} s = {:.0} leases/s with 16 workers (of {} units)", t.elapsed().as_secs_f64(), n as f64 / t.elapsed().as_secs_f64(), v["units"]);
+    println!(
+        "lease: {n} units in {:.1} s = {:.0} leases/s with 16 workers (of {} units)",
+        t.elapsed().as_secs_f64(),
+        n as f64 / t.elapsed().as_secs_f64(),
+        v["units"]
+    );
 }

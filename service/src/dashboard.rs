@@ -35,8 +35,14 @@ pub fn routes() -> Router<AppState> {
         .route("/campaigns/{id}", get(campaign))
         .route("/proofs", get(proofs))
         .route("/login", get(login_page).post(login))
-        .route("/assets/style.css", get(|| async { ([(header::CONTENT_TYPE, "text/css")], STYLE) }))
-        .route("/assets/copy.js", get(|| async { ([(header::CONTENT_TYPE, "text/javascript")], SCRIPT) }))
+        .route(
+            "/assets/style.css",
+            get(|| async { ([(header::CONTENT_TYPE, "text/css")], STYLE) }),
+        )
+        .route(
+            "/assets/copy.js",
+            get(|| async { ([(header::CONTENT_TYPE, "text/javascript")], SCRIPT) }),
+        )
 }
 
 /// An HTML error page with a 4xx/5xx status.
@@ -44,7 +50,10 @@ struct PageError(StatusCode, String);
 
 impl IntoResponse for PageError {
     fn into_response(self) -> Response {
-        let body = page("Error", html! { h1 { "Error " (self.0.as_u16()) } p.error { (self.1) } });
+        let body = page(
+            "Error",
+            html! { h1 { "Error " (self.0.as_u16()) } p.error { (self.1) } },
+        );
         (self.0, body).into_response()
     }
 }
@@ -69,7 +78,11 @@ fn browser_token(headers: &HeaderMap) -> Option<String> {
         return Some(t.to_string());
     }
     let cookies = headers.get(header::COOKIE)?.to_str().ok()?;
-    cookies.split(';').filter_map(|c| c.trim().strip_prefix(&format!("{COOKIE}="))).next().map(str::to_string)
+    cookies
+        .split(';')
+        .filter_map(|c| c.trim().strip_prefix(&format!("{COOKIE}=")))
+        .next()
+        .map(str::to_string)
 }
 
 /// Passes unless reads need a token and the browser has none that is valid.
@@ -79,34 +92,40 @@ async fn readable(s: &AppState, headers: &HeaderMap) -> Result<(), PageError> {
     }
     match browser_token(headers) {
         Some(t) if s.db.token_valid(&t).await? => Ok(()),
-        _ => Err(PageError(StatusCode::UNAUTHORIZED, "This dashboard needs a token: log in at /login.".into())),
+        _ => Err(PageError(
+            StatusCode::UNAUTHORIZED,
+            "This dashboard needs a token: log in at /login.".into(),
+        )),
     }
 }
 
 fn page(title: &str, body: Markup) -> Html<String> {
-    Html(html! {
-        (DOCTYPE)
-        html lang="en" {
-            head {
-                meta charset="utf-8";
-                meta name="viewport" content="width=device-width, initial-scale=1";
-                title { (title) " · semfuzz" }
-                link rel="stylesheet" href="/assets/style.css";
-                script src="/assets/copy.js" defer {}
-            }
-            body {
-                nav {
-                    a.brand href="/" { "semfuzz" }
-                    a href="/" { "Overview" }
-                    a href="/findings" { "Findings" }
-                    a href="/campaigns" { "Campaigns" }
-                    a href="/proofs" { "Proofs" }
-                    a href="/api/v1/openapi.json" { "API" }
+    Html(
+        html! {
+            (DOCTYPE)
+            html lang="en" {
+                head {
+                    meta charset="utf-8";
+                    meta name="viewport" content="width=device-width, initial-scale=1";
+                    title { (title) " · semfuzz" }
+                    link rel="stylesheet" href="/assets/style.css";
+                    script src="/assets/copy.js" defer {}
                 }
-                main { (body) }
+                body {
+                    nav {
+                        a.brand href="/" { "semfuzz" }
+                        a href="/" { "Overview" }
+                        a href="/findings" { "Findings" }
+                        a href="/campaigns" { "Campaigns" }
+                        a href="/proofs" { "Proofs" }
+                        a href="/api/v1/openapi.json" { "API" }
+                    }
+                    main { (body) }
+                }
             }
         }
-    }.into_string())
+        .into_string(),
+    )
 }
 
 /// A `/findings` link with these filters.
@@ -114,12 +133,19 @@ fn findings_link(variant: &str, backend: &str, status: &str) -> String {
     let enc = |s: &str| -> String {
         s.bytes()
             .map(|b| match b {
-                b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => (b as char).to_string(),
+                b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                    (b as char).to_string()
+                }
                 _ => format!("%{b:02X}"),
             })
             .collect()
     };
-    format!("/findings?variant={}&backend={}&status={}", enc(variant), enc(backend), enc(status))
+    format!(
+        "/findings?variant={}&backend={}&status={}",
+        enc(variant),
+        enc(backend),
+        enc(status)
+    )
 }
 
 async fn overview(State(s): State<AppState>, headers: HeaderMap) -> Page {
@@ -130,7 +156,9 @@ async fn overview(State(s): State<AppState>, headers: HeaderMap) -> Page {
     let mut backends = BTreeSet::new();
     for (variant, backend, open, total) in counts {
         backends.insert(backend.clone());
-        let c = cells.entry((family(&variant).to_string(), backend)).or_default();
+        let c = cells
+            .entry((family(&variant).to_string(), backend))
+            .or_default();
         c.0 += open;
         c.1 += total;
     }
@@ -191,7 +219,11 @@ struct ListForm {
     offset: Option<i64>,
 }
 
-async fn findings(State(s): State<AppState>, headers: HeaderMap, q: Result<Query<ListForm>, axum::extract::rejection::QueryRejection>) -> Page {
+async fn findings(
+    State(s): State<AppState>,
+    headers: HeaderMap,
+    q: Result<Query<ListForm>, axum::extract::rejection::QueryRejection>,
+) -> Page {
     readable(&s, &headers).await?;
     let Query(f) = q.map_err(|e| PageError(StatusCode::BAD_REQUEST, e.body_text()))?;
     let q = FindingQuery {
@@ -208,8 +240,16 @@ async fn findings(State(s): State<AppState>, headers: HeaderMap, q: Result<Query
     let text = |o: &Option<String>| o.clone().unwrap_or_default();
     let sort_link = |key: &str| {
         let cur = f.sort.as_deref().unwrap_or("-last_seen");
-        let next = if cur == format!("-{key}") { key.to_string() } else { format!("-{key}") };
-        format!("{}&class={}&sort={next}", findings_link(&text(&f.variant), &text(&f.backend), &text(&f.status)), text(&f.class))
+        let next = if cur == format!("-{key}") {
+            key.to_string()
+        } else {
+            format!("-{key}")
+        };
+        format!(
+            "{}&class={}&sort={next}",
+            findings_link(&text(&f.variant), &text(&f.backend), &text(&f.status)),
+            text(&f.class)
+        )
     };
     Ok(page(
         "Findings",
@@ -277,7 +317,15 @@ fn decode_inputs(s: &AppState, f: &semfuzz_fuzz::Finding) -> Vec<(String, String
             let value = match (src.and_then(|src| s.spec.format(&src.ty)), bits) {
                 (Some(FormatInfo::Scalar(fmt)), Some(b)) => describe(PartKind::Float(fmt), b),
                 (Some(FormatInfo::Packed(fmt, n)), Some(b)) => (0..n)
-                    .map(|l| format!("[{l}] {}", describe(PartKind::Float(fmt), (b >> (l * fmt.width())) & mask(fmt.width()))))
+                    .map(|l| {
+                        format!(
+                            "[{l}] {}",
+                            describe(
+                                PartKind::Float(fmt),
+                                (b >> (l * fmt.width())) & mask(fmt.width())
+                            )
+                        )
+                    })
                     .collect::<Vec<_>>()
                     .join(", "),
                 _ => String::new(),
@@ -289,14 +337,24 @@ fn decode_inputs(s: &AppState, f: &semfuzz_fuzz::Finding) -> Vec<(String, String
 
 /// The actual result's parts, decoded.
 fn decode_actual(s: &AppState, f: &semfuzz_fuzz::Finding) -> Vec<(String, String)> {
-    let (Some(v), Some(bits)) = (s.spec.lookup(&f.variant, Some(f.inputs.len())).ok(), parse_bits(&f.actual)) else {
+    let (Some(v), Some(bits)) = (
+        s.spec.lookup(&f.variant, Some(f.inputs.len())).ok(),
+        parse_bits(&f.actual),
+    ) else {
         return vec![];
     };
-    let Some(dest) = v.program.dests.first() else { return vec![] };
+    let Some(dest) = v.program.dests.first() else {
+        return vec![];
+    };
     dest.parts
         .iter()
         .enumerate()
-        .map(|(i, p)| (dest.part_name(i), describe(p.kind, (bits >> p.lo) & mask(p.width))))
+        .map(|(i, p)| {
+            (
+                dest.part_name(i),
+                describe(p.kind, (bits >> p.lo) & mask(p.width)),
+            )
+        })
         .collect()
 }
 
@@ -315,7 +373,12 @@ fn copyable(id: &str, text: &str) -> Markup {
 
 async fn finding(State(s): State<AppState>, headers: HeaderMap, Path(id): Path<String>) -> Page {
     readable(&s, &headers).await?;
-    let id: i64 = id.parse().map_err(|_| PageError(StatusCode::BAD_REQUEST, format!("`{id}` is not a finding id")))?;
+    let id: i64 = id.parse().map_err(|_| {
+        PageError(
+            StatusCode::BAD_REQUEST,
+            format!("`{id}` is not a finding id"),
+        )
+    })?;
     let (r, history) = s.db.finding(id).await?;
     let f = &r.finding;
     let inputs = decode_inputs(&s, f);
@@ -374,12 +437,26 @@ struct TriageForm {
     token: String,
 }
 
-async fn triage(State(s): State<AppState>, Path(id): Path<i64>, form: Result<Form<TriageForm>, FormRejection>) -> Result<Response, PageError> {
+async fn triage(
+    State(s): State<AppState>,
+    Path(id): Path<i64>,
+    form: Result<Form<TriageForm>, FormRejection>,
+) -> Result<Response, PageError> {
     let Form(t) = form.map_err(|e| PageError(StatusCode::BAD_REQUEST, e.body_text()))?;
     if !s.db.token_valid(&t.token).await? {
-        return Err(PageError(StatusCode::UNAUTHORIZED, "Unknown token: make one with `semfuzz token create`.".into()));
+        return Err(PageError(
+            StatusCode::UNAUTHORIZED,
+            "Unknown token: make one with `semfuzz token create`.".into(),
+        ));
     }
-    s.db.triage(id, &FindingPatch { status: Some(t.status), note: Some(t.note) }).await?;
+    s.db.triage(
+        id,
+        &FindingPatch {
+            status: Some(t.status),
+            note: Some(t.note),
+        },
+    )
+    .await?;
     Ok(Redirect::to(&format!("/findings/{id}")).into_response())
 }
 
@@ -394,7 +471,13 @@ fn chart(samples: &[Sample]) -> Markup {
     let peak = samples.iter().map(|s| s.cases).max().unwrap_or(1).max(1) as f64;
     let points: Vec<String> = samples
         .iter()
-        .map(|s| format!("{:.1},{:.1}", 40.0 + (s.minute - first) as f64 / span * (w - 50.0), h - 20.0 - s.cases as f64 / peak * (h - 30.0)))
+        .map(|s| {
+            format!(
+                "{:.1},{:.1}",
+                40.0 + (s.minute - first) as f64 / span * (w - 50.0),
+                h - 20.0 - s.cases as f64 / peak * (h - 30.0)
+            )
+        })
         .collect();
     html! {
         svg.chart width=(w) height=(h) viewBox=(format!("0 0 {w} {h}")) role="img" aria-label="cases per minute" {
@@ -410,7 +493,11 @@ fn chart(samples: &[Sample]) -> Markup {
 }
 
 fn progress(c: &Campaign) -> Markup {
-    let pct = if c.units > 0 { c.units_done as f64 * 100.0 / c.units as f64 } else { 0.0 };
+    let pct = if c.units > 0 {
+        c.units_done as f64 * 100.0 / c.units as f64
+    } else {
+        0.0
+    };
     html! {
         div.progress title=(format!("{} of {} units done, {} leased", c.units_done, c.units, c.units_leased)) {
             div.bar style=(format!("width: {pct:.1}%")) {}
@@ -469,15 +556,26 @@ struct StartForm {
     token: String,
 }
 
-async fn start_campaign(State(s): State<AppState>, form: Result<Form<StartForm>, FormRejection>) -> Result<Response, PageError> {
+async fn start_campaign(
+    State(s): State<AppState>,
+    form: Result<Form<StartForm>, FormRejection>,
+) -> Result<Response, PageError> {
     let Form(f) = form.map_err(|e| PageError(StatusCode::BAD_REQUEST, e.body_text()))?;
     if !s.db.token_valid(&f.token).await? {
-        return Err(PageError(StatusCode::UNAUTHORIZED, "Unknown token: make one with `semfuzz token create`.".into()));
+        return Err(PageError(
+            StatusCode::UNAUTHORIZED,
+            "Unknown token: make one with `semfuzz token create`.".into(),
+        ));
     }
     let c = NewCampaign {
         name: f.name,
         variants: f.variants,
-        backends: f.backends.split([',', ' ']).filter(|b| !b.is_empty()).map(str::to_string).collect(),
+        backends: f
+            .backends
+            .split([',', ' '])
+            .filter(|b| !b.is_empty())
+            .map(str::to_string)
+            .collect(),
         generator: f.generator,
         cases_per_unit: f.cases_per_unit,
         rounds: None,
@@ -489,7 +587,12 @@ async fn start_campaign(State(s): State<AppState>, form: Result<Form<StartForm>,
 
 async fn campaign(State(s): State<AppState>, headers: HeaderMap, Path(id): Path<String>) -> Page {
     readable(&s, &headers).await?;
-    let id: i64 = id.parse().map_err(|_| PageError(StatusCode::BAD_REQUEST, format!("`{id}` is not a campaign id")))?;
+    let id: i64 = id.parse().map_err(|_| {
+        PageError(
+            StatusCode::BAD_REQUEST,
+            format!("`{id}` is not a campaign id"),
+        )
+    })?;
     let c = s.db.campaign(id).await?;
     let samples = s.db.throughput(id).await?;
     Ok(page(
@@ -551,7 +654,10 @@ struct LoginForm {
     token: String,
 }
 
-async fn login(State(s): State<AppState>, form: Result<Form<LoginForm>, FormRejection>) -> Result<Response, PageError> {
+async fn login(
+    State(s): State<AppState>,
+    form: Result<Form<LoginForm>, FormRejection>,
+) -> Result<Response, PageError> {
     let Form(f) = form.map_err(|e| PageError(StatusCode::BAD_REQUEST, e.body_text()))?;
     if !s.db.token_valid(&f.token).await? {
         return Err(PageError(StatusCode::UNAUTHORIZED, "Unknown token.".into()));

@@ -60,8 +60,13 @@ impl Target {
     /// The sqlx URL and the database kind.
     fn url(&self) -> Result<(String, Kind)> {
         match self {
-            Target::Sqlite(path) => Ok((format!("sqlite://{}?mode=rwc", path.display()), Kind::Sqlite)),
-            Target::Url(url) if url.starts_with("postgres://") || url.starts_with("postgresql://") => {
+            Target::Sqlite(path) => Ok((
+                format!("sqlite://{}?mode=rwc", path.display()),
+                Kind::Sqlite,
+            )),
+            Target::Url(url)
+                if url.starts_with("postgres://") || url.starts_with("postgresql://") =>
+            {
                 Ok((url.clone(), Kind::Postgres))
             }
             Target::Url(url) if url.starts_with("sqlite:") => Ok((url.clone(), Kind::Sqlite)),
@@ -91,12 +96,17 @@ pub fn now_text() -> String {
 
 /// Unix milliseconds of now.
 pub fn now_ms() -> i64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
 }
 
 /// SHA-256 of a token, hex: what the database keeps instead of the token.
 fn token_hash(token: &str) -> String {
-    Sha256::digest(token.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+    Sha256::digest(token.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// `n` random bytes as hex.
@@ -158,7 +168,11 @@ fn parse_hex(field: &str, s: &str) -> Result<u64> {
     s.strip_prefix("0x")
         .or_else(|| s.strip_prefix("0X"))
         .and_then(|h| u64::from_str_radix(h, 16).ok())
-        .ok_or_else(|| Error::Invalid(format!("{field}: `{s}` is not a hex bit pattern like 0x3f800000")))
+        .ok_or_else(|| {
+            Error::Invalid(format!(
+                "{field}: `{s}` is not a hex bit pattern like 0x3f800000"
+            ))
+        })
 }
 
 /// Normalises an RFC 3339 time to `YYYY-MM-DDTHH:MM:SSZ` so text order is time order.
@@ -195,13 +209,21 @@ fn check_finding(i: usize, f: &Finding) -> Result<Checked<'_>> {
     ] {
         bounded(&at(field), value, max)?;
     }
-    for (field, value) in [("variant", &f.variant), ("backend", &f.backend), ("signature", &f.signature), ("class", &f.class)] {
+    for (field, value) in [
+        ("variant", &f.variant),
+        ("backend", &f.backend),
+        ("signature", &f.signature),
+        ("class", &f.class),
+    ] {
         if value.trim().is_empty() {
             return Err(Error::Invalid(format!("{}: must not be empty", at(field))));
         }
     }
     if f.inputs.len() > 16 || f.operand_classes.len() > 16 {
-        return Err(Error::Invalid(format!("{}: more than 16 operands", at("inputs"))));
+        return Err(Error::Invalid(format!(
+            "{}: more than 16 operands",
+            at("inputs")
+        )));
     }
     let mut values = Vec::with_capacity(f.inputs.len());
     for (j, s) in f.inputs.iter().enumerate() {
@@ -212,12 +234,18 @@ fn check_finding(i: usize, f: &Finding) -> Result<Checked<'_>> {
     }
     parse_hex(&at("actual"), &f.actual)?;
     if f.count == 0 || f.count > i64::MAX as u64 / 2 {
-        return Err(Error::Invalid(format!("{}: must be between 1 and 2^62", at("count"))));
+        return Err(Error::Invalid(format!(
+            "{}: must be between 1 and 2^62",
+            at("count")
+        )));
     }
     let first_seen = parse_time(&at("first_seen"), &f.first_seen)?;
     let last_seen = parse_time(&at("last_seen"), &f.last_seen)?;
     if last_seen < first_seen {
-        return Err(Error::Invalid(format!("{}: earlier than first_seen", at("last_seen"))));
+        return Err(Error::Invalid(format!(
+            "{}: earlier than first_seen",
+            at("last_seen")
+        )));
     }
     Ok(Checked {
         f,
@@ -230,7 +258,8 @@ fn check_finding(i: usize, f: &Finding) -> Result<Checked<'_>> {
     })
 }
 
-const FINDING_COLUMNS: &str = "id, signature, variant, backend, backend_version, device, class, part, \
+const FINDING_COLUMNS: &str =
+    "id, signature, variant, backend, backend_version, device, class, part, \
     operand_classes, inputs, expected, actual, detail, count, first_seen, last_seen, status, note";
 
 fn stored_finding(row: &AnyRow) -> std::result::Result<StoredFinding, sqlx::Error> {
@@ -344,7 +373,12 @@ impl Db {
     }
 
     /// Starts a write transaction, holding SQLite's writer lock for its life.
-    async fn write(&self) -> Result<(Option<tokio::sync::OwnedMutexGuard<()>>, Transaction<'static, Any>)> {
+    async fn write(
+        &self,
+    ) -> Result<(
+        Option<tokio::sync::OwnedMutexGuard<()>>,
+        Transaction<'static, Any>,
+    )> {
         let guard = match &self.write {
             Some(m) => Some(m.clone().lock_owned().await),
             None => None,
@@ -377,11 +411,22 @@ impl Db {
     /// Stores a batch of findings, merging each into the one with its signature: counts add,
     /// first/last seen widen, the smaller example stays. With `key`, a batch already stored
     /// under that key changes nothing (`duplicate: true`).
-    pub async fn ingest(&self, findings: &[Finding], key: Option<&str>, reporter: &str) -> Result<IngestResult> {
-        let checked: Vec<Checked> = findings.iter().enumerate().map(|(i, f)| check_finding(i, f)).collect::<Result<_>>()?;
+    pub async fn ingest(
+        &self,
+        findings: &[Finding],
+        key: Option<&str>,
+        reporter: &str,
+    ) -> Result<IngestResult> {
+        let checked: Vec<Checked> = findings
+            .iter()
+            .enumerate()
+            .map(|(i, f)| check_finding(i, f))
+            .collect::<Result<_>>()?;
         if let Some(k) = key {
             if k.is_empty() || k.len() > 200 {
-                return Err(Error::Invalid("Idempotency-Key: must be 1 to 200 bytes".into()));
+                return Err(Error::Invalid(
+                    "Idempotency-Key: must be 1 to 200 bytes".into(),
+                ));
             }
         }
         let (_g, mut tx) = self.write().await?;
@@ -395,12 +440,20 @@ impl Db {
                 .rows_affected();
             if inserted == 0 {
                 tx.rollback().await?;
-                return Ok(IngestResult { accepted: 0, ids: vec![], duplicate: true });
+                return Ok(IngestResult {
+                    accepted: 0,
+                    ids: vec![],
+                    duplicate: true,
+                });
             }
         }
         let ids = upsert_findings(&mut tx, &checked, reporter).await?;
         tx.commit().await?;
-        Ok(IngestResult { accepted: ids.len(), ids, duplicate: false })
+        Ok(IngestResult {
+            accepted: ids.len(),
+            ids,
+            duplicate: false,
+        })
     }
 
     /// Findings matching `q`, newest first unless `q.sort` says otherwise, and how many match.
@@ -411,7 +464,11 @@ impl Db {
             args.push(like_pattern(v));
             conds.push(format!("LOWER(variant) LIKE ${} ESCAPE '\\'", args.len()));
         }
-        for (col, val) in [("backend", &q.backend), ("class", &q.class), ("status", &q.status)] {
+        for (col, val) in [
+            ("backend", &q.backend),
+            ("class", &q.class),
+            ("status", &q.status),
+        ] {
             if let Some(v) = val.as_deref().filter(|s| !s.is_empty()) {
                 if col == "status" && v == "open" {
                     conds.push("status IN ('new', 'confirmed')".to_string());
@@ -421,7 +478,11 @@ impl Db {
                 conds.push(format!("{col} = ${}", args.len()));
             }
         }
-        let where_ = if conds.is_empty() { String::new() } else { format!("WHERE {}", conds.join(" AND ")) };
+        let where_ = if conds.is_empty() {
+            String::new()
+        } else {
+            format!("WHERE {}", conds.join(" AND "))
+        };
         let (col, desc) = sort_column(q.sort.as_deref())?;
         let limit = q.limit.unwrap_or(100);
         if !(1..=1000).contains(&limit) {
@@ -441,7 +502,10 @@ impl Db {
             query = query.bind(a.clone());
         }
         let rows = query.fetch_all(&self.pool).await?;
-        let findings = rows.iter().map(stored_finding).collect::<std::result::Result<_, _>>()?;
+        let findings = rows
+            .iter()
+            .map(stored_finding)
+            .collect::<std::result::Result<_, _>>()?;
         let count_sql = format!("SELECT COUNT(*) AS n FROM findings {where_}");
         let mut query = sqlx::query(&count_sql);
         for a in &args {
@@ -453,11 +517,13 @@ impl Db {
 
     /// One finding and its history.
     pub async fn finding(&self, id: i64) -> Result<(StoredFinding, Vec<Event>)> {
-        let row = sqlx::query(&format!("SELECT {FINDING_COLUMNS} FROM findings WHERE id = $1"))
-            .bind(id)
-            .fetch_optional(&self.pool)
-            .await?
-            .ok_or_else(|| Error::NotFound(format!("no finding {id}")))?;
+        let row = sqlx::query(&format!(
+            "SELECT {FINDING_COLUMNS} FROM findings WHERE id = $1"
+        ))
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await?
+        .ok_or_else(|| Error::NotFound(format!("no finding {id}")))?;
         let events = sqlx::query("SELECT at, kind, count, detail FROM finding_events WHERE finding_id = $1 ORDER BY id DESC LIMIT 200")
             .bind(id)
             .fetch_all(&self.pool)
@@ -474,7 +540,10 @@ impl Db {
     pub async fn triage(&self, id: i64, patch: &FindingPatch) -> Result<StoredFinding> {
         if let Some(s) = &patch.status {
             if !STATUSES.contains(&s.as_str()) {
-                return Err(Error::Invalid(format!("status: `{s}` is not one of {}", STATUSES.join(", "))));
+                return Err(Error::Invalid(format!(
+                    "status: `{s}` is not one of {}",
+                    STATUSES.join(", ")
+                )));
             }
         }
         if let Some(n) = &patch.note {
@@ -518,7 +587,14 @@ impl Db {
         .fetch_all(&self.pool)
         .await?;
         rows.iter()
-            .map(|r| Ok((r.try_get("variant")?, r.try_get("backend")?, r.try_get("open")?, r.try_get("total")?)))
+            .map(|r| {
+                Ok((
+                    r.try_get("variant")?,
+                    r.try_get("backend")?,
+                    r.try_get("open")?,
+                    r.try_get("total")?,
+                ))
+            })
             .collect::<std::result::Result<_, sqlx::Error>>()
             .map_err(Error::from)
     }
@@ -529,22 +605,40 @@ impl Db {
         bounded("name", &c.name, 200)?;
         bounded("variants", &c.variants, 200)?;
         bounded("generator", &c.generator, 100)?;
-        let variants: Vec<&String> = catalogue.iter().filter(|v| glob_match(&c.variants, v)).collect();
+        let variants: Vec<&String> = catalogue
+            .iter()
+            .filter(|v| glob_match(&c.variants, v))
+            .collect();
         if variants.is_empty() {
-            return Err(Error::Invalid(format!("variants: `{}` matches no variant (see `semfuzz list`)", c.variants)));
+            return Err(Error::Invalid(format!(
+                "variants: `{}` matches no variant (see `semfuzz list`)",
+                c.variants
+            )));
         }
-        if c.backends.is_empty() || c.backends.iter().any(|b| b.trim().is_empty() || b.len() > 200) {
-            return Err(Error::Invalid("backends: give one or more backend names, e.g. [\"host\"]".into()));
+        if c.backends.is_empty()
+            || c.backends
+                .iter()
+                .any(|b| b.trim().is_empty() || b.len() > 200)
+        {
+            return Err(Error::Invalid(
+                "backends: give one or more backend names, e.g. [\"host\"]".into(),
+            ));
         }
-        c.generator.parse::<semfuzz_fuzz::GeneratorKind>().map_err(|e| Error::Invalid(format!("generator: {e}")))?;
+        c.generator
+            .parse::<semfuzz_fuzz::GeneratorKind>()
+            .map_err(|e| Error::Invalid(format!("generator: {e}")))?;
         let rounds = c.rounds.unwrap_or(1);
         let cases = c.cases_per_unit.unwrap_or(100_000);
         if !(1..=1_000).contains(&rounds) || !(1..=1_000_000_000).contains(&cases) {
-            return Err(Error::Invalid("rounds: 1..=1000 and cases_per_unit: 1..=10^9".into()));
+            return Err(Error::Invalid(
+                "rounds: 1..=1000 and cases_per_unit: 1..=10^9".into(),
+            ));
         }
         let units = variants.len() * c.backends.len() * rounds as usize;
         if units > 200_000 {
-            return Err(Error::Invalid(format!("the campaign would have {units} work units; at most 200000")));
+            return Err(Error::Invalid(format!(
+                "the campaign would have {units} work units; at most 200000"
+            )));
         }
         let (_g, mut tx) = self.write().await?;
         let id: i64 = sqlx::query(
@@ -574,21 +668,28 @@ impl Db {
 
     /// Every campaign with its progress, newest first.
     pub async fn campaigns(&self) -> Result<Vec<Campaign>> {
-        let rows = sqlx::query(&format!("SELECT {CAMPAIGN_COLUMNS} FROM campaigns c ORDER BY c.id DESC"))
-            .bind(now_ms())
-            .fetch_all(&self.pool)
-            .await?;
-        Ok(rows.iter().map(campaign).collect::<std::result::Result<_, _>>()?)
+        let rows = sqlx::query(&format!(
+            "SELECT {CAMPAIGN_COLUMNS} FROM campaigns c ORDER BY c.id DESC"
+        ))
+        .bind(now_ms())
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(rows
+            .iter()
+            .map(campaign)
+            .collect::<std::result::Result<_, _>>()?)
     }
 
     /// One campaign with its progress.
     pub async fn campaign(&self, id: i64) -> Result<Campaign> {
-        let row = sqlx::query(&format!("SELECT {CAMPAIGN_COLUMNS} FROM campaigns c WHERE c.id = $2"))
-            .bind(now_ms())
-            .bind(id)
-            .fetch_optional(&self.pool)
-            .await?
-            .ok_or_else(|| Error::NotFound(format!("no campaign {id}")))?;
+        let row = sqlx::query(&format!(
+            "SELECT {CAMPAIGN_COLUMNS} FROM campaigns c WHERE c.id = $2"
+        ))
+        .bind(now_ms())
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await?
+        .ok_or_else(|| Error::NotFound(format!("no campaign {id}")))?;
         Ok(campaign(&row)?)
     }
 
@@ -602,7 +703,12 @@ impl Db {
         .fetch_all(&self.pool)
         .await?;
         rows.iter()
-            .map(|r| Ok(Sample { minute: r.try_get("minute")?, cases: r.try_get("cases")? }))
+            .map(|r| {
+                Ok(Sample {
+                    minute: r.try_get("minute")?,
+                    cases: r.try_get("cases")?,
+                })
+            })
             .collect::<std::result::Result<_, sqlx::Error>>()
             .map_err(Error::from)
     }
@@ -610,7 +716,9 @@ impl Db {
     /// Sets a campaign's status (`running`, `paused`, `stopped`).
     pub async fn set_campaign_status(&self, id: i64, status: &str) -> Result<Campaign> {
         if !["running", "paused", "stopped"].contains(&status) {
-            return Err(Error::Invalid(format!("status: `{status}` is not one of running, paused, stopped")));
+            return Err(Error::Invalid(format!(
+                "status: `{status}` is not one of running, paused, stopped"
+            )));
         }
         let (_g, mut tx) = self.write().await?;
         let n = sqlx::query("UPDATE campaigns SET status = $1 WHERE id = $2")
@@ -633,7 +741,9 @@ impl Db {
         let max = req.max.unwrap_or(1);
         let secs = req.lease_seconds.unwrap_or(60);
         if !(1..=100).contains(&max) || !(1..=3600).contains(&secs) {
-            return Err(Error::Invalid("max: 1..=100 and lease_seconds: 1..=3600".into()));
+            return Err(Error::Invalid(
+                "max: 1..=100 and lease_seconds: 1..=3600".into(),
+            ));
         }
         bounded("worker", &req.worker, 200)?;
         if req.backends.len() > 50 {
@@ -644,39 +754,44 @@ impl Db {
         let token = random_hex(16)?;
         let mut backend_cond = String::new();
         if !req.backends.is_empty() {
-            let ps: Vec<String> = (0..req.backends.len()).map(|i| format!("${}", i + 5)).collect();
+            let ps: Vec<String> = (0..req.backends.len())
+                .map(|i| format!("${}", i + 5))
+                .collect();
             backend_cond = format!("AND backend IN ({})", ps.join(", "));
         }
-        let lock = if self.kind == Kind::Postgres { "FOR UPDATE SKIP LOCKED" } else { "" };
+        let lock = if self.kind == Kind::Postgres {
+            "FOR UPDATE SKIP LOCKED"
+        } else {
+            ""
+        };
         let sql = format!(
             "UPDATE work_units SET status = 'leased', lease_token = $1, lease_owner = $2, lease_expires_ms = $3, \
              attempts = attempts + 1 WHERE id IN (SELECT id FROM work_units WHERE \
              (status = 'queued' OR (status = 'leased' AND lease_expires_ms < $4)) {backend_cond} \
              AND campaign_id IN (SELECT id FROM campaigns WHERE status = 'running') \
              ORDER BY id LIMIT {max} {lock}) \
-             RETURNING id, campaign_id, variant, backend, seed, cases, attempts"
+             RETURNING id, campaign_id, variant, backend, seed, cases, attempts, \
+             (SELECT generator FROM campaigns c WHERE c.id = work_units.campaign_id) AS generator"
         );
         let (_g, mut tx) = self.write().await?;
-        let mut q = sqlx::query(&sql).bind(&token).bind(&req.worker).bind(expires).bind(now);
+        let mut q = sqlx::query(&sql)
+            .bind(&token)
+            .bind(&req.worker)
+            .bind(expires)
+            .bind(now);
         for b in &req.backends {
             q = q.bind(b.clone());
         }
         let rows = q.fetch_all(&mut *tx).await?;
         let mut leases: Vec<Lease> = Vec::with_capacity(rows.len());
         for r in &rows {
-            let campaign_id: i64 = r.try_get("campaign_id")?;
-            let generator: String = sqlx::query("SELECT generator FROM campaigns WHERE id = $1")
-                .bind(campaign_id)
-                .fetch_one(&mut *tx)
-                .await?
-                .try_get("generator")?;
             leases.push(Lease {
                 unit: r.try_get("id")?,
                 lease_token: token.clone(),
-                campaign: campaign_id,
+                campaign: r.try_get("campaign_id")?,
                 variant: r.try_get("variant")?,
                 backend: r.try_get("backend")?,
-                generator,
+                generator: r.try_get("generator")?,
                 seed: r.try_get("seed")?,
                 cases: r.try_get("cases")?,
                 attempt: r.try_get("attempts")?,
@@ -726,7 +841,12 @@ impl Db {
     /// changes nothing (`duplicate: true`); with a lost lease it is a conflict and nothing is
     /// stored.
     pub async fn complete(&self, unit: i64, c: &Completion) -> Result<IngestResult> {
-        let checked: Vec<Checked> = c.findings.iter().enumerate().map(|(i, f)| check_finding(i, f)).collect::<Result<_>>()?;
+        let checked: Vec<Checked> = c
+            .findings
+            .iter()
+            .enumerate()
+            .map(|(i, f)| check_finding(i, f))
+            .collect::<Result<_>>()?;
         if c.cases < 0 {
             return Err(Error::Invalid("cases: must not be negative".into()));
         }
@@ -744,25 +864,38 @@ impl Db {
         .await?;
         let Some(row) = row else {
             tx.rollback().await?;
-            let done = sqlx::query("SELECT id FROM work_units WHERE id = $1 AND lease_token = $2 AND status = 'done'")
-                .bind(unit)
-                .bind(&c.lease_token)
-                .fetch_optional(&self.pool)
-                .await?;
+            let done = sqlx::query(
+                "SELECT id FROM work_units WHERE id = $1 AND lease_token = $2 AND status = 'done'",
+            )
+            .bind(unit)
+            .bind(&c.lease_token)
+            .fetch_optional(&self.pool)
+            .await?;
             return match done {
-                Some(_) => Ok(IngestResult { accepted: 0, ids: vec![], duplicate: true }),
+                Some(_) => Ok(IngestResult {
+                    accepted: 0,
+                    ids: vec![],
+                    duplicate: true,
+                }),
                 None => Err(self.lost_lease(unit).await),
             };
         };
         let campaign_id: i64 = row.try_get("campaign_id")?;
         let owner: Option<String> = row.try_get("lease_owner")?;
-        let ids = upsert_findings(&mut tx, &checked, &format!("unit {unit} ({})", owner.unwrap_or_default())).await?;
-        sqlx::query("UPDATE campaigns SET cases = cases + $1, findings = findings + $2 WHERE id = $3")
-            .bind(c.cases)
-            .bind(checked.iter().map(|f| f.count).sum::<i64>())
-            .bind(campaign_id)
-            .execute(&mut *tx)
-            .await?;
+        let ids = upsert_findings(
+            &mut tx,
+            &checked,
+            &format!("unit {unit} ({})", owner.unwrap_or_default()),
+        )
+        .await?;
+        sqlx::query(
+            "UPDATE campaigns SET cases = cases + $1, findings = findings + $2 WHERE id = $3",
+        )
+        .bind(c.cases)
+        .bind(checked.iter().map(|f| f.count).sum::<i64>())
+        .bind(campaign_id)
+        .execute(&mut *tx)
+        .await?;
         sqlx::query("INSERT INTO campaign_samples (campaign_id, at_ms, cases) VALUES ($1, $2, $3)")
             .bind(campaign_id)
             .bind(now_ms())
@@ -775,13 +908,26 @@ impl Db {
             .await?
             .try_get("continuous")?;
         if continuous != 0 {
-            let (variant, backend): (String, String) = (row.try_get("variant")?, row.try_get("backend")?);
+            let (variant, backend): (String, String) =
+                (row.try_get("variant")?, row.try_get("backend")?);
             let seed: i64 = row.try_get("seed")?;
             let cases: i64 = row.try_get("cases")?;
-            insert_unit(&mut tx, campaign_id, &variant, &backend, seed.wrapping_add(1), cases).await?;
+            insert_unit(
+                &mut tx,
+                campaign_id,
+                &variant,
+                &backend,
+                seed.wrapping_add(1),
+                cases,
+            )
+            .await?;
         }
         tx.commit().await?;
-        Ok(IngestResult { accepted: ids.len(), ids, duplicate: false })
+        Ok(IngestResult {
+            accepted: ids.len(),
+            ids,
+            duplicate: false,
+        })
     }
 
     /// Units waiting for a worker (queued, or leased with an expired lease).
@@ -804,7 +950,10 @@ impl Db {
         )
         .fetch_one(&self.pool)
         .await?;
-        let c = sqlx::query("SELECT CAST(COALESCE(SUM(cases), 0) AS BIGINT) AS cases FROM campaigns").fetch_one(&self.pool).await?;
+        let c =
+            sqlx::query("SELECT CAST(COALESCE(SUM(cases), 0) AS BIGINT) AS cases FROM campaigns")
+                .fetch_one(&self.pool)
+                .await?;
         Ok(Totals {
             findings: f.try_get("n")?,
             occurrences: f.try_get("occ")?,
@@ -826,13 +975,22 @@ impl Db {
     pub async fn add_proofs(&self, proofs: &[NewProof]) -> Result<Vec<i64>> {
         for (i, p) in proofs.iter().enumerate() {
             bounded(&format!("proofs[{i}].rule"), &p.rule, 500)?;
-            bounded(&format!("proofs[{i}].counterexample"), &p.counterexample, 10_000)?;
+            bounded(
+                &format!("proofs[{i}].counterexample"),
+                &p.counterexample,
+                10_000,
+            )?;
             bounded(&format!("proofs[{i}].solver"), &p.solver, 200)?;
             if !["proved", "counterexample", "unknown"].contains(&p.verdict.as_str()) {
-                return Err(Error::Invalid(format!("proofs[{i}].verdict: `{}` is not proved, counterexample or unknown", p.verdict)));
+                return Err(Error::Invalid(format!(
+                    "proofs[{i}].verdict: `{}` is not proved, counterexample or unknown",
+                    p.verdict
+                )));
             }
             if !p.seconds.is_finite() || p.seconds < 0.0 {
-                return Err(Error::Invalid(format!("proofs[{i}].seconds: must be a non-negative number")));
+                return Err(Error::Invalid(format!(
+                    "proofs[{i}].seconds: must be a non-negative number"
+                )));
             }
         }
         let (_g, mut tx) = self.write().await?;
@@ -867,7 +1025,10 @@ impl Db {
             .bind(offset)
             .fetch_all(&self.pool)
             .await?;
-        Ok(rows.iter().map(proof).collect::<std::result::Result<_, _>>()?)
+        Ok(rows
+            .iter()
+            .map(proof)
+            .collect::<std::result::Result<_, _>>()?)
     }
 }
 
@@ -902,7 +1063,14 @@ fn unit_seed(campaign: i64, round: i64) -> i64 {
     campaign.wrapping_mul(1_000_003).wrapping_add(round)
 }
 
-async fn insert_unit(tx: &mut Transaction<'static, Any>, campaign: i64, variant: &str, backend: &str, seed: i64, cases: i64) -> Result<()> {
+async fn insert_unit(
+    tx: &mut Transaction<'static, Any>,
+    campaign: i64,
+    variant: &str,
+    backend: &str,
+    seed: i64,
+    cases: i64,
+) -> Result<()> {
     sqlx::query("INSERT INTO work_units (campaign_id, variant, backend, seed, cases, status) VALUES ($1, $2, $3, $4, $5, 'queued')")
         .bind(campaign)
         .bind(variant)
@@ -917,7 +1085,11 @@ async fn insert_unit(tx: &mut Transaction<'static, Any>, campaign: i64, variant:
 /// Merges checked findings into the table, one statement each, and records a `seen` event;
 /// returns their ids in `checked`'s order. Rows are written in signature order, so
 /// concurrent batches on PostgreSQL lock them in the same order and cannot deadlock.
-async fn upsert_findings(tx: &mut Transaction<'static, Any>, checked: &[Checked<'_>], reporter: &str) -> Result<Vec<i64>> {
+async fn upsert_findings(
+    tx: &mut Transaction<'static, Any>,
+    checked: &[Checked<'_>],
+    reporter: &str,
+) -> Result<Vec<i64>> {
     let now = now_text();
     let mut order: Vec<usize> = (0..checked.len()).collect();
     order.sort_by(|&a, &b| checked[a].f.signature.cmp(&checked[b].f.signature));

@@ -40,7 +40,11 @@ pub struct Config {
 impl Config {
     /// The defaults, with the built-in spec's variants.
     pub fn new(variants: Vec<String>) -> Config {
-        Config { read_token_required: false, max_body_bytes: 8 << 20, variants }
+        Config {
+            read_token_required: false,
+            max_body_bytes: 8 << 20,
+            variants,
+        }
     }
 }
 
@@ -75,9 +79,13 @@ pub fn app(state: AppState) -> Router {
 async fn observe(State(s): State<AppState>, req: Request, next: Next) -> Response {
     let start = Instant::now();
     let method = req.method().to_string();
-    let route = req.extensions().get::<MatchedPath>().map_or("unmatched".to_string(), |p| p.as_str().to_string());
+    let route = req
+        .extensions()
+        .get::<MatchedPath>()
+        .map_or("unmatched".to_string(), |p| p.as_str().to_string());
     let resp = next.run(req).await;
-    s.metrics.observe(&method, &route, resp.status().as_u16(), start.elapsed());
+    s.metrics
+        .observe(&method, &route, resp.status().as_u16(), start.elapsed());
     resp
 }
 
@@ -102,12 +110,22 @@ pub async fn serve(
     on_ready: impl FnOnce(SocketAddr),
 ) -> Result<(), ServeError> {
     let db = Db::open(target).await?;
-    let listener = tokio::net::TcpListener::bind(listen)
-        .await
-        .map_err(|e| std::io::Error::new(e.kind(), format!("cannot listen on {listen}: {e} (pick another with --listen)")))?;
+    let listener = tokio::net::TcpListener::bind(listen).await.map_err(|e| {
+        std::io::Error::new(
+            e.kind(),
+            format!("cannot listen on {listen}: {e} (pick another with --listen)"),
+        )
+    })?;
     on_ready(listener.local_addr()?);
-    let state = AppState { db: db.clone(), config: Arc::new(config), metrics: Default::default(), spec };
-    axum::serve(listener, app(state)).with_graceful_shutdown(shutdown_signal()).await?;
+    let state = AppState {
+        db: db.clone(),
+        config: Arc::new(config),
+        metrics: Default::default(),
+        spec,
+    };
+    axum::serve(listener, app(state))
+        .with_graceful_shutdown(shutdown_signal())
+        .await?;
     db.close().await;
     Ok(())
 }
@@ -141,5 +159,7 @@ pub async fn create_token(target: &Target) -> Result<String, ServeError> {
 
 /// A multi-threaded Tokio runtime for the command line's blocking entry points.
 pub fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
-    tokio::runtime::Builder::new_multi_thread().enable_all().build()
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
 }

@@ -30,7 +30,9 @@ impl Metrics {
     pub fn observe(&self, method: &str, route: &str, status: u16, took: Duration) {
         let secs = took.as_secs_f64();
         let mut routes = self.routes.lock().unwrap_or_else(|e| e.into_inner());
-        let r = routes.entry((method.to_string(), route.to_string(), status)).or_default();
+        let r = routes
+            .entry((method.to_string(), route.to_string(), status))
+            .or_default();
         r.count += 1;
         r.sum += secs;
         for (b, &bound) in r.buckets.iter_mut().zip(&BUCKETS) {
@@ -55,21 +57,43 @@ impl Metrics {
         let mut out = String::new();
         out.push_str("# HELP semfuzz_findings_ingested_total Findings stored since start (batches and units).\n");
         out.push_str("# TYPE semfuzz_findings_ingested_total counter\n");
-        out.push_str(&format!("semfuzz_findings_ingested_total {}\n", self.findings.load(Ordering::Relaxed)));
+        out.push_str(&format!(
+            "semfuzz_findings_ingested_total {}\n",
+            self.findings.load(Ordering::Relaxed)
+        ));
         out.push_str("# HELP semfuzz_cases_total Cases reported by workers since start.\n");
         out.push_str("# TYPE semfuzz_cases_total counter\n");
-        out.push_str(&format!("semfuzz_cases_total {}\n", self.cases.load(Ordering::Relaxed)));
-        out.push_str("# HELP semfuzz_http_request_duration_seconds Request latencies by route and status.\n");
+        out.push_str(&format!(
+            "semfuzz_cases_total {}\n",
+            self.cases.load(Ordering::Relaxed)
+        ));
+        out.push_str(
+            "# HELP semfuzz_http_request_duration_seconds Request latencies by route and status.\n",
+        );
         out.push_str("# TYPE semfuzz_http_request_duration_seconds histogram\n");
         let routes = self.routes.lock().unwrap_or_else(|e| e.into_inner());
         for ((method, route, status), r) in routes.iter() {
-            let labels = format!("method=\"{method}\",route=\"{}\",status=\"{status}\"", route.replace(['"', '\\', '\n'], "_"));
+            let labels = format!(
+                "method=\"{method}\",route=\"{}\",status=\"{status}\"",
+                route.replace(['"', '\\', '\n'], "_")
+            );
             for (b, bound) in r.buckets.iter().zip(BUCKETS) {
-                out.push_str(&format!("semfuzz_http_request_duration_seconds_bucket{{{labels},le=\"{bound}\"}} {b}\n"));
+                out.push_str(&format!(
+                    "semfuzz_http_request_duration_seconds_bucket{{{labels},le=\"{bound}\"}} {b}\n"
+                ));
             }
-            out.push_str(&format!("semfuzz_http_request_duration_seconds_bucket{{{labels},le=\"+Inf\"}} {}\n", r.count));
-            out.push_str(&format!("semfuzz_http_request_duration_seconds_sum{{{labels}}} {}\n", r.sum));
-            out.push_str(&format!("semfuzz_http_request_duration_seconds_count{{{labels}}} {}\n", r.count));
+            out.push_str(&format!(
+                "semfuzz_http_request_duration_seconds_bucket{{{labels},le=\"+Inf\"}} {}\n",
+                r.count
+            ));
+            out.push_str(&format!(
+                "semfuzz_http_request_duration_seconds_sum{{{labels}}} {}\n",
+                r.sum
+            ));
+            out.push_str(&format!(
+                "semfuzz_http_request_duration_seconds_count{{{labels}}} {}\n",
+                r.count
+            ));
         }
         out
     }

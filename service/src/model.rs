@@ -12,15 +12,27 @@ pub struct FindingSchema;
 
 impl PartialSchema for FindingSchema {
     fn schema() -> RefOr<Schema> {
-        let text = |d: &str| ObjectBuilder::new().schema_type(Type::String).description(Some(d));
-        let texts = |d: &str| ArrayBuilder::new().items(ObjectBuilder::new().schema_type(Type::String)).description(Some(d));
-        let mut o = ObjectBuilder::new().description(Some("A finding as `semfuzz fuzz --json` writes it."));
+        let text = |d: &str| {
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .description(Some(d))
+        };
+        let texts = |d: &str| {
+            ArrayBuilder::new()
+                .items(ObjectBuilder::new().schema_type(Type::String))
+                .description(Some(d))
+        };
+        let mut o =
+            ObjectBuilder::new().description(Some("A finding as `semfuzz fuzz --json` writes it."));
         for (name, desc) in [
             ("variant", "The variant's text (`add.rn.f32`)."),
             ("backend", "The backend as named on the command line."),
             ("backend_version", "The backend's version."),
             ("device", "The machine or device the backend ran on."),
-            ("class", "The kind of difference (`ulp-up-1`, `sign-of-zero`, ...)."),
+            (
+                "class",
+                "The kind of difference (`ulp-up-1`, `sign-of-zero`, ...).",
+            ),
             ("part", "The destination part that differs (`d`, `d[1]`)."),
             ("signature", "The deduplication key (16 hex digits)."),
             ("expected", "What the spec allows for the example."),
@@ -34,9 +46,18 @@ impl PartialSchema for FindingSchema {
         o = o
             .property("operand_classes", texts("The class of each input operand."))
             .required("operand_classes")
-            .property("inputs", texts("The smallest example's inputs, hex, in operand order."))
+            .property(
+                "inputs",
+                texts("The smallest example's inputs, hex, in operand order."),
+            )
             .required("inputs")
-            .property("count", ObjectBuilder::new().schema_type(Type::Integer).minimum(Some(1)).description(Some("Cases under the signature.")))
+            .property(
+                "count",
+                ObjectBuilder::new()
+                    .schema_type(Type::Integer)
+                    .minimum(Some(1))
+                    .description(Some("Cases under the signature.")),
+            )
             .required("count");
         RefOr::T(Schema::Object(o.build()))
     }

@@ -77,18 +77,30 @@ impl Client {
             Ok(b) => b,
             Err(e) => return Reply::Status(0, e.to_string()),
         };
-        match self.agent.post(&url).set("authorization", &format!("Bearer {}", self.cfg.token)).send_json(body) {
+        match self
+            .agent
+            .post(&url)
+            .set("authorization", &format!("Bearer {}", self.cfg.token))
+            .send_json(body)
+        {
             Ok(r) => match r.into_json() {
                 Ok(v) => Reply::Ok(v),
                 Err(e) => Reply::Unreachable(format!("reading the answer: {e}")),
             },
-            Err(ureq::Error::Status(code, r)) => Reply::Status(code, r.into_string().unwrap_or_default()),
+            Err(ureq::Error::Status(code, r)) => {
+                Reply::Status(code, r.into_string().unwrap_or_default())
+            }
             Err(e) => Reply::Unreachable(e.to_string()),
         }
     }
 
     /// Posts until the service answers (it may be restarting), or `stop`.
-    fn post_retrying(&self, path: &str, body: &impl serde::Serialize, stop: &AtomicBool) -> Option<Reply> {
+    fn post_retrying(
+        &self,
+        path: &str,
+        body: &impl serde::Serialize,
+        stop: &AtomicBool,
+    ) -> Option<Reply> {
         let mut wait = Duration::from_millis(200);
         loop {
             match self.post(path, body) {
@@ -96,7 +108,10 @@ impl Client {
                     if stop.load(Ordering::SeqCst) {
                         return None;
                     }
-                    eprintln!("semfuzz worker: {} unreachable ({e}); retrying in {:?}", self.cfg.server, wait);
+                    eprintln!(
+                        "semfuzz worker: {} unreachable ({e}); retrying in {:?}",
+                        self.cfg.server, wait
+                    );
                     std::thread::sleep(wait);
                     wait = (wait * 2).min(Duration::from_secs(10));
                 }
@@ -107,15 +122,34 @@ impl Client {
 }
 
 /// Works until `stop` is set (or, with `exit_when_idle`, the queue is empty).
-pub fn run_worker(cfg: WorkerConfig, runner: &mut dyn UnitRunner, stop: &AtomicBool) -> Result<Summary, WorkerError> {
-    let client = Arc::new(Client { agent: ureq::AgentBuilder::new().timeout(Duration::from_secs(60)).build(), cfg: cfg.clone() });
+pub fn run_worker(
+    cfg: WorkerConfig,
+    runner: &mut dyn UnitRunner,
+    stop: &AtomicBool,
+) -> Result<Summary, WorkerError> {
+    let client = Arc::new(Client {
+        agent: ureq::AgentBuilder::new()
+            .timeout(Duration::from_secs(60))
+            .build(),
+        cfg: cfg.clone(),
+    });
     let mut summary = Summary::default();
-    let refused = |code: u16, body: String| WorkerError::Refused(cfg.server.clone(), format!("{code} {body}"));
+    let refused = |code: u16, body: String| {
+        WorkerError::Refused(cfg.server.clone(), format!("{code} {body}"))
+    };
     while !stop.load(Ordering::SeqCst) {
-        let req = LeaseRequest { worker: cfg.name.clone(), backends: cfg.backends.clone(), max: Some(1), lease_seconds: Some(cfg.lease_seconds) };
+        let req = LeaseRequest {
+            worker: cfg.name.clone(),
+            backends: cfg.backends.clone(),
+            max: Some(1),
+            lease_seconds: Some(cfg.lease_seconds),
+        };
         let lease = match client.post_retrying("/api/v1/units/lease", &req, stop) {
             None => break,
-            Some(Reply::Ok(v)) => serde_json::from_value::<Leases>(v).map_err(|e| refused(200, e.to_string()))?.leases.pop(),
+            Some(Reply::Ok(v)) => serde_json::from_value::<Leases>(v)
+                .map_err(|e| refused(200, e.to_string()))?
+                .leases
+                .pop(),
             Some(Reply::Status(code, body)) => return Err(refused(code, body)),
             Some(Reply::Unreachable(_)) => continue,
         };
@@ -129,7 +163,12 @@ pub fn run_worker(cfg: WorkerConfig, runner: &mut dyn UnitRunner, stop: &AtomicB
         // Heartbeats until the unit is done.
         let done = Arc::new(AtomicBool::new(false));
         let beat = {
-            let (client, done, unit, token) = (client.clone(), done.clone(), lease.unit, lease.lease_token.clone());
+            let (client, done, unit, token) = (
+                client.clone(),
+                done.clone(),
+                lease.unit,
+                lease.lease_token.clone(),
+            );
             let every = Duration::from_millis((cfg.lease_seconds.max(1) * 1000 / 3) as u64);
             std::thread::spawn(move || {
                 let body = serde_json::json!({"lease_token": token, "lease_seconds": client.cfg.lease_seconds});
@@ -139,7 +178,9 @@ pub fn run_worker(cfg: WorkerConfig, runner: &mut dyn UnitRunner, stop: &AtomicB
                     slept += Duration::from_millis(50);
                     if slept >= every {
                         slept = Duration::ZERO;
-                        if let Reply::Status(409, _) = client.post(&format!("/api/v1/units/{unit}/heartbeat"), &body) {
+                        if let Reply::Status(409, _) =
+                            client.post(&format!("/api/v1/units/{unit}/heartbeat"), &body)
+                        {
                             return;
                         }
                     }
@@ -154,8 +195,16 @@ pub fn run_worker(cfg: WorkerConfig, runner: &mut dyn UnitRunner, stop: &AtomicB
         let _ = beat.join();
         let (cases, findings) = result.map_err(|e| WorkerError::Run(lease.unit, e))?;
         let n = findings.len() as u64;
-        let completion = Completion { lease_token: lease.lease_token.clone(), cases, findings };
-        match client.post_retrying(&format!("/api/v1/units/{}/complete", lease.unit), &completion, &AtomicBool::new(false)) {
+        let completion = Completion {
+            lease_token: lease.lease_token.clone(),
+            cases,
+            findings,
+        };
+        match client.post_retrying(
+            &format!("/api/v1/units/{}/complete", lease.unit),
+            &completion,
+            &AtomicBool::new(false),
+        ) {
             Some(Reply::Ok(_)) => {
                 summary.units += 1;
                 summary.cases += cases;

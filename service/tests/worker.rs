@@ -19,7 +19,16 @@ struct Fake {
 }
 
 fn f(signature: String) -> Finding {
-    serde_json::from_value(finding("add.rn.f32", "fake", "bits", &signature, &["0x1", "0x2"], 1, "2026-01-01T00:00:00Z", "2026-01-01T00:00:00Z")).unwrap()
+    serde_json::from_value(finding(
+        "add.rn.f32",
+        "fake",
+        "bits",
+        &signature,
+        &["0x1", "0x2"],
+        1,
+        ("2026-01-01T00:00:00Z", "2026-01-01T00:00:00Z"),
+    ))
+    .unwrap()
 }
 
 impl UnitRunner for Fake {
@@ -31,7 +40,10 @@ impl UnitRunner for Fake {
         if self.dies {
             panic!("worker killed mid-unit (simulated)");
         }
-        Ok((lease.cases, vec![f(format!("unit{}", lease.seed)), f("shared".into())]))
+        Ok((
+            lease.cases,
+            vec![f(format!("unit{}", lease.seed)), f("shared".into())],
+        ))
     }
 }
 
@@ -40,15 +52,28 @@ both_databases!(three_workers_one_dies, |_| {}, |app: TestApp| async move {
     assert!(s.is_success(), "{c}");
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(std::future::IntoFuture::into_future(axum::serve(listener, semfuzz_service::app(app.state.clone()))));
+    tokio::spawn(std::future::IntoFuture::into_future(axum::serve(
+        listener,
+        semfuzz_service::app(app.state.clone()),
+    )));
     let stop = Arc::new(AtomicBool::new(false));
     let retries = Arc::new(AtomicU64::new(0));
     let workers: Vec<_> = (0..3)
         .map(|w| {
-            let cfg = WorkerConfig { server: url.clone(), token: app.token.clone(), backends: vec!["fake".into()], name: format!("w{w}"), lease_seconds: 1, exit_when_idle: false };
+            let cfg = WorkerConfig {
+                server: url.clone(),
+                token: app.token.clone(),
+                backends: vec!["fake".into()],
+                name: format!("w{w}"),
+                lease_seconds: 1,
+                exit_when_idle: false,
+            };
             let (stop, retries) = (stop.clone(), retries.clone());
             std::thread::spawn(move || {
-                let mut runner = Fake { dies: w == 2, retries_seen: retries };
+                let mut runner = Fake {
+                    dies: w == 2,
+                    retries_seen: retries,
+                };
                 run_worker(cfg, &mut runner, &stop)
             })
         })
@@ -59,7 +84,10 @@ both_databases!(three_workers_one_dies, |_| {}, |app: TestApp| async move {
         if v["units_done"] == json!(12) {
             break;
         }
-        assert!(start.elapsed() < Duration::from_secs(60), "campaign not done: {v}");
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "campaign not done: {v}"
+        );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     stop.store(true, Ordering::SeqCst);
@@ -68,11 +96,21 @@ both_databases!(three_workers_one_dies, |_| {}, |app: TestApp| async move {
         results.push(tokio::task::spawn_blocking(move || w.join()).await.unwrap());
     }
     assert!(results[2].is_err(), "the third worker died");
-    let done: u64 = results[..2].iter().map(|r| r.as_ref().unwrap().as_ref().unwrap().units).sum();
+    let done: u64 = results[..2]
+        .iter()
+        .map(|r| r.as_ref().unwrap().as_ref().unwrap().units)
+        .sum();
     assert_eq!(done, 12, "every unit completed exactly once");
-    assert!(retries.load(Ordering::SeqCst) >= 1, "the dead worker's unit was leased again");
+    assert!(
+        retries.load(Ordering::SeqCst) >= 1,
+        "the dead worker's unit was leased again"
+    );
     let (_, v, _) = app.get(&format!("/api/v1/campaigns/{}", c["id"])).await;
-    assert_eq!((v["cases"].clone(), v["findings"].clone()), (json!(1200), json!(24)), "{v}");
+    assert_eq!(
+        (v["cases"].clone(), v["findings"].clone()),
+        (json!(1200), json!(24)),
+        "{v}"
+    );
     let (_, v, _) = app.get("/api/v1/findings?backend=fake&limit=100").await;
     assert_eq!(v["total"], json!(13), "12 unit findings and the shared one");
     for f in v["findings"].as_array().unwrap() {

@@ -36,7 +36,8 @@ pub fn catalogue() -> Vec<String> {
 
 pub fn spec() -> Arc<semfuzz_spec::Spec> {
     static SPEC: OnceLock<Arc<semfuzz_spec::Spec>> = OnceLock::new();
-    SPEC.get_or_init(|| Arc::new(semfuzz_spec::Spec::embedded().expect("built-in spec"))).clone()
+    SPEC.get_or_init(|| Arc::new(semfuzz_spec::Spec::embedded().expect("built-in spec")))
+        .clone()
 }
 
 impl TestApp {
@@ -53,28 +54,54 @@ impl TestApp {
         let token = db.create_token().await.unwrap();
         let mut cfg = Config::new(catalogue());
         config(&mut cfg);
-        let state = AppState { db, config: Arc::new(cfg), metrics: Default::default(), spec: spec() };
-        Some(TestApp { state, token, _dir: dir })
+        let state = AppState {
+            db,
+            config: Arc::new(cfg),
+            metrics: Default::default(),
+            spec: spec(),
+        };
+        Some(TestApp {
+            state,
+            token,
+            _dir: dir,
+        })
     }
 
     /// Sends a request; returns the status and the body (JSON, or a string for other types).
-    pub async fn send(&self, method: Method, path: &str, token: Option<&str>, body: Option<Vec<u8>>, headers: &[(&str, &str)]) -> (StatusCode, Value, String) {
+    pub async fn send(
+        &self,
+        method: Method,
+        path: &str,
+        token: Option<&str>,
+        body: Option<Vec<u8>>,
+        headers: &[(&str, &str)],
+    ) -> (StatusCode, Value, String) {
         let mut req = Request::builder().method(method).uri(path);
         if let Some(t) = token {
             req = req.header("authorization", format!("Bearer {t}"));
         }
-        if body.is_some() && !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("content-type")) {
+        if body.is_some()
+            && !headers
+                .iter()
+                .any(|(k, _)| k.eq_ignore_ascii_case("content-type"))
+        {
             req = req.header("content-type", "application/json");
         }
         for (k, v) in headers {
             req = req.header(*k, *v);
         }
-        let req = req.body(body.map(Body::from).unwrap_or_else(Body::empty)).unwrap();
+        let req = req
+            .body(body.map(Body::from).unwrap_or_else(Body::empty))
+            .unwrap();
         let resp = app(self.state.clone()).oneshot(req).await.unwrap();
         let status = resp.status();
         let bytes = resp.into_body().collect().await.unwrap().to_bytes();
         let text = String::from_utf8_lossy(&bytes).to_string();
-        (status, serde_json::from_str(&text).unwrap_or(Value::Null), text)
+        (
+            status,
+            serde_json::from_str(&text).unwrap_or(Value::Null),
+            text,
+        )
     }
 
     pub async fn get(&self, path: &str) -> (StatusCode, Value, String) {
@@ -83,13 +110,29 @@ impl TestApp {
 
     /// A JSON write with this app's token.
     pub async fn write(&self, method: Method, path: &str, body: &Value) -> (StatusCode, Value) {
-        let (s, v, _) = self.send(method, path, Some(&self.token.clone()), Some(body.to_string().into_bytes()), &[]).await;
+        let (s, v, _) = self
+            .send(
+                method,
+                path,
+                Some(&self.token.clone()),
+                Some(body.to_string().into_bytes()),
+                &[],
+            )
+            .await;
         (s, v)
     }
 }
 
-/// A finding as `semfuzz fuzz --json` writes it.
-pub fn finding(variant: &str, backend: &str, class: &str, signature: &str, inputs: &[&str], count: u64, first: &str, last: &str) -> Value {
+/// A finding as `semfuzz fuzz --json` writes it, first and last seen at `(first, last)`.
+pub fn finding(
+    variant: &str,
+    backend: &str,
+    class: &str,
+    signature: &str,
+    inputs: &[&str],
+    count: u64,
+    (first, last): (&str, &str),
+) -> Value {
     serde_json::json!({
         "variant": variant, "backend": backend, "backend_version": "1.0", "device": "test cpu",
         "class": class, "part": "d", "signature": signature,
@@ -114,7 +157,9 @@ macro_rules! both_databases {
             }
             #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
             async fn postgres() {
-                let Some(app) = TestApp::new(Which::Postgres, $config).await else { return };
+                let Some(app) = TestApp::new(Which::Postgres, $config).await else {
+                    return;
+                };
                 let body = $body;
                 body(app).await;
             }

@@ -28,7 +28,9 @@ fn pg_bin() -> Option<PathBuf> {
 }
 
 fn is_root() -> bool {
-    std::fs::metadata("/proc/self").map(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0).unwrap_or(false)
+    std::fs::metadata("/proc/self")
+        .map(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0)
+        .unwrap_or(false)
 }
 
 /// Runs a PostgreSQL binary as `postgres` (initdb refuses root) or as ourselves.
@@ -43,12 +45,21 @@ fn pg_cmd(bin: &std::path::Path, tool: &str) -> Command {
 }
 
 fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
 }
 
 fn run(mut c: Command, what: &str) {
     let out = c.output().unwrap_or_else(|e| panic!("{what}: {e}"));
-    assert!(out.status.success(), "{what} failed: {}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{what} failed: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// The PostgreSQL server of this test process, started on first use and stopped (by a
@@ -85,6 +96,8 @@ pub fn pg() -> Option<&'static Pg> {
         );
         let mut w = if is_root() { let mut c = Command::new("runuser"); c.args(["-u", "postgres", "--"]); c.arg("sh"); c } else { Command::new("sh") };
         w.args(["-c", &watchdog]).stdin(std::process::Stdio::null()).stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null());
+        // Detached on purpose: it outlives this process (that is its job).
+        #[allow(clippy::zombie_processes)]
         w.spawn().expect("starting the PostgreSQL watchdog");
         Some(Pg { port, bin })
     })
@@ -95,11 +108,22 @@ impl Pg {
     /// A fresh, empty database's URL.
     pub fn fresh_db(&self) -> String {
         static N: AtomicU32 = AtomicU32::new(0);
-        let name = format!("t{}_{}", std::process::id(), N.fetch_add(1, Ordering::SeqCst));
+        let name = format!(
+            "t{}_{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::SeqCst)
+        );
         let mut c = pg_cmd(&self.bin, "createdb");
-        c.args(["-h", "127.0.0.1", "-p", &self.port.to_string(), "-U", "semfuzz", &name]);
+        c.args([
+            "-h",
+            "127.0.0.1",
+            "-p",
+            &self.port.to_string(),
+            "-U",
+            "semfuzz",
+            &name,
+        ]);
         run(c, "createdb");
         format!("postgres://semfuzz@127.0.0.1:{}/{name}", self.port)
     }
 }
-
