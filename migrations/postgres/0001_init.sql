@@ -87,7 +87,9 @@ CREATE TABLE work_units (
     done_cases BIGINT,
     completed TEXT
 );
-CREATE INDEX work_units_queue ON work_units (status, id);
+-- Leasing reads only these two small sets: queued units in id order, and leases by expiry.
+CREATE INDEX work_units_queued ON work_units (id) WHERE status = 'queued';
+CREATE INDEX work_units_leased ON work_units (lease_expires_ms) WHERE status = 'leased';
 
 CREATE TABLE proofs (
     id BIGSERIAL PRIMARY KEY,

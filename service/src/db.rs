@@ -755,7 +755,7 @@ impl Db {
         let mut backend_cond = String::new();
         if !req.backends.is_empty() {
             let ps: Vec<String> = (0..req.backends.len())
-                .map(|i| format!("${}", i + 5))
+                .map(|i| format!("${}", i + 4))
                 .collect();
             backend_cond = format!("AND backend IN ({})", ps.join(", "));
         }
@@ -767,18 +767,26 @@ impl Db {
         let sql = format!(
             "UPDATE work_units SET status = 'leased', lease_token = $1, lease_owner = $2, lease_expires_ms = $3, \
              attempts = attempts + 1 WHERE id IN (SELECT id FROM work_units WHERE \
-             (status = 'queued' OR (status = 'leased' AND lease_expires_ms < $4)) {backend_cond} \
+             status = 'queued' {backend_cond} \
              AND campaign_id IN (SELECT id FROM campaigns WHERE status = 'running') \
              ORDER BY id LIMIT {max} {lock}) \
              RETURNING id, campaign_id, variant, backend, seed, cases, attempts, \
              (SELECT generator FROM campaigns c WHERE c.id = work_units.campaign_id) AS generator"
         );
         let (_g, mut tx) = self.write().await?;
+        // Expired leases go back to the queue first (their holders' heartbeats and
+        // completions then get 409); both statements read small partial indexes.
+        sqlx::query(
+            "UPDATE work_units SET status = 'queued', lease_token = NULL \
+             WHERE status = 'leased' AND lease_expires_ms < $1",
+        )
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
         let mut q = sqlx::query(&sql)
             .bind(&token)
             .bind(&req.worker)
-            .bind(expires)
-            .bind(now);
+            .bind(expires);
         for b in &req.backends {
             q = q.bind(b.clone());
         }
