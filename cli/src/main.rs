@@ -18,6 +18,7 @@ mod repro;
 mod selfcheck;
 mod witnesses;
 mod validate;
+mod serve;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
@@ -176,6 +177,13 @@ enum Command {
         #[arg(long, default_value = "10s", value_parser = prove::parse_timeout)]
         timeout: u32,
     },
+    /// Run the service: findings store, work-unit queue, JSON API and dashboard.
+    Serve(serve::ServeArgs),
+    /// Manage the service's API tokens.
+    #[command(subcommand)]
+    Token(serve::TokenCommand),
+    /// Lease campaign work units from a service, run them, and post the findings.
+    Worker(serve::WorkerArgs),
 }
 
 fn load(dir: &Option<PathBuf>) -> Result<Spec> {
@@ -272,6 +280,9 @@ fn run(cli: Cli) -> Result<bool> {
             };
             validate::run(&spec, &instrs, &archs, &opts)
         }
+        Command::Serve(args) => serve::serve(spec, args).map(|()| true),
+        Command::Token(cmd) => serve::token(cmd).map(|()| true),
+        Command::Worker(args) => serve::worker(spec, args).map(|()| true),
     }
 }
 

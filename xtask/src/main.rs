@@ -90,8 +90,16 @@ fn setup(root: &Path) -> Result<()> {
 }
 
 /// Debian packages the build and the backends need: MPFR for the FP tests (through `rug`
-/// with the system libraries), and LLVM 16's `opt` for the `llvm:opt-16` backend.
-const DEBIAN_PACKAGES: &[&str] = &["libmpfr-dev", "llvm-16"];
+/// with the system libraries), LLVM 16's `opt` for the `llvm:opt-16` backend, PostgreSQL for
+/// the service's tests (they start their own server), and Chromium for the dashboard's
+/// end-to-end test.
+const DEBIAN_PACKAGES: &[&str] = &[
+    "libmpfr-dev",
+    "llvm-16",
+    "postgresql-15",
+    "chromium",
+    "chromium-driver",
+];
 
 /// Python wheels the backends run, pinned, pip-installed into [`PY_DIR`]: LLVM 22 with NVPTX
 /// (`llvm`), numba's CUDA simulator (`numba-sim`), and NVIDIA's `ptxas`, `cuobjdump` and

@@ -1,0 +1,211 @@
+//! `semfuzz serve`, `semfuzz token create` and `semfuzz worker`: the service's command line
+//! (the service itself is the `semfuzz-service` crate; the worker runs units with the campaign
+//! engine).
+
+use anyhow::{Context, Result};
+use clap::{Args, Subcommand};
+use semfuzz_fuzz::campaign::{self, Counters};
+use semfuzz_fuzz::{registry, Finding, GeneratorKind};
+use semfuzz_service::model::Lease;
+use semfuzz_service::worker::{run_worker, UnitRunner, WorkerConfig};
+use semfuzz_service::{Config, Target};
+use semfuzz_spec::Spec;
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+/// Where the database is.
+#[derive(Args, Clone)]
+pub struct DbArgs {
+    /// The SQLite file (default ./semfuzz.db; created with WAL and foreign keys on).
+    #[arg(long, value_name = "PATH", conflicts_with = "database_url")]
+    db: Option<PathBuf>,
+    /// A database URL, e.g. postgres://user@host/db (default: $DATABASE_URL, else --db).
+    #[arg(long, value_name = "URL", env = "DATABASE_URL")]
+    database_url: Option<String>,
+}
+
+impl DbArgs {
+    fn target(&self) -> Target {
+        match (&self.database_url, &self.db) {
+            (Some(url), None) => Target::Url(url.clone()),
+            (_, Some(path)) => Target::Sqlite(path.clone()),
+            (None, None) => Target::Sqlite(PathBuf::from("semfuzz.db")),
+        }
+    }
+}
+
+/// `semfuzz serve`'s options.
+#[derive(Args)]
+pub struct ServeArgs {
+    #[command(flatten)]
+    db: DbArgs,
+    /// Address to listen on.
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080")]
+    listen: String,
+    /// Require a token for reads too (API GETs, dashboard, /metrics).
+    #[arg(long)]
+    read_token_required: bool,
+    /// The largest request body accepted, in bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = 8 << 20)]
+    max_body_bytes: usize,
+}
+
+/// `semfuzz token ...`.
+#[derive(Subcommand)]
+pub enum TokenCommand {
+    /// Create an API token: printed once, only its hash is stored.
+    Create(DbArgs),
+}
+
+/// Runs the service until Ctrl-C or SIGTERM.
+pub fn serve(spec: Spec, args: ServeArgs) -> Result<()> {
+    let mut config = Config::new(spec.variants.iter().map(|v| v.text.clone()).collect());
+    config.read_token_required = args.read_token_required;
+    config.max_body_bytes = args.max_body_bytes;
+    let target = args.db.target();
+    let rt = semfuzz_service::runtime().context("starting the async runtime")?;
+    rt.block_on(semfuzz_service::serve(
+        &target,
+        &args.listen,
+        config,
+        Arc::new(spec),
+        |addr| {
+            eprintln!("semfuzz serve: dashboard at http://{addr}/ (Ctrl-C stops)");
+        },
+    ))
+    .with_context(|| format!("serving {}", describe(&target)))
+}
+
+/// Creates a token and prints it.
+pub fn token(cmd: TokenCommand) -> Result<()> {
+    let TokenCommand::Create(db) = cmd;
+    let target = db.target();
+    let rt = semfuzz_service::runtime().context("starting the async runtime")?;
+    let token = rt
+        .block_on(semfuzz_service::create_token(&target))
+        .with_context(|| format!("creating a token in {}", describe(&target)))?;
+    outln!("{token}");
+    eprintln!(
+        "semfuzz token create: keep this token; it is not shown again (only its hash is stored)"
+    );
+    Ok(())
+}
+
+/// The database for messages, without a URL's password.
+fn describe(target: &Target) -> String {
+    match target {
+        Target::Sqlite(p) => format!("SQLite file {}", p.display()),
+        Target::Url(u) => match u.split_once('@') {
+            Some((scheme_user, host)) => {
+                format!(
+                    "{}@{host}",
+                    scheme_user.split(':').take(2).collect::<Vec<_>>().join(":")
+                )
+            }
+            None => u.clone(),
+        },
+    }
+}
+
+/// `semfuzz worker`'s options.
+#[derive(Args)]
+pub struct WorkerArgs {
+    /// The service's URL, e.g. http://127.0.0.1:8080.
+    #[arg(long, value_name = "URL")]
+    server: String,
+    /// An API token (`semfuzz token create`).
+    #[arg(long, value_name = "T", env = "SEMFUZZ_TOKEN")]
+    token: String,
+    /// A backend this worker runs (repeatable; default: any the campaign names).
+    #[arg(long = "backend", value_name = "B")]
+    backends: Vec<String>,
+    /// Lease length in seconds; heartbeats go every third of it.
+    #[arg(long, default_value_t = 60)]
+    lease_seconds: i64,
+    /// Exit when no unit is waiting instead of waiting for more.
+    #[arg(long)]
+    exit_when_idle: bool,
+}
+
+/// Runs leased units with the campaign engine, one unit at a time.
+struct EngineRunner {
+    spec: Arc<Spec>,
+}
+
+impl UnitRunner for EngineRunner {
+    fn run(&mut self, lease: &Lease, stop: &AtomicBool) -> Result<(i64, Vec<Finding>), String> {
+        let variant = self
+            .spec
+            .variants
+            .iter()
+            .find(|v| v.text == lease.variant)
+            .ok_or_else(|| {
+                format!(
+                    "unit {}: no variant `{}` in this semfuzz",
+                    lease.unit, lease.variant
+                )
+            })?;
+        let generator: GeneratorKind = lease.generator.parse()?;
+        let config = campaign::Config {
+            generator,
+            cases: Some(lease.cases.max(0) as u64),
+            time: None,
+            seed: lease.seed as u64,
+            threads: 1,
+            resume: 0,
+        };
+        let backend = lease.backend.clone();
+        let open = move || registry::open(&backend);
+        let report = campaign::run(
+            &self.spec,
+            &[variant],
+            &open,
+            None,
+            &config,
+            &Counters::default(),
+            stop,
+        )
+        .map_err(|e| {
+            format!(
+                "unit {} ({} on {}): {e}",
+                lease.unit, lease.variant, lease.backend
+            )
+        })?;
+        Ok((report.cases as i64, report.findings))
+    }
+}
+
+/// Leases and runs units until Ctrl-C (or, with --exit-when-idle, an empty queue).
+pub fn worker(spec: Spec, args: WorkerArgs) -> Result<()> {
+    let name = format!(
+        "{}:{}",
+        std::fs::read_to_string("/etc/hostname")
+            .map(|h| h.trim().to_string())
+            .unwrap_or_else(|_| "host".into()),
+        std::process::id()
+    );
+    let stop = Arc::new(AtomicBool::new(false));
+    {
+        let stop = stop.clone();
+        ctrlc::set_handler(move || stop.store(true, std::sync::atomic::Ordering::SeqCst))
+            .context("installing the Ctrl-C handler")?;
+    }
+    let cfg = WorkerConfig {
+        server: args.server,
+        token: args.token,
+        backends: args.backends,
+        name,
+        lease_seconds: args.lease_seconds,
+        exit_when_idle: args.exit_when_idle,
+    };
+    let mut runner = EngineRunner {
+        spec: Arc::new(spec),
+    };
+    let s = run_worker(cfg, &mut runner, &stop)?;
+    eprintln!(
+        "semfuzz worker: {} units, {} cases, {} findings posted, {} units lost to expired leases",
+        s.units, s.cases, s.findings, s.lost
+    );
+    Ok(())
+}

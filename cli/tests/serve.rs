@@ -1,0 +1,435 @@
+//! `semfuzz serve` and `semfuzz token create` as processes: every finding acknowledged with a
+//! 2xx survives `kill -9` of the server; SIGTERM shuts it down cleanly; errors are clear.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn semfuzz() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_semfuzz"))
+}
+
+fn token(db: &Path) -> String {
+    let out = semfuzz()
+        .args(["token", "create", "--db"])
+        .arg(db)
+        .env_remove("DATABASE_URL")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let t = String::from_utf8(out.stdout).unwrap().trim().to_string();
+    assert!(t.starts_with("sft_") && t.len() > 40, "{t}");
+    t
+}
+
+/// Starts `semfuzz serve` on a free port and waits for its "dashboard at" line.
+fn serve(db: &Path) -> (Child, String) {
+    let mut child = semfuzz()
+        .args(["serve", "--listen", "127.0.0.1:0", "--db"])
+        .arg(db)
+        .env_remove("DATABASE_URL")
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let line = lines.next().expect("serve printed nothing").unwrap();
+    let url = line
+        .split("dashboard at ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{line}"))
+        .split(' ')
+        .next()
+        .unwrap()
+        .trim_end_matches('/')
+        .to_string();
+    std::thread::spawn(move || for _ in lines {});
+    (child, url)
+}
+
+fn finding(i: usize) -> serde_json::Value {
+    serde_json::json!({
+        "variant": "add.rn.f32", "backend": "host", "backend_version": "1", "device": "cpu",
+        "class": "bits", "part": "d", "signature": format!("sig{i}"), "operand_classes": ["+normal", "+normal"],
+        "inputs": ["0x3f800000", "0x40000000"], "expected": "0x40400000 (3)", "actual": "0x40400001",
+        "detail": "d differs", "count": 1, "first_seen": "2026-01-01T00:00:00Z", "last_seen": "2026-01-01T00:00:00Z"
+    })
+}
+
+#[test]
+fn acknowledged_findings_survive_kill_9() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("s.db");
+    let tok = token(&db);
+    let (mut child, url) = serve(&db);
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let poster = {
+        let (url, tok, stop) = (url.clone(), tok.clone(), stop.clone());
+        std::thread::spawn(move || {
+            let mut acked = vec![];
+            for i in 0.. {
+                if stop.load(std::sync::atomic::Ordering::SeqCst) {
+                    break;
+                }
+                let batch =
+                    serde_json::Value::Array((0..20).map(|j| finding(i * 20 + j)).collect());
+                match ureq::post(&format!("{url}/api/v1/findings"))
+                    .set("authorization", &format!("Bearer {tok}"))
+                    .timeout(Duration::from_secs(5))
+                    .send_json(batch)
+                {
+                    Ok(r) if r.status() == 201 => acked.push(i),
+                    Ok(r) => panic!("unexpected {}", r.status()),
+                    Err(_) => break,
+                }
+            }
+            acked
+        })
+    };
+    std::thread::sleep(Duration::from_millis(1500));
+    Command::new("kill")
+        .args(["-9", &child.id().to_string()])
+        .status()
+        .unwrap();
+    child.wait().unwrap();
+    stop.store(true, std::sync::atomic::Ordering::SeqCst);
+    let acked = poster.join().unwrap();
+    assert!(
+        acked.len() > 5,
+        "too few batches before the kill: {}",
+        acked.len()
+    );
+    let (mut child, url) = serve(&db);
+    let v: serde_json::Value = ureq::get(&format!("{url}/api/v1/findings?limit=1"))
+        .call()
+        .unwrap()
+        .into_json()
+        .unwrap();
+    let total = v["total"].as_u64().unwrap() as usize;
+    assert!(
+        total >= acked.len() * 20,
+        "lost acknowledged findings: {total} stored, {} acknowledged",
+        acked.len() * 20
+    );
+    for &i in &acked {
+        let v: serde_json::Value = ureq::get(&format!(
+            "{url}/api/v1/findings?limit=1&variant=add.rn.f32&class=bits&sort=id&offset={}",
+            i * 20
+        ))
+        .call()
+        .unwrap()
+        .into_json()
+        .unwrap();
+        assert_eq!(
+            v["findings"][0]["signature"],
+            serde_json::json!(format!("sig{}", i * 20))
+        );
+    }
+    // SIGTERM: a clean exit.
+    Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "serve ignored SIGTERM"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(status.success(), "{status}");
+}
+
+#[test]
+fn errors_are_clear() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = semfuzz()
+        .args(["serve", "--listen", "not-an-address", "--db"])
+        .arg(dir.path().join("x.db"))
+        .env_remove("DATABASE_URL")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("cannot listen on not-an-address") && err.contains("--listen"),
+        "{err}"
+    );
+    let out = semfuzz()
+        .args(["token", "create", "--database-url", "mysql://x"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("postgres://"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Chromium's binary, if the machine has one (`cargo xtask setup` installs Debian's).
+fn chromium() -> Option<&'static str> {
+    ["chromium", "chromium-browser", "google-chrome"]
+        .into_iter()
+        .find(|b| {
+            Command::new(b)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        })
+}
+
+/// The DOM of `url` after headless Chromium has loaded it (and a screenshot of it into
+/// `shot`, for people).
+fn dump_dom(browser: &str, url: &str, shot: &Path) -> String {
+    let profile = tempfile::tempdir().unwrap();
+    let args = [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--window-size=1280,900",
+    ];
+    let mut c = Command::new(browser);
+    c.args(args)
+        .arg(format!("--user-data-dir={}", profile.path().display()));
+    let out = c.arg("--dump-dom").arg(url).output().unwrap();
+    assert!(
+        out.status.success(),
+        "chromium failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let _ = Command::new(browser)
+        .args(args)
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .arg(format!("--screenshot={}", shot.display()))
+        .arg(url)
+        .output();
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn dashboard_in_headless_chromium() {
+    let Some(browser) = chromium() else {
+        eprintln!("\n!!! SKIPPING the dashboard's browser test: no chromium (run `cargo xtask setup`) !!!\n");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("s.db");
+    let tok = token(&db);
+    let (mut child, url) = serve(&db);
+    let mut f = finding(1);
+    f["variant"] = "fma.rn.f32".into();
+    f["inputs"] = serde_json::json!(["0x3f800000", "0xbf800000", "0x80000000"]);
+    f["class"] = "sign-of-zero".into();
+    let batch = serde_json::json!([finding(0), f]);
+    let r: serde_json::Value = ureq::post(&format!("{url}/api/v1/findings"))
+        .set("authorization", &format!("Bearer {tok}"))
+        .send_json(batch)
+        .unwrap()
+        .into_json()
+        .unwrap();
+    let id = r["ids"][1].as_i64().unwrap();
+    let shots = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let overview = dump_dom(
+        browser,
+        &format!("{url}/"),
+        &shots.join("dashboard-overview.png"),
+    );
+    let matrix = &overview[overview.find("id=\"matrix\"").expect("the matrix")..];
+    for want in [
+        "<th>add</th>",
+        "<th>fma</th>",
+        "<th>host</th>",
+        "class=\"c1\"",
+    ] {
+        assert!(
+            matrix.contains(want),
+            "{want} not in the rendered matrix: {matrix}"
+        );
+    }
+    let page = dump_dom(
+        browser,
+        &format!("{url}/findings/{id}"),
+        &shots.join("dashboard-finding.png"),
+    );
+    for want in [
+        "fma.rn.f32",
+        "sign-of-zero",
+        "0xbf800000",
+        "(-1)",
+        "semfuzz eval fma.rn.f32 0x3f800000 0xbf800000 0x80000000",
+    ] {
+        assert!(
+            page.contains(want),
+            "{want} not on the rendered finding page: {page}"
+        );
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
+
+#[path = "../../service/tests/common/pg.rs"]
+mod pg;
+
+/// Starts `semfuzz serve` on `db_url`, creates a campaign, runs `workers` worker processes
+/// (killing the first with -9 after `kill_after`, if given) until every unit is done; returns
+/// the findings (signature → count) and the campaign.
+fn distributed_run(
+    db_url: &str,
+    workers: usize,
+    kill_after: Option<Duration>,
+) -> (Vec<(String, u64)>, serde_json::Value) {
+    let out = semfuzz()
+        .args(["token", "create", "--database-url", db_url])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let tok = String::from_utf8(out.stdout).unwrap().trim().to_string();
+    let mut server = semfuzz()
+        .args(["serve", "--listen", "127.0.0.1:0", "--database-url", db_url])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(server.stderr.take().unwrap()).lines();
+    let line = lines.next().unwrap().unwrap();
+    let url = line
+        .split("dashboard at ")
+        .nth(1)
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap()
+        .trim_end_matches('/')
+        .to_string();
+    std::thread::spawn(move || for _ in lines {});
+    let auth = format!("Bearer {tok}");
+    let c: serde_json::Value = ureq::post(&format!("{url}/api/v1/campaigns"))
+        .set("authorization", &auth)
+        .send_json(serde_json::json!({"name": "dist", "variants": "add.r?.ftz.f32", "backends": ["spec"], "generator": "boundary", "cases_per_unit": CASES_PER_UNIT, "rounds": 3}))
+        .unwrap()
+        .into_json()
+        .unwrap();
+    let mut procs: Vec<Child> = (0..workers)
+        .map(|_| {
+            semfuzz()
+                .args([
+                    "worker",
+                    "--server",
+                    &url,
+                    "--token",
+                    &tok,
+                    "--backend",
+                    "spec",
+                    "--lease-seconds",
+                    "2",
+                    "--exit-when-idle",
+                ])
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    if let Some(after) = kill_after {
+        std::thread::sleep(after);
+        Command::new("kill")
+            .args(["-9", &procs[0].id().to_string()])
+            .status()
+            .unwrap();
+    }
+    let start = Instant::now();
+    let campaign = loop {
+        let v: serde_json::Value = ureq::get(&format!("{url}/api/v1/campaigns/{}", c["id"]))
+            .call()
+            .unwrap()
+            .into_json()
+            .unwrap();
+        if v["units_done"] == v["units"] {
+            break v;
+        }
+        // Workers that found the queue empty while a dead worker's lease ran out have exited:
+        // keep one alive until the end.
+        if procs.iter_mut().all(|p| p.try_wait().unwrap().is_some()) {
+            procs.push(
+                semfuzz()
+                    .args([
+                        "worker",
+                        "--server",
+                        &url,
+                        "--token",
+                        &tok,
+                        "--lease-seconds",
+                        "2",
+                        "--exit-when-idle",
+                    ])
+                    .stderr(Stdio::null())
+                    .spawn()
+                    .unwrap(),
+            );
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(240),
+            "campaign not done: {v}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    for mut p in procs {
+        let _ = p.wait();
+    }
+    let v: serde_json::Value = ureq::get(&format!("{url}/api/v1/findings?limit=1000&sort=id"))
+        .call()
+        .unwrap()
+        .into_json()
+        .unwrap();
+    let mut found: Vec<(String, u64)> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                format!("{} {} {}", f["variant"], f["class"], f["operand_classes"]),
+                f["count"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    found.sort();
+    server.kill().unwrap();
+    server.wait().unwrap();
+    (found, campaign)
+}
+
+/// Cases per unit of the distributed test: long enough that the kill lands mid-unit.
+const CASES_PER_UNIT: i64 = 4_000_000;
+
+/// The registry has no backend with known discrepancies yet (`spec` is the control), so this
+/// checks the units: each done exactly once (the cases add up to units × cases per unit, and a
+/// second completion would add more), none lost to the killed worker. That findings are
+/// neither lost nor doubled is `service/tests/worker.rs` (same protocol, a runner with
+/// findings).
+#[test]
+fn three_worker_processes_on_postgres_one_killed() {
+    let Some(pg) = pg::pg() else { return };
+    let (found, campaign) = distributed_run(&pg.fresh_db(), 3, Some(Duration::from_millis(1500)));
+    assert_eq!(campaign["units"], serde_json::json!(12));
+    assert_eq!(
+        campaign["cases"],
+        serde_json::json!(12 * CASES_PER_UNIT),
+        "every unit done exactly once: {campaign}"
+    );
+    assert!(
+        found.is_empty(),
+        "the spec backend is the control: {found:?}"
+    );
+}

@@ -1,0 +1,470 @@
+//! The JSON API under `/api/v1`, `/healthz`, `/metrics`, and the errors every route answers
+//! with.
+
+use crate::db::Error;
+use crate::model::*;
+use crate::AppState;
+use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
+use axum::extract::{FromRequest, FromRequestParts, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::Router;
+use semfuzz_fuzz::Finding;
+use serde::Serialize;
+use utoipa::OpenApi;
+
+/// An error answer: a status and `{"error": "..."}`.
+#[derive(Debug)]
+pub struct ApiError(pub StatusCode, pub String);
+
+impl ApiError {
+    /// 401 for a missing or unknown token.
+    pub fn unauthorized(why: &str) -> ApiError {
+        ApiError(
+            StatusCode::UNAUTHORIZED,
+            format!("{why}: send `Authorization: Bearer TOKEN` with a token from `semfuzz token create`"),
+        )
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let mut r = (self.0, axum::Json(ErrorBody { error: self.1 })).into_response();
+        if self.0 == StatusCode::UNAUTHORIZED {
+            r.headers_mut().insert(
+                header::WWW_AUTHENTICATE,
+                header::HeaderValue::from_static("Bearer"),
+            );
+        }
+        r
+    }
+}
+
+impl From<Error> for ApiError {
+    fn from(e: Error) -> ApiError {
+        let status = match &e {
+            Error::Invalid(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            Error::NotFound(_) => StatusCode::NOT_FOUND,
+            Error::Conflict(_) => StatusCode::CONFLICT,
+            Error::Database(_) | Error::Migrate(_) => StatusCode::SERVICE_UNAVAILABLE,
+        };
+        ApiError(status, e.to_string())
+    }
+}
+
+impl From<JsonRejection> for ApiError {
+    fn from(r: JsonRejection) -> ApiError {
+        ApiError(r.status(), format!("request body: {}", r.body_text()))
+    }
+}
+
+impl From<QueryRejection> for ApiError {
+    fn from(r: QueryRejection) -> ApiError {
+        ApiError(
+            StatusCode::BAD_REQUEST,
+            format!("query string: {}", r.body_text()),
+        )
+    }
+}
+
+impl From<PathRejection> for ApiError {
+    fn from(r: PathRejection) -> ApiError {
+        ApiError(StatusCode::BAD_REQUEST, format!("path: {}", r.body_text()))
+    }
+}
+
+/// `axum::Json` whose rejections are [`ApiError`]s.
+#[derive(FromRequest)]
+#[from_request(via(axum::Json), rejection(ApiError))]
+pub struct Json<T>(pub T);
+
+impl<T: Serialize> IntoResponse for Json<T> {
+    fn into_response(self) -> Response {
+        axum::Json(self.0).into_response()
+    }
+}
+
+/// `axum::extract::Query` whose rejections are [`ApiError`]s.
+#[derive(FromRequestParts)]
+#[from_request(via(axum::extract::Query), rejection(ApiError))]
+pub struct Query<T>(pub T);
+
+/// `axum::extract::Path` whose rejections are [`ApiError`]s.
+#[derive(FromRequestParts)]
+#[from_request(via(axum::extract::Path), rejection(ApiError))]
+pub struct Path<T>(pub T);
+
+/// The bearer token of a request, if any.
+pub fn bearer(headers: &HeaderMap) -> Option<&str> {
+    headers
+        .get(header::AUTHORIZATION)?
+        .to_str()
+        .ok()?
+        .strip_prefix("Bearer ")
+        .map(str::trim)
+}
+
+/// Passes when the request carries a valid token.
+pub async fn require_token(state: &AppState, headers: &HeaderMap) -> Result<(), ApiError> {
+    let token =
+        bearer(headers).ok_or_else(|| ApiError::unauthorized("this request needs a token"))?;
+    if state.db.token_valid(token).await? {
+        Ok(())
+    } else {
+        Err(ApiError::unauthorized("unknown token"))
+    }
+}
+
+/// Passes writes with a token, and reads unless `--read-token-required`.
+async fn require_read(state: &AppState, headers: &HeaderMap) -> Result<(), ApiError> {
+    if state.config.read_token_required {
+        require_token(state, headers).await
+    } else {
+        Ok(())
+    }
+}
+
+type ApiResult<T> = Result<Json<T>, ApiError>;
+
+/// The OpenAPI document, generated from the handlers' annotations and types.
+#[derive(OpenApi)]
+#[openapi(
+    info(title = "semfuzz service", description = "Findings, campaigns, work units and proofs of semfuzz."),
+    paths(
+        post_findings, list_findings, get_finding, patch_finding,
+        create_campaign, list_campaigns, get_campaign, patch_campaign,
+        lease_units, heartbeat_unit, complete_unit, post_proofs, list_proofs
+    ),
+    components(schemas(FindingSchema, ErrorBody)),
+    modifiers(&BearerAuth)
+)]
+pub struct ApiDoc;
+
+struct BearerAuth;
+
+impl utoipa::Modify for BearerAuth {
+    fn modify(&self, doc: &mut utoipa::openapi::OpenApi) {
+        use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+        let components = doc.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "bearer",
+            SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build()),
+        );
+    }
+}
+
+/// The `/api/v1` routes, `/healthz` and `/metrics`.
+pub fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/api/v1/openapi.json", get(openapi))
+        .route("/api/v1/findings", post(post_findings).get(list_findings))
+        .route(
+            "/api/v1/findings/{id}",
+            get(get_finding).patch(patch_finding),
+        )
+        .route(
+            "/api/v1/campaigns",
+            post(create_campaign).get(list_campaigns),
+        )
+        .route(
+            "/api/v1/campaigns/{id}",
+            get(get_campaign).patch(patch_campaign),
+        )
+        .route("/api/v1/units/lease", post(lease_units))
+        .route("/api/v1/units/{id}/heartbeat", post(heartbeat_unit))
+        .route("/api/v1/units/{id}/complete", post(complete_unit))
+        .route("/api/v1/proofs", post(post_proofs).get(list_proofs))
+        .route("/healthz", get(healthz))
+        .route("/metrics", get(metrics))
+}
+
+async fn openapi() -> Json<utoipa::openapi::OpenApi> {
+    Json(ApiDoc::openapi())
+}
+
+/// Stores a batch of findings. Send `Idempotency-Key: K` (any unique text per batch, e.g. a
+/// UUID) to make retries safe: a batch whose key was stored already changes nothing.
+#[utoipa::path(post, path = "/api/v1/findings", request_body(content = Vec<FindingSchema>),
+    params(("Idempotency-Key" = Option<String>, Header, description = "Unique per batch; a repeated key is not stored again")),
+    responses((status = 201, body = IngestResult), (status = 200, description = "Repeated batch", body = IngestResult),
+        (status = 401, body = ErrorBody), (status = 422, body = ErrorBody)),
+    security(("bearer" = [])))]
+async fn post_findings(
+    State(s): State<AppState>,
+    headers: HeaderMap,
+    Json(batch): Json<Vec<Finding>>,
+) -> Result<Response, ApiError> {
+    require_token(&s, &headers).await?;
+    let key = match headers.get("idempotency-key") {
+        Some(v) => Some(v.to_str().map_err(|_| {
+            ApiError(
+                StatusCode::BAD_REQUEST,
+                "Idempotency-Key: must be ASCII".into(),
+            )
+        })?),
+        None => None,
+    };
+    let result = s.db.ingest(&batch, key, "api").await?;
+    s.metrics.add_findings(result.accepted as u64);
+    let status = if result.duplicate {
+        StatusCode::OK
+    } else {
+        StatusCode::CREATED
+    };
+    Ok((status, Json(result)).into_response())
+}
+
+/// Findings matching the filters, with paging.
+#[utoipa::path(get, path = "/api/v1/findings", params(FindingQuery),
+    responses((status = 200, body = FindingPage), (status = 400, body = ErrorBody), (status = 422, body = ErrorBody)))]
+async fn list_findings(
+    State(s): State<AppState>,
+    headers: HeaderMap,
+    Query(q): Query<FindingQuery>,
+) -> ApiResult<FindingPage> {
+    require_read(&s, &headers).await?;
+    let (findings, total) = s.db.list_findings(&q).await?;
+    let (limit, offset) = (q.limit.unwrap_or(100), q.offset.unwrap_or(0));
+    let next_offset =
+        (offset + (findings.len() as i64) < total).then_some(offset + findings.len() as i64);
+    Ok(Json(FindingPage {
+        findings,
+        total,
+        limit,
+        offset,
+        next_offset,
+    }))
+}
+
+/// One finding and its history.
+#[utoipa::path(get, path = "/api/v1/findings/{id}", params(("id" = i64, Path)),
+    responses((status = 200, body = FindingDetail), (status = 404, body = ErrorBody)))]
+async fn get_finding(
+    State(s): State<AppState>,
+    headers: HeaderMap,
+    Path(id): Path<i64>,
+) -> ApiResult<FindingDetail> {
+    require_read(&s, &headers).await?;
+    let (finding, history) = s.db.finding(id).await?;
+    Ok(Json(FindingDetail { finding, history }))
+}
+
+/// Triage: sets a finding's status and/or note.
+#[utoipa::path(patch, path = "/api/v1/findings/{id}", params(("id" = i64, Path)), request_body = FindingPatch,
+    responses((status = 200, body = StoredFinding), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody),
+        (status = 422, body = ErrorBody)),
+    security(("bearer" = [])))]
+async fn patch_finding(
+    State(s): State<AppState>,
+    headers: HeaderMap,
+    Path(id): Path<i64>,
+    Json(p): Json<FindingPatch>,
+) -> ApiResult<StoredFinding> {
+    require_token(&s, &headers).await?;
+    Ok(Json(s.db.triage(id, &p).await?))
+}
+
+/// Creates a campaign and its work units.
+#[utoipa::path(post, path = "/api/v1/campaigns", request_body = NewCampaign,
+    responses((status = 201, body = Campaign), (status = 401, body = ErrorBody), (status = 422, body = ErrorBody)),
+    security(("bearer" = [])))]
+async fn create_campaign(
+    State(s): State<AppState>,
+    headers: HeaderMap,
+    Json(c): Json<NewCampaign>,
+) -> Result<Response, ApiError> {
+    require_token(&s, &headers).await?;
+    let campaign = s.db.create_campaign(&c, &s.config.variants).await?;
+    Ok((StatusCode::CREATED, Json(campaign)).into_response())
+}
+
+/// Every campaign with its progress.
+#[utoipa::path(get, path = "/api/v1/campaigns", responses((status = 200, body = CampaignList)))]
+async fn list_campaigns(State(s): State<AppState>, headers: HeaderMap) -> ApiResult<CampaignList> {
+    require_read(&s, &headers).await?;
+    Ok(Json(CampaignList {
+        campaigns: s.db.campaigns().await?,
+    }))
+}
+
+/// One campaign's progress and throughput over time.
+#[utoipa::path(get, path = "/api/v1/campaigns/{id}", params(("id" = i64, Path)),
+    responses((status = 200, body = CampaignProgress), (status = 404, body = ErrorBody)))]
+async fn get_campaign(
+    State(s): State<AppState>,
+    headers: HeaderMap,
+    Path(id): Path<i64>,
+) -> ApiResult<CampaignProgress> {
+    require_read(&s, &headers).await?;
+    let campaign = s.db.campaign(id).await?;
+    Ok(Json(CampaignProgress {
+        campaign,
+        throughput: s.db.throughput(id).await?,
+    }))
+}
+
+/// Pauses, resumes or stops a campaign.
+#[utoipa::path(patch, path = "/api/v1/campaigns/{id}", params(("id" = i64, Path)), request_body = CampaignPatch,
+    responses((status = 200, body = Campaign), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)),
+    security(("bearer" = [])))]
+async fn patch_campaign(
+    State(s): State<AppState>,
+    headers: HeaderMap,
+    Path(id): Path<i64>,
+    Json(p): Json<CampaignPatch>,
+) -> ApiResult<Campaign> {
+    require_token(&s, &headers).await?;
+    Ok(Json(s.db.set_campaign_status(id, &p.status).await?))
+}
+
+/// Leases work units for a worker.
+#[utoipa::path(post, path = "/api/v1/units/lease", request_body = LeaseRequest,
+    responses((status = 200, body = Leases), (status = 401, body = ErrorBody), (status = 422, body = ErrorBody)),
+    security(("bearer" = [])))]
+async fn lease_units(
+    State(s): State<AppState>,
+    headers: HeaderMap,
+    Json(r): Json<LeaseRequest>,
+) -> ApiResult<Leases> {
+    require_token(&s, &headers).await?;
+    Ok(Json(Leases {
+        leases: s.db.lease(&r).await?,
+    }))
+}
+
+/// Extends a unit's lease.
+#[utoipa::path(post, path = "/api/v1/units/{id}/heartbeat", params(("id" = i64, Path)), request_body = Heartbeat,
+    responses((status = 200, body = HeartbeatResult), (status = 409, body = ErrorBody)),
+    security(("bearer" = [])))]
+async fn heartbeat_unit(
+    State(s): State<AppState>,
+    headers: HeaderMap,
+    Path(id): Path<i64>,
+    Json(h): Json<Heartbeat>,
+) -> ApiResult<HeartbeatResult> {
+    require_token(&s, &headers).await?;
+    Ok(Json(HeartbeatResult {
+        expires_ms: s.db.heartbeat(id, &h).await?,
+    }))
+}
+
+/// Finishes a unit with its cases and findings; repeating it changes nothing.
+#[utoipa::path(post, path = "/api/v1/units/{id}/complete", params(("id" = i64, Path)), request_body = Completion,
+    responses((status = 200, body = IngestResult), (status = 409, body = ErrorBody)),
+    security(("bearer" = [])))]
+async fn complete_unit(
+    State(s): State<AppState>,
+    headers: HeaderMap,
+    Path(id): Path<i64>,
+    Json(c): Json<Completion>,
+) -> ApiResult<IngestResult> {
+    require_token(&s, &headers).await?;
+    let r = s.db.complete(id, &c).await?;
+    if !r.duplicate {
+        s.metrics.add_findings(r.accepted as u64);
+        s.metrics.add_cases(c.cases.max(0) as u64);
+    }
+    Ok(Json(r))
+}
+
+/// Stores proof results.
+#[utoipa::path(post, path = "/api/v1/proofs", request_body = Vec<NewProof>,
+    responses((status = 201, body = ProofIds), (status = 401, body = ErrorBody), (status = 422, body = ErrorBody)),
+    security(("bearer" = [])))]
+async fn post_proofs(
+    State(s): State<AppState>,
+    headers: HeaderMap,
+    Json(p): Json<Vec<NewProof>>,
+) -> Result<Response, ApiError> {
+    require_token(&s, &headers).await?;
+    let ids = s.db.add_proofs(&p).await?;
+    Ok((StatusCode::CREATED, Json(ProofIds { ids })).into_response())
+}
+
+/// Proof results, newest first.
+#[utoipa::path(get, path = "/api/v1/proofs", params(Paging), responses((status = 200, body = ProofPage)))]
+async fn list_proofs(
+    State(s): State<AppState>,
+    headers: HeaderMap,
+    Query(p): Query<Paging>,
+) -> ApiResult<ProofPage> {
+    require_read(&s, &headers).await?;
+    Ok(Json(ProofPage {
+        proofs: s
+            .db
+            .proofs(p.limit.unwrap_or(100), p.offset.unwrap_or(0))
+            .await?,
+    }))
+}
+
+async fn healthz(State(s): State<AppState>) -> Result<&'static str, ApiError> {
+    s.db.queue_depth().await?;
+    Ok("ok\n")
+}
+
+async fn metrics(State(s): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {
+    require_read(&s, &headers).await?;
+    let totals = s.db.totals().await?;
+    let queue = s.db.queue_depth().await?;
+    let recent = s.db.recent_cases(60_000).await?;
+    let mut out = s.metrics.render();
+    let gauge = |out: &mut String, name: &str, help: &str, v: f64| {
+        out.push_str(&format!(
+            "# HELP {name} {help}\n# TYPE {name} gauge\n{name} {v}\n"
+        ));
+    };
+    gauge(
+        &mut out,
+        "semfuzz_findings",
+        "Distinct findings stored.",
+        totals.findings as f64,
+    );
+    gauge(
+        &mut out,
+        "semfuzz_findings_open",
+        "Findings with status new or confirmed.",
+        totals.open as f64,
+    );
+    gauge(
+        &mut out,
+        "semfuzz_finding_occurrences",
+        "Sum of the findings' counts.",
+        totals.occurrences as f64,
+    );
+    gauge(
+        &mut out,
+        "semfuzz_campaign_cases",
+        "Cases run by all campaigns.",
+        totals.cases as f64,
+    );
+    gauge(
+        &mut out,
+        "semfuzz_cases_per_second",
+        "Cases finished per second over the last minute.",
+        recent as f64 / 60.0,
+    );
+    gauge(
+        &mut out,
+        "semfuzz_queue_depth",
+        "Work units waiting for a worker.",
+        queue as f64,
+    );
+    Ok(([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], out).into_response())
+}
+
+/// 404 for a path no route has.
+pub async fn not_found(uri: axum::http::Uri) -> ApiError {
+    ApiError(
+        StatusCode::NOT_FOUND,
+        format!("no such path: {}", uri.path()),
+    )
+}
+
+/// 405 for a method a path does not take.
+pub async fn method_not_allowed(method: axum::http::Method, uri: axum::http::Uri) -> ApiError {
+    ApiError(
+        StatusCode::METHOD_NOT_ALLOWED,
+        format!("{} does not take {method}", uri.path()),
+    )
+}

@@ -1,0 +1,1172 @@
+//! Storage: one [`Db`] over SQLite or PostgreSQL through sqlx's `Any` driver.
+//!
+//! Every statement is written once, in SQL both databases accept (`$N` parameters, `ON
+//! CONFLICT`, `RETURNING`, `CASE`), and bound with parameters; the only statement that
+//! differs is the work-unit lease, which adds `FOR UPDATE SKIP LOCKED` on PostgreSQL. SQLite
+//! has one writer at a time, so writes on it go through one in-process lock (no
+//! `SQLITE_BUSY` under concurrent requests); PostgreSQL writes run concurrently.
+
+use crate::model::*;
+use semfuzz_fuzz::Finding;
+use sha2::{Digest, Sha256};
+use sqlx::any::{AnyPoolOptions, AnyRow};
+use sqlx::{Any, AnyPool, Executor, Row, Transaction};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use tokio::sync::Mutex;
+
+/// What went wrong in storage, in words the API hands to the client.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The request's content is invalid; the text names the field.
+    #[error("{0}")]
+    Invalid(String),
+    /// Nothing with that id.
+    #[error("{0}")]
+    NotFound(String),
+    /// The request conflicts with the stored state (a lost lease).
+    #[error("{0}")]
+    Conflict(String),
+    /// The database failed.
+    #[error("database error: {0}")]
+    Database(#[from] sqlx::Error),
+    /// The migrations failed.
+    #[error("migrating the database: {0}")]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+}
+
+/// Storage results.
+pub type Result<T> = std::result::Result<T, Error>;
+
+/// Which database a [`Db`] talks to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// A SQLite file (WAL, foreign keys on).
+    Sqlite,
+    /// A PostgreSQL server.
+    Postgres,
+}
+
+/// Where the database is: a SQLite file or a database URL.
+#[derive(Clone, Debug)]
+pub enum Target {
+    /// A SQLite file, created if missing.
+    Sqlite(std::path::PathBuf),
+    /// `postgres://…` or `sqlite://…`.
+    Url(String),
+}
+
+impl Target {
+    /// The sqlx URL and the database kind.
+    fn url(&self) -> Result<(String, Kind)> {
+        match self {
+            Target::Sqlite(path) => Ok((
+                format!("sqlite://{}?mode=rwc", path.display()),
+                Kind::Sqlite,
+            )),
+            Target::Url(url)
+                if url.starts_with("postgres://") || url.starts_with("postgresql://") =>
+            {
+                Ok((url.clone(), Kind::Postgres))
+            }
+            Target::Url(url) if url.starts_with("sqlite:") => Ok((url.clone(), Kind::Sqlite)),
+            Target::Url(url) => Err(Error::Invalid(format!(
+                "unsupported database URL `{url}`: expected postgres://… or sqlite://…"
+            ))),
+        }
+    }
+}
+
+/// The service's database.
+#[derive(Clone)]
+pub struct Db {
+    pool: AnyPool,
+    kind: Kind,
+    /// SQLite's single writer, taken by every write transaction; `None` on PostgreSQL.
+    write: Option<Arc<Mutex<()>>>,
+}
+
+/// Statuses a finding can have; `new` and `confirmed` are open.
+pub const STATUSES: [&str; 5] = ["new", "confirmed", "spec-bug", "backend-bug", "wont-fix"];
+
+/// RFC 3339 of now, seconds, UTC.
+pub fn now_text() -> String {
+    humantime::format_rfc3339_seconds(SystemTime::now()).to_string()
+}
+
+/// Unix milliseconds of now.
+pub fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
+/// SHA-256 of a token, hex: what the database keeps instead of the token.
+fn token_hash(token: &str) -> String {
+    Sha256::digest(token.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// `n` random bytes as hex.
+fn random_hex(n: usize) -> Result<String> {
+    let mut bytes = vec![0u8; n];
+    getrandom::getrandom(&mut bytes)
+        .map_err(|e| Error::Invalid(format!("no randomness from the operating system: {e}")))?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// A variant glob (`*` any run, `?` one character) as a case-insensitive SQL `LIKE`
+/// pattern with `\` escaping `%`, `_` and `\`.
+fn like_pattern(glob: &str) -> String {
+    let mut out = String::new();
+    for c in glob.to_lowercase().chars() {
+        match c {
+            '*' => out.push('%'),
+            '?' => out.push('_'),
+            '%' | '_' | '\\' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// True when `text` matches `glob` (`*`, `?`), case-insensitively.
+pub fn glob_match(glob: &str, text: &str) -> bool {
+    fn go(g: &[char], t: &[char]) -> bool {
+        match g.split_first() {
+            None => t.is_empty(),
+            Some(('*', rest)) => (0..=t.len()).any(|i| go(rest, &t[i..])),
+            Some(('?', rest)) => !t.is_empty() && go(rest, &t[1..]),
+            Some((c, rest)) => t.first() == Some(c) && go(rest, &t[1..]),
+        }
+    }
+    let g: Vec<char> = glob.to_lowercase().chars().collect();
+    let t: Vec<char> = text.to_lowercase().chars().collect();
+    go(&g, &t)
+}
+
+/// The opcode of a variant's text: `fma` for `fma.rn.f32`, `HMUL2` for `HMUL2.FTZ`.
+pub fn family(variant: &str) -> &str {
+    variant.split(['.', ' ']).next().unwrap_or(variant)
+}
+
+/// Checks a text field's length.
+fn bounded(field: &str, value: &str, max: usize) -> Result<()> {
+    if value.len() > max {
+        return Err(Error::Invalid(format!("{field}: longer than {max} bytes")));
+    }
+    Ok(())
+}
+
+/// Parses a hex bit pattern (`0x3f800000`), as `semfuzz check` reads it.
+fn parse_hex(field: &str, s: &str) -> Result<u64> {
+    s.strip_prefix("0x")
+        .or_else(|| s.strip_prefix("0X"))
+        .and_then(|h| u64::from_str_radix(h, 16).ok())
+        .ok_or_else(|| {
+            Error::Invalid(format!(
+                "{field}: `{s}` is not a hex bit pattern like 0x3f800000"
+            ))
+        })
+}
+
+/// Normalises an RFC 3339 time to `YYYY-MM-DDTHH:MM:SSZ` so text order is time order.
+fn parse_time(field: &str, s: &str) -> Result<String> {
+    humantime::parse_rfc3339_weak(s)
+        .map(|t| humantime::format_rfc3339_seconds(t).to_string())
+        .map_err(|e| Error::Invalid(format!("{field}: `{s}` is not an RFC 3339 time ({e})")))
+}
+
+/// A finding checked and normalised for storage.
+struct Checked<'a> {
+    f: &'a Finding,
+    operand_classes: String,
+    inputs: String,
+    example_size: i64,
+    count: i64,
+    first_seen: String,
+    last_seen: String,
+}
+
+/// Checks one posted finding; errors name `findings[i].field`.
+fn check_finding(i: usize, f: &Finding) -> Result<Checked<'_>> {
+    let at = |field: &str| format!("findings[{i}].{field}");
+    for (field, value, max) in [
+        ("variant", &f.variant, 200),
+        ("backend", &f.backend, 200),
+        ("backend_version", &f.backend_version, 200),
+        ("device", &f.device, 500),
+        ("class", &f.class, 100),
+        ("part", &f.part, 100),
+        ("signature", &f.signature, 128),
+        ("expected", &f.expected, 4000),
+        ("detail", &f.detail, 4000),
+    ] {
+        bounded(&at(field), value, max)?;
+    }
+    for (field, value) in [
+        ("variant", &f.variant),
+        ("backend", &f.backend),
+        ("signature", &f.signature),
+        ("class", &f.class),
+    ] {
+        if value.trim().is_empty() {
+            return Err(Error::Invalid(format!("{}: must not be empty", at(field))));
+        }
+    }
+    if f.inputs.len() > 16 || f.operand_classes.len() > 16 {
+        return Err(Error::Invalid(format!(
+            "{}: more than 16 operands",
+            at("inputs")
+        )));
+    }
+    let mut values = Vec::with_capacity(f.inputs.len());
+    for (j, s) in f.inputs.iter().enumerate() {
+        values.push(parse_hex(&at(&format!("inputs[{j}]")), s)?);
+    }
+    for (j, c) in f.operand_classes.iter().enumerate() {
+        bounded(&at(&format!("operand_classes[{j}]")), c, 100)?;
+    }
+    parse_hex(&at("actual"), &f.actual)?;
+    if f.count == 0 || f.count > i64::MAX as u64 / 2 {
+        return Err(Error::Invalid(format!(
+            "{}: must be between 1 and 2^62",
+            at("count")
+        )));
+    }
+    let first_seen = parse_time(&at("first_seen"), &f.first_seen)?;
+    let last_seen = parse_time(&at("last_seen"), &f.last_seen)?;
+    if last_seen < first_seen {
+        return Err(Error::Invalid(format!(
+            "{}: earlier than first_seen",
+            at("last_seen")
+        )));
+    }
+    Ok(Checked {
+        f,
+        operand_classes: serde_json::to_string(&f.operand_classes).unwrap_or_default(),
+        inputs: serde_json::to_string(&f.inputs).unwrap_or_default(),
+        example_size: semfuzz_fuzz::finding::example_size(&values) as i64,
+        count: f.count as i64,
+        first_seen,
+        last_seen,
+    })
+}
+
+const FINDING_COLUMNS: &str =
+    "id, signature, variant, backend, backend_version, device, class, part, \
+    operand_classes, inputs, expected, actual, detail, count, first_seen, last_seen, status, note";
+
+fn stored_finding(row: &AnyRow) -> std::result::Result<StoredFinding, sqlx::Error> {
+    let list = |col: &str| -> std::result::Result<Vec<String>, sqlx::Error> {
+        let text: String = row.try_get(col)?;
+        Ok(serde_json::from_str(&text).unwrap_or_default())
+    };
+    Ok(StoredFinding {
+        id: row.try_get("id")?,
+        status: row.try_get("status")?,
+        note: row.try_get("note")?,
+        finding: Finding {
+            variant: row.try_get("variant")?,
+            backend: row.try_get("backend")?,
+            backend_version: row.try_get("backend_version")?,
+            device: row.try_get("device")?,
+            class: row.try_get("class")?,
+            part: row.try_get("part")?,
+            signature: row.try_get("signature")?,
+            operand_classes: list("operand_classes")?,
+            inputs: list("inputs")?,
+            expected: row.try_get("expected")?,
+            actual: row.try_get("actual")?,
+            detail: row.try_get("detail")?,
+            count: row.try_get::<i64, _>("count")?.max(0) as u64,
+            first_seen: row.try_get("first_seen")?,
+            last_seen: row.try_get("last_seen")?,
+        },
+    })
+}
+
+const CAMPAIGN_COLUMNS: &str = "c.id, c.name, c.variants, c.backends, c.generator, c.cases_per_unit, \
+    c.continuous, c.status, c.created, c.cases, c.findings, \
+    (SELECT COUNT(*) FROM work_units u WHERE u.campaign_id = c.id) AS units, \
+    (SELECT COUNT(*) FROM work_units u WHERE u.campaign_id = c.id AND u.status = 'done') AS units_done, \
+    (SELECT COUNT(*) FROM work_units u WHERE u.campaign_id = c.id AND u.status = 'leased' AND u.lease_expires_ms >= $1) AS units_leased";
+
+fn campaign(row: &AnyRow) -> std::result::Result<Campaign, sqlx::Error> {
+    let backends: String = row.try_get("backends")?;
+    Ok(Campaign {
+        id: row.try_get("id")?,
+        name: row.try_get("name")?,
+        variants: row.try_get("variants")?,
+        backends: serde_json::from_str(&backends).unwrap_or_default(),
+        generator: row.try_get("generator")?,
+        cases_per_unit: row.try_get("cases_per_unit")?,
+        continuous: row.try_get::<i64, _>("continuous")? != 0,
+        status: row.try_get("status")?,
+        created: row.try_get("created")?,
+        cases: row.try_get("cases")?,
+        findings: row.try_get("findings")?,
+        units: row.try_get("units")?,
+        units_done: row.try_get("units_done")?,
+        units_leased: row.try_get("units_leased")?,
+    })
+}
+
+fn proof(row: &AnyRow) -> std::result::Result<Proof, sqlx::Error> {
+    Ok(Proof {
+        id: row.try_get("id")?,
+        rule: row.try_get("rule")?,
+        verdict: row.try_get("verdict")?,
+        counterexample: row.try_get("counterexample")?,
+        solver: row.try_get("solver")?,
+        seconds: row.try_get("seconds")?,
+        created: row.try_get("created")?,
+    })
+}
+
+impl Db {
+    /// Opens (creating a SQLite file if needed) and migrates the database.
+    pub async fn open(target: &Target) -> Result<Db> {
+        sqlx::any::install_default_drivers();
+        let (url, kind) = target.url()?;
+        let pool = AnyPoolOptions::new()
+            .max_connections(if kind == Kind::Sqlite { 8 } else { 32 })
+            .acquire_timeout(Duration::from_secs(30))
+            .after_connect(move |conn, _| {
+                Box::pin(async move {
+                    if kind == Kind::Sqlite {
+                        conn.execute(
+                            "PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON; \
+                             PRAGMA synchronous = FULL; PRAGMA busy_timeout = 10000;",
+                        )
+                        .await?;
+                    }
+                    Ok(())
+                })
+            })
+            .connect(&url)
+            .await?;
+        match kind {
+            Kind::Sqlite => sqlx::migrate!("../migrations/sqlite").run(&pool).await?,
+            Kind::Postgres => sqlx::migrate!("../migrations/postgres").run(&pool).await?,
+        }
+        Ok(Db {
+            pool,
+            kind,
+            write: (kind == Kind::Sqlite).then(|| Arc::new(Mutex::new(()))),
+        })
+    }
+
+    /// Which database this is.
+    pub fn kind(&self) -> Kind {
+        self.kind
+    }
+
+    /// Closes the pool, waiting for connections to finish.
+    pub async fn close(&self) {
+        self.pool.close().await;
+    }
+
+    /// Starts a write transaction, holding SQLite's writer lock for its life.
+    async fn write(
+        &self,
+    ) -> Result<(
+        Option<tokio::sync::OwnedMutexGuard<()>>,
+        Transaction<'static, Any>,
+    )> {
+        let guard = match &self.write {
+            Some(m) => Some(m.clone().lock_owned().await),
+            None => None,
+        };
+        Ok((guard, self.pool.begin().await?))
+    }
+
+    /// Creates an API token, returning it; only its hash is stored.
+    pub async fn create_token(&self) -> Result<String> {
+        let token = format!("sft_{}", random_hex(24)?);
+        let (_g, mut tx) = self.write().await?;
+        sqlx::query("INSERT INTO tokens (hash, created) VALUES ($1, $2)")
+            .bind(token_hash(&token))
+            .bind(now_text())
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(token)
+    }
+
+    /// True when `token` was created by [`Db::create_token`].
+    pub async fn token_valid(&self, token: &str) -> Result<bool> {
+        let row = sqlx::query("SELECT id FROM tokens WHERE hash = $1")
+            .bind(token_hash(token))
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(row.is_some())
+    }
+
+    /// Stores a batch of findings, merging each into the one with its signature: counts add,
+    /// first/last seen widen, the smaller example stays. With `key`, a batch already stored
+    /// under that key changes nothing (`duplicate: true`).
+    pub async fn ingest(
+        &self,
+        findings: &[Finding],
+        key: Option<&str>,
+        reporter: &str,
+    ) -> Result<IngestResult> {
+        let checked: Vec<Checked> = findings
+            .iter()
+            .enumerate()
+            .map(|(i, f)| check_finding(i, f))
+            .collect::<Result<_>>()?;
+        if let Some(k) = key {
+            if k.is_empty() || k.len() > 200 {
+                return Err(Error::Invalid(
+                    "Idempotency-Key: must be 1 to 200 bytes".into(),
+                ));
+            }
+        }
+        let (_g, mut tx) = self.write().await?;
+        if let Some(k) = key {
+            let inserted = sqlx::query("INSERT INTO batches (key, received, findings) VALUES ($1, $2, $3) ON CONFLICT (key) DO NOTHING")
+                .bind(k)
+                .bind(now_text())
+                .bind(findings.len() as i64)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+            if inserted == 0 {
+                tx.rollback().await?;
+                return Ok(IngestResult {
+                    accepted: 0,
+                    ids: vec![],
+                    duplicate: true,
+                });
+            }
+        }
+        let ids = upsert_findings(&mut tx, &checked, reporter).await?;
+        tx.commit().await?;
+        Ok(IngestResult {
+            accepted: ids.len(),
+            ids,
+            duplicate: false,
+        })
+    }
+
+    /// Findings matching `q`, newest first unless `q.sort` says otherwise, and how many match.
+    pub async fn list_findings(&self, q: &FindingQuery) -> Result<(Vec<StoredFinding>, i64)> {
+        let mut conds = Vec::new();
+        let mut args: Vec<String> = Vec::new();
+        if let Some(v) = q.variant.as_deref().filter(|s| !s.is_empty()) {
+            args.push(like_pattern(v));
+            conds.push(format!("LOWER(variant) LIKE ${} ESCAPE '\\'", args.len()));
+        }
+        for (col, val) in [
+            ("backend", &q.backend),
+            ("class", &q.class),
+            ("status", &q.status),
+        ] {
+            if let Some(v) = val.as_deref().filter(|s| !s.is_empty()) {
+                if col == "status" && v == "open" {
+                    conds.push("status IN ('new', 'confirmed')".to_string());
+                    continue;
+                }
+                args.push(v.to_string());
+                conds.push(format!("{col} = ${}", args.len()));
+            }
+        }
+        let where_ = if conds.is_empty() {
+            String::new()
+        } else {
+            format!("WHERE {}", conds.join(" AND "))
+        };
+        let (col, desc) = sort_column(q.sort.as_deref())?;
+        let limit = q.limit.unwrap_or(100);
+        if !(1..=1000).contains(&limit) {
+            return Err(Error::Invalid("limit: must be between 1 and 1000".into()));
+        }
+        let offset = q.offset.unwrap_or(0);
+        if offset < 0 {
+            return Err(Error::Invalid("offset: must not be negative".into()));
+        }
+        let sql = format!(
+            "SELECT {FINDING_COLUMNS} FROM findings {where_} ORDER BY {col} {}, id {} LIMIT {limit} OFFSET {offset}",
+            if desc { "DESC" } else { "ASC" },
+            if desc { "DESC" } else { "ASC" },
+        );
+        let mut query = sqlx::query(&sql);
+        for a in &args {
+            query = query.bind(a.clone());
+        }
+        let rows = query.fetch_all(&self.pool).await?;
+        let findings = rows
+            .iter()
+            .map(stored_finding)
+            .collect::<std::result::Result<_, _>>()?;
+        let count_sql = format!("SELECT COUNT(*) AS n FROM findings {where_}");
+        let mut query = sqlx::query(&count_sql);
+        for a in &args {
+            query = query.bind(a.clone());
+        }
+        let total: i64 = query.fetch_one(&self.pool).await?.try_get("n")?;
+        Ok((findings, total))
+    }
+
+    /// One finding and its history.
+    pub async fn finding(&self, id: i64) -> Result<(StoredFinding, Vec<Event>)> {
+        let row = sqlx::query(&format!(
+            "SELECT {FINDING_COLUMNS} FROM findings WHERE id = $1"
+        ))
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await?
+        .ok_or_else(|| Error::NotFound(format!("no finding {id}")))?;
+        let events = sqlx::query("SELECT at, kind, count, detail FROM finding_events WHERE finding_id = $1 ORDER BY id DESC LIMIT 200")
+            .bind(id)
+            .fetch_all(&self.pool)
+            .await?
+            .iter()
+            .map(|r| {
+                Ok(Event { at: r.try_get("at")?, kind: r.try_get("kind")?, count: r.try_get("count")?, detail: r.try_get("detail")? })
+            })
+            .collect::<std::result::Result<_, sqlx::Error>>()?;
+        Ok((stored_finding(&row)?, events))
+    }
+
+    /// Sets a finding's status and/or note, recording the change in its history.
+    pub async fn triage(&self, id: i64, patch: &FindingPatch) -> Result<StoredFinding> {
+        if let Some(s) = &patch.status {
+            if !STATUSES.contains(&s.as_str()) {
+                return Err(Error::Invalid(format!(
+                    "status: `{s}` is not one of {}",
+                    STATUSES.join(", ")
+                )));
+            }
+        }
+        if let Some(n) = &patch.note {
+            bounded("note", n, 10_000)?;
+        }
+        let (_g, mut tx) = self.write().await?;
+        let changed = sqlx::query("UPDATE findings SET status = COALESCE($1, status), note = COALESCE($2, note) WHERE id = $3")
+            .bind(patch.status.clone())
+            .bind(patch.note.clone())
+            .bind(id)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+        if changed == 0 {
+            return Err(Error::NotFound(format!("no finding {id}")));
+        }
+        let mut what = Vec::new();
+        if let Some(s) = &patch.status {
+            what.push(format!("status: {s}"));
+        }
+        if let Some(n) = &patch.note {
+            what.push(format!("note: {n}"));
+        }
+        sqlx::query("INSERT INTO finding_events (finding_id, at, kind, count, detail) VALUES ($1, $2, 'triage', 0, $3)")
+            .bind(id)
+            .bind(now_text())
+            .bind(what.join("; "))
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(self.finding(id).await?.0)
+    }
+
+    /// Open findings (`new`, `confirmed`) and all findings per (variant, backend).
+    pub async fn matrix_counts(&self) -> Result<Vec<(String, String, i64, i64)>> {
+        let rows = sqlx::query(
+            "SELECT variant, backend, \
+             CAST(SUM(CASE WHEN status IN ('new', 'confirmed') THEN 1 ELSE 0 END) AS BIGINT) AS open, \
+             COUNT(*) AS total FROM findings GROUP BY variant, backend",
+        )
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| {
+                Ok((
+                    r.try_get("variant")?,
+                    r.try_get("backend")?,
+                    r.try_get("open")?,
+                    r.try_get("total")?,
+                ))
+            })
+            .collect::<std::result::Result<_, sqlx::Error>>()
+            .map_err(Error::from)
+    }
+
+    /// Creates a campaign and its work units: `rounds` units of `cases_per_unit` cases for
+    /// each matching variant × backend. `catalogue` is every variant's text.
+    pub async fn create_campaign(&self, c: &NewCampaign, catalogue: &[String]) -> Result<Campaign> {
+        bounded("name", &c.name, 200)?;
+        bounded("variants", &c.variants, 200)?;
+        bounded("generator", &c.generator, 100)?;
+        let variants: Vec<&String> = catalogue
+            .iter()
+            .filter(|v| glob_match(&c.variants, v))
+            .collect();
+        if variants.is_empty() {
+            return Err(Error::Invalid(format!(
+                "variants: `{}` matches no variant (see `semfuzz list`)",
+                c.variants
+            )));
+        }
+        if c.backends.is_empty()
+            || c.backends
+                .iter()
+                .any(|b| b.trim().is_empty() || b.len() > 200)
+        {
+            return Err(Error::Invalid(
+                "backends: give one or more backend names, e.g. [\"host\"]".into(),
+            ));
+        }
+        c.generator
+            .parse::<semfuzz_fuzz::GeneratorKind>()
+            .map_err(|e| Error::Invalid(format!("generator: {e}")))?;
+        let rounds = c.rounds.unwrap_or(1);
+        let cases = c.cases_per_unit.unwrap_or(100_000);
+        if !(1..=1_000).contains(&rounds) || !(1..=1_000_000_000).contains(&cases) {
+            return Err(Error::Invalid(
+                "rounds: 1..=1000 and cases_per_unit: 1..=10^9".into(),
+            ));
+        }
+        let units = variants.len() * c.backends.len() * rounds as usize;
+        if units > 200_000 {
+            return Err(Error::Invalid(format!(
+                "the campaign would have {units} work units; at most 200000"
+            )));
+        }
+        let (_g, mut tx) = self.write().await?;
+        let id: i64 = sqlx::query(
+            "INSERT INTO campaigns (name, variants, backends, generator, cases_per_unit, continuous, status, created) \
+             VALUES ($1, $2, $3, $4, $5, $6, 'running', $7) RETURNING id",
+        )
+        .bind(&c.name)
+        .bind(&c.variants)
+        .bind(serde_json::to_string(&c.backends).unwrap_or_default())
+        .bind(&c.generator)
+        .bind(cases)
+        .bind(c.continuous as i64)
+        .bind(now_text())
+        .fetch_one(&mut *tx)
+        .await?
+        .try_get("id")?;
+        for round in 0..rounds {
+            for v in &variants {
+                for b in &c.backends {
+                    insert_unit(&mut tx, id, v, b, unit_seed(id, round), cases).await?;
+                }
+            }
+        }
+        tx.commit().await?;
+        self.campaign(id).await
+    }
+
+    /// Every campaign with its progress, newest first.
+    pub async fn campaigns(&self) -> Result<Vec<Campaign>> {
+        let rows = sqlx::query(&format!(
+            "SELECT {CAMPAIGN_COLUMNS} FROM campaigns c ORDER BY c.id DESC"
+        ))
+        .bind(now_ms())
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(rows
+            .iter()
+            .map(campaign)
+            .collect::<std::result::Result<_, _>>()?)
+    }
+
+    /// One campaign with its progress.
+    pub async fn campaign(&self, id: i64) -> Result<Campaign> {
+        let row = sqlx::query(&format!(
+            "SELECT {CAMPAIGN_COLUMNS} FROM campaigns c WHERE c.id = $2"
+        ))
+        .bind(now_ms())
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await?
+        .ok_or_else(|| Error::NotFound(format!("no campaign {id}")))?;
+        Ok(campaign(&row)?)
+    }
+
+    /// Cases done per minute over a campaign's life: (Unix minute, cases).
+    pub async fn throughput(&self, id: i64) -> Result<Vec<Sample>> {
+        let rows = sqlx::query(
+            "SELECT at_ms / 60000 AS minute, CAST(SUM(cases) AS BIGINT) AS cases FROM campaign_samples \
+             WHERE campaign_id = $1 GROUP BY at_ms / 60000 ORDER BY minute",
+        )
+        .bind(id)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| {
+                Ok(Sample {
+                    minute: r.try_get("minute")?,
+                    cases: r.try_get("cases")?,
+                })
+            })
+            .collect::<std::result::Result<_, sqlx::Error>>()
+            .map_err(Error::from)
+    }
+
+    /// Sets a campaign's status (`running`, `paused`, `stopped`).
+    pub async fn set_campaign_status(&self, id: i64, status: &str) -> Result<Campaign> {
+        if !["running", "paused", "stopped"].contains(&status) {
+            return Err(Error::Invalid(format!(
+                "status: `{status}` is not one of running, paused, stopped"
+            )));
+        }
+        let (_g, mut tx) = self.write().await?;
+        let n = sqlx::query("UPDATE campaigns SET status = $1 WHERE id = $2")
+            .bind(status)
+            .bind(id)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+        if n == 0 {
+            return Err(Error::NotFound(format!("no campaign {id}")));
+        }
+        tx.commit().await?;
+        self.campaign(id).await
+    }
+
+    /// Leases up to `req.max` queued (or expired) units of running campaigns whose backend
+    /// is one of `req.backends` (any when empty). On PostgreSQL concurrent leases skip each
+    /// other's rows (`FOR UPDATE SKIP LOCKED`), so no unit goes to two workers.
+    pub async fn lease(&self, req: &LeaseRequest) -> Result<Vec<Lease>> {
+        let max = req.max.unwrap_or(1);
+        let secs = req.lease_seconds.unwrap_or(60);
+        if !(1..=100).contains(&max) || !(1..=3600).contains(&secs) {
+            return Err(Error::Invalid(
+                "max: 1..=100 and lease_seconds: 1..=3600".into(),
+            ));
+        }
+        bounded("worker", &req.worker, 200)?;
+        if req.backends.len() > 50 {
+            return Err(Error::Invalid("backends: at most 50".into()));
+        }
+        let now = now_ms();
+        let expires = now + secs * 1000;
+        let token = random_hex(16)?;
+        let mut backend_cond = String::new();
+        if !req.backends.is_empty() {
+            let ps: Vec<String> = (0..req.backends.len())
+                .map(|i| format!("${}", i + 4))
+                .collect();
+            backend_cond = format!("AND backend IN ({})", ps.join(", "));
+        }
+        let lock = if self.kind == Kind::Postgres {
+            "FOR UPDATE SKIP LOCKED"
+        } else {
+            ""
+        };
+        let sql = format!(
+            "UPDATE work_units SET status = 'leased', lease_token = $1, lease_owner = $2, lease_expires_ms = $3, \
+             attempts = attempts + 1 WHERE id IN (SELECT id FROM work_units WHERE \
+             status = 'queued' {backend_cond} \
+             AND campaign_id IN (SELECT id FROM campaigns WHERE status = 'running') \
+             ORDER BY id LIMIT {max} {lock}) \
+             RETURNING id, campaign_id, variant, backend, seed, cases, attempts, \
+             (SELECT generator FROM campaigns c WHERE c.id = work_units.campaign_id) AS generator"
+        );
+        let (_g, mut tx) = self.write().await?;
+        // Expired leases go back to the queue first (their holders' heartbeats and
+        // completions then get 409); both statements read small partial indexes.
+        sqlx::query(
+            "UPDATE work_units SET status = 'queued', lease_token = NULL \
+             WHERE status = 'leased' AND lease_expires_ms < $1",
+        )
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
+        let mut q = sqlx::query(&sql)
+            .bind(&token)
+            .bind(&req.worker)
+            .bind(expires);
+        for b in &req.backends {
+            q = q.bind(b.clone());
+        }
+        let rows = q.fetch_all(&mut *tx).await?;
+        let mut leases: Vec<Lease> = Vec::with_capacity(rows.len());
+        for r in &rows {
+            leases.push(Lease {
+                unit: r.try_get("id")?,
+                lease_token: token.clone(),
+                campaign: r.try_get("campaign_id")?,
+                variant: r.try_get("variant")?,
+                backend: r.try_get("backend")?,
+                generator: r.try_get("generator")?,
+                seed: r.try_get("seed")?,
+                cases: r.try_get("cases")?,
+                attempt: r.try_get("attempts")?,
+                expires_ms: expires,
+            });
+        }
+        tx.commit().await?;
+        leases.sort_by_key(|l| l.unit);
+        Ok(leases)
+    }
+
+    /// Extends a lease; a lease that another worker has taken over is a conflict.
+    pub async fn heartbeat(&self, unit: i64, hb: &Heartbeat) -> Result<i64> {
+        let secs = hb.lease_seconds.unwrap_or(60);
+        if !(1..=3600).contains(&secs) {
+            return Err(Error::Invalid("lease_seconds: 1..=3600".into()));
+        }
+        let expires = now_ms() + secs * 1000;
+        let (_g, mut tx) = self.write().await?;
+        let n = sqlx::query("UPDATE work_units SET lease_expires_ms = $1 WHERE id = $2 AND lease_token = $3 AND status = 'leased'")
+            .bind(expires)
+            .bind(unit)
+            .bind(&hb.lease_token)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+        tx.commit().await?;
+        if n == 0 {
+            return Err(self.lost_lease(unit).await);
+        }
+        Ok(expires)
+    }
+
+    /// Why a unit's lease is not the caller's: no such unit, or lost.
+    async fn lost_lease(&self, unit: i64) -> Error {
+        match sqlx::query("SELECT status FROM work_units WHERE id = $1").bind(unit).fetch_optional(&self.pool).await {
+            Ok(None) => Error::NotFound(format!("no work unit {unit}")),
+            Ok(Some(_)) => Error::Conflict(format!(
+                "work unit {unit}: the lease is no longer yours (it expired and was taken, or the unit is done); drop the unit"
+            )),
+            Err(e) => e.into(),
+        }
+    }
+
+    /// Finishes a leased unit: its findings are stored, the campaign's counters grow, and a
+    /// continuous campaign gets the unit's successor. Completing again with the same lease
+    /// changes nothing (`duplicate: true`); with a lost lease it is a conflict and nothing is
+    /// stored.
+    pub async fn complete(&self, unit: i64, c: &Completion) -> Result<IngestResult> {
+        let checked: Vec<Checked> = c
+            .findings
+            .iter()
+            .enumerate()
+            .map(|(i, f)| check_finding(i, f))
+            .collect::<Result<_>>()?;
+        if c.cases < 0 {
+            return Err(Error::Invalid("cases: must not be negative".into()));
+        }
+        let (_g, mut tx) = self.write().await?;
+        let row = sqlx::query(
+            "UPDATE work_units SET status = 'done', done_cases = $1, completed = $2 \
+             WHERE id = $3 AND lease_token = $4 AND status = 'leased' \
+             RETURNING campaign_id, variant, backend, seed, cases, lease_owner",
+        )
+        .bind(c.cases)
+        .bind(now_text())
+        .bind(unit)
+        .bind(&c.lease_token)
+        .fetch_optional(&mut *tx)
+        .await?;
+        let Some(row) = row else {
+            tx.rollback().await?;
+            let done = sqlx::query(
+                "SELECT id FROM work_units WHERE id = $1 AND lease_token = $2 AND status = 'done'",
+            )
+            .bind(unit)
+            .bind(&c.lease_token)
+            .fetch_optional(&self.pool)
+            .await?;
+            return match done {
+                Some(_) => Ok(IngestResult {
+                    accepted: 0,
+                    ids: vec![],
+                    duplicate: true,
+                }),
+                None => Err(self.lost_lease(unit).await),
+            };
+        };
+        let campaign_id: i64 = row.try_get("campaign_id")?;
+        let owner: Option<String> = row.try_get("lease_owner")?;
+        let ids = upsert_findings(
+            &mut tx,
+            &checked,
+            &format!("unit {unit} ({})", owner.unwrap_or_default()),
+        )
+        .await?;
+        sqlx::query(
+            "UPDATE campaigns SET cases = cases + $1, findings = findings + $2 WHERE id = $3",
+        )
+        .bind(c.cases)
+        .bind(checked.iter().map(|f| f.count).sum::<i64>())
+        .bind(campaign_id)
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query("INSERT INTO campaign_samples (campaign_id, at_ms, cases) VALUES ($1, $2, $3)")
+            .bind(campaign_id)
+            .bind(now_ms())
+            .bind(c.cases)
+            .execute(&mut *tx)
+            .await?;
+        let continuous: i64 = sqlx::query("SELECT continuous FROM campaigns WHERE id = $1")
+            .bind(campaign_id)
+            .fetch_one(&mut *tx)
+            .await?
+            .try_get("continuous")?;
+        if continuous != 0 {
+            let (variant, backend): (String, String) =
+                (row.try_get("variant")?, row.try_get("backend")?);
+            let seed: i64 = row.try_get("seed")?;
+            let cases: i64 = row.try_get("cases")?;
+            insert_unit(
+                &mut tx,
+                campaign_id,
+                &variant,
+                &backend,
+                seed.wrapping_add(1),
+                cases,
+            )
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(IngestResult {
+            accepted: ids.len(),
+            ids,
+            duplicate: false,
+        })
+    }
+
+    /// Units waiting for a worker (queued, or leased with an expired lease).
+    pub async fn queue_depth(&self) -> Result<i64> {
+        Ok(sqlx::query(
+            "SELECT COUNT(*) AS n FROM work_units u JOIN campaigns c ON c.id = u.campaign_id WHERE c.status = 'running' \
+             AND (u.status = 'queued' OR (u.status = 'leased' AND u.lease_expires_ms < $1))",
+        )
+        .bind(now_ms())
+        .fetch_one(&self.pool)
+        .await?
+        .try_get("n")?)
+    }
+
+    /// Distinct findings, their occurrences, and cases run by all campaigns.
+    pub async fn totals(&self) -> Result<Totals> {
+        let f = sqlx::query(
+            "SELECT COUNT(*) AS n, CAST(COALESCE(SUM(count), 0) AS BIGINT) AS occ, \
+             CAST(COALESCE(SUM(CASE WHEN status IN ('new', 'confirmed') THEN 1 ELSE 0 END), 0) AS BIGINT) AS open FROM findings",
+        )
+        .fetch_one(&self.pool)
+        .await?;
+        let c =
+            sqlx::query("SELECT CAST(COALESCE(SUM(cases), 0) AS BIGINT) AS cases FROM campaigns")
+                .fetch_one(&self.pool)
+                .await?;
+        Ok(Totals {
+            findings: f.try_get("n")?,
+            occurrences: f.try_get("occ")?,
+            open: f.try_get("open")?,
+            cases: c.try_get("cases")?,
+        })
+    }
+
+    /// Cases reported in the last `window_ms` milliseconds.
+    pub async fn recent_cases(&self, window_ms: i64) -> Result<i64> {
+        Ok(sqlx::query("SELECT CAST(COALESCE(SUM(cases), 0) AS BIGINT) AS n FROM campaign_samples WHERE at_ms >= $1")
+            .bind(now_ms() - window_ms)
+            .fetch_one(&self.pool)
+            .await?
+            .try_get("n")?)
+    }
+
+    /// Stores proof results.
+    pub async fn add_proofs(&self, proofs: &[NewProof]) -> Result<Vec<i64>> {
+        for (i, p) in proofs.iter().enumerate() {
+            bounded(&format!("proofs[{i}].rule"), &p.rule, 500)?;
+            bounded(
+                &format!("proofs[{i}].counterexample"),
+                &p.counterexample,
+                10_000,
+            )?;
+            bounded(&format!("proofs[{i}].solver"), &p.solver, 200)?;
+            if !["proved", "counterexample", "unknown"].contains(&p.verdict.as_str()) {
+                return Err(Error::Invalid(format!(
+                    "proofs[{i}].verdict: `{}` is not proved, counterexample or unknown",
+                    p.verdict
+                )));
+            }
+            if !p.seconds.is_finite() || p.seconds < 0.0 {
+                return Err(Error::Invalid(format!(
+                    "proofs[{i}].seconds: must be a non-negative number"
+                )));
+            }
+        }
+        let (_g, mut tx) = self.write().await?;
+        let mut ids = Vec::new();
+        for p in proofs {
+            ids.push(
+                sqlx::query(
+                    "INSERT INTO proofs (rule, verdict, counterexample, solver, seconds, created) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
+                )
+                .bind(&p.rule)
+                .bind(&p.verdict)
+                .bind(&p.counterexample)
+                .bind(&p.solver)
+                .bind(p.seconds)
+                .bind(now_text())
+                .fetch_one(&mut *tx)
+                .await?
+                .try_get("id")?,
+            );
+        }
+        tx.commit().await?;
+        Ok(ids)
+    }
+
+    /// Proof results, newest first.
+    pub async fn proofs(&self, limit: i64, offset: i64) -> Result<Vec<Proof>> {
+        if !(1..=1000).contains(&limit) || offset < 0 {
+            return Err(Error::Invalid("limit: 1..=1000, offset: 0 or more".into()));
+        }
+        let rows = sqlx::query("SELECT id, rule, verdict, counterexample, solver, seconds, created FROM proofs ORDER BY id DESC LIMIT $1 OFFSET $2")
+            .bind(limit)
+            .bind(offset)
+            .fetch_all(&self.pool)
+            .await?;
+        Ok(rows
+            .iter()
+            .map(proof)
+            .collect::<std::result::Result<_, _>>()?)
+    }
+}
+
+/// `ORDER BY` column for a `sort` parameter (`-count` is descending); a fixed list, never
+/// the client's text.
+fn sort_column(sort: Option<&str>) -> Result<(&'static str, bool)> {
+    let s = sort.unwrap_or("-last_seen");
+    let (name, desc) = match s.strip_prefix('-') {
+        Some(n) => (n, true),
+        None => (s, false),
+    };
+    let col = match name {
+        "last_seen" => "last_seen",
+        "first_seen" => "first_seen",
+        "count" => "count",
+        "variant" => "variant",
+        "backend" => "backend",
+        "class" => "class",
+        "status" => "status",
+        "id" => "id",
+        _ => {
+            return Err(Error::Invalid(format!(
+                "sort: `{s}` is not one of last_seen, first_seen, count, variant, backend, class, status, id (prefix - for descending)"
+            )))
+        }
+    };
+    Ok((col, desc))
+}
+
+/// A unit's seed: distinct per campaign and round.
+fn unit_seed(campaign: i64, round: i64) -> i64 {
+    campaign.wrapping_mul(1_000_003).wrapping_add(round)
+}
+
+async fn insert_unit(
+    tx: &mut Transaction<'static, Any>,
+    campaign: i64,
+    variant: &str,
+    backend: &str,
+    seed: i64,
+    cases: i64,
+) -> Result<()> {
+    sqlx::query("INSERT INTO work_units (campaign_id, variant, backend, seed, cases, status) VALUES ($1, $2, $3, $4, $5, 'queued')")
+        .bind(campaign)
+        .bind(variant)
+        .bind(backend)
+        .bind(seed)
+        .bind(cases)
+        .execute(&mut **tx)
+        .await?;
+    Ok(())
+}
+
+/// Merges checked findings into the table, one statement each, and records a `seen` event;
+/// returns their ids in `checked`'s order. Rows are written in signature order, so
+/// concurrent batches on PostgreSQL lock them in the same order and cannot deadlock.
+async fn upsert_findings(
+    tx: &mut Transaction<'static, Any>,
+    checked: &[Checked<'_>],
+    reporter: &str,
+) -> Result<Vec<i64>> {
+    let now = now_text();
+    let mut order: Vec<usize> = (0..checked.len()).collect();
+    order.sort_by(|&a, &b| checked[a].f.signature.cmp(&checked[b].f.signature));
+    let mut ids = vec![0; checked.len()];
+    for i in order {
+        let c = &checked[i];
+        let f = c.f;
+        let id: i64 = sqlx::query(
+            "INSERT INTO findings (signature, variant, family, backend, backend_version, device, class, part, \
+             operand_classes, inputs, example_size, expected, actual, detail, count, first_seen, last_seen) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) \
+             ON CONFLICT (signature) DO UPDATE SET count = findings.count + excluded.count, \
+             first_seen = CASE WHEN excluded.first_seen < findings.first_seen THEN excluded.first_seen ELSE findings.first_seen END, \
+             last_seen = CASE WHEN excluded.last_seen > findings.last_seen THEN excluded.last_seen ELSE findings.last_seen END, \
+             inputs = CASE WHEN excluded.example_size < findings.example_size THEN excluded.inputs ELSE findings.inputs END, \
+             expected = CASE WHEN excluded.example_size < findings.example_size THEN excluded.expected ELSE findings.expected END, \
+             actual = CASE WHEN excluded.example_size < findings.example_size THEN excluded.actual ELSE findings.actual END, \
+             detail = CASE WHEN excluded.example_size < findings.example_size THEN excluded.detail ELSE findings.detail END, \
+             example_size = CASE WHEN excluded.example_size < findings.example_size THEN excluded.example_size ELSE findings.example_size END \
+             RETURNING id",
+        )
+        .bind(&f.signature)
+        .bind(&f.variant)
+        .bind(family(&f.variant))
+        .bind(&f.backend)
+        .bind(&f.backend_version)
+        .bind(&f.device)
+        .bind(&f.class)
+        .bind(&f.part)
+        .bind(&c.operand_classes)
+        .bind(&c.inputs)
+        .bind(c.example_size)
+        .bind(&f.expected)
+        .bind(&f.actual)
+        .bind(&f.detail)
+        .bind(c.count)
+        .bind(&c.first_seen)
+        .bind(&c.last_seen)
+        .fetch_one(&mut **tx)
+        .await?
+        .try_get("id")?;
+        sqlx::query("INSERT INTO finding_events (finding_id, at, kind, count, detail) VALUES ($1, $2, 'seen', $3, $4)")
+            .bind(id)
+            .bind(&now)
+            .bind(c.count)
+            .bind(reporter)
+            .execute(&mut **tx)
+            .await?;
+        ids[i] = id;
+    }
+    Ok(ids)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn globs() {
+        assert!(glob_match("add.*", "add.rn.f32"));
+        assert!(glob_match("*f32", "ADD.RN.F32"));
+        assert!(!glob_match("add.*", "fma.rn.f32"));
+        assert!(glob_match("a?d", "add"));
+        assert_eq!(like_pattern("add_*%"), "add\\_%\\%");
+    }
+
+    #[test]
+    fn sort_is_a_fixed_list() {
+        assert_eq!(sort_column(Some("-count")).unwrap(), ("count", true));
+        assert!(sort_column(Some("count; DROP TABLE findings")).is_err());
+    }
+}

@@ -1,0 +1,715 @@
+//! The JSON API on SQLite and on PostgreSQL: idempotent ingest, filters and paging, triage,
+//! campaigns and leasing, proofs, auth, bad input, OpenAPI and metrics.
+
+mod common;
+
+use axum::http::{Method, StatusCode};
+use common::*;
+use serde_json::{json, Value};
+
+const T0: &str = "2026-01-01T00:00:00Z";
+const T1: &str = "2026-01-02T00:00:00Z";
+const T2: &str = "2026-01-03T00:00:00Z";
+
+async fn post_findings(app: &TestApp, batch: &Value, key: Option<&str>) -> (StatusCode, Value) {
+    let headers: Vec<(&str, &str)> = key
+        .map(|k| vec![("idempotency-key", k)])
+        .unwrap_or_default();
+    let (s, v, _) = app
+        .send(
+            Method::POST,
+            "/api/v1/findings",
+            Some(&app.token.clone()),
+            Some(batch.to_string().into_bytes()),
+            &headers,
+        )
+        .await;
+    (s, v)
+}
+
+both_databases!(
+    ingest_merges_and_is_idempotent,
+    |_| {},
+    |app: TestApp| async move {
+        let a = finding(
+            "add.rn.f32",
+            "host",
+            "ulp-up-1",
+            "00000000000000aa",
+            &["0x3f800003", "0x40000000"],
+            3,
+            (T1, T1),
+        );
+        let (s, v) = post_findings(&app, &json!([a]), None).await;
+        assert_eq!(s, StatusCode::CREATED, "{v}");
+        let id = v["ids"][0].as_i64().unwrap();
+        // The same signature again, seen earlier and later, with a smaller example.
+        let b = finding(
+            "add.rn.f32",
+            "host",
+            "ulp-up-1",
+            "00000000000000aa",
+            &["0x3f800000", "0x40000000"],
+            2,
+            (T0, T2),
+        );
+        let (s, v) = post_findings(&app, &json!([b]), Some("batch-1")).await;
+        assert_eq!(s, StatusCode::CREATED, "{v}");
+        assert_eq!(
+            v["ids"][0].as_i64(),
+            Some(id),
+            "same signature, same finding"
+        );
+        // A retried batch (same key) changes nothing.
+        let (s, v) = post_findings(&app, &json!([b]), Some("batch-1")).await;
+        assert_eq!(s, StatusCode::OK);
+        assert_eq!(v["duplicate"], json!(true));
+        let (s, v, _) = app.get(&format!("/api/v1/findings/{id}")).await;
+        assert_eq!(s, StatusCode::OK);
+        assert_eq!(v["count"], json!(5));
+        assert_eq!(v["first_seen"], json!(T0));
+        assert_eq!(v["last_seen"], json!(T2));
+        assert_eq!(
+            v["inputs"],
+            json!(["0x3f800000", "0x40000000"]),
+            "the smaller example stays"
+        );
+        assert_eq!(v["status"], json!("new"));
+        assert_eq!(
+            v["history"].as_array().unwrap().len(),
+            2,
+            "two reports, the retry not recorded"
+        );
+        let (_, v, _) = app.get("/api/v1/findings").await;
+        assert_eq!(v["total"], json!(1), "never duplicated");
+    }
+);
+
+both_databases!(
+    filters_paging_and_triage,
+    |_| {},
+    |app: TestApp| async move {
+        let batch = json!([
+            finding(
+                "add.rn.f32",
+                "host",
+                "ulp-up-1",
+                "s1",
+                &["0x1", "0x2"],
+                1,
+                (T0, T0)
+            ),
+            finding(
+                "add.rz.f32",
+                "llvm",
+                "sign-of-zero",
+                "s2",
+                &["0x1", "0x2"],
+                9,
+                (T0, T1)
+            ),
+            finding(
+                "fma.rn.f32",
+                "host",
+                "sign-of-zero",
+                "s3",
+                &["0x1", "0x2", "0x3"],
+                4,
+                (T0, T2)
+            ),
+            finding(
+                "mul.rn.f32",
+                "host",
+                "wrong-nan",
+                "s4",
+                &["0x1", "0x2"],
+                2,
+                (T0, T1)
+            ),
+            finding(
+                "ADD_X.rn.f32",
+                "host",
+                "bits",
+                "s5",
+                &["0x1", "0x2"],
+                2,
+                (T0, T1)
+            ),
+        ]);
+        assert_eq!(
+            post_findings(&app, &batch, None).await.0,
+            StatusCode::CREATED
+        );
+        let variants = |v: &Value| -> Vec<String> {
+            v["findings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|f| f["variant"].as_str().unwrap().to_string())
+                .collect()
+        };
+        let (_, v, _) = app.get("/api/v1/findings?variant=add.*&sort=variant").await;
+        assert_eq!(
+            variants(&v),
+            ["add.rn.f32", "add.rz.f32"],
+            "glob, case-insensitive, `_` not a wildcard"
+        );
+        let (_, v, _) = app.get("/api/v1/findings?variant=ADD_*").await;
+        assert_eq!(variants(&v), ["ADD_X.rn.f32"]);
+        let (_, v, _) = app
+            .get("/api/v1/findings?backend=host&class=sign-of-zero")
+            .await;
+        assert_eq!(variants(&v), ["fma.rn.f32"]);
+        let (_, v, _) = app.get("/api/v1/findings?sort=-count&limit=2").await;
+        assert_eq!(variants(&v), ["add.rz.f32", "fma.rn.f32"]);
+        assert_eq!(
+            (v["total"].clone(), v["next_offset"].clone()),
+            (json!(5), json!(2))
+        );
+        let (_, v, _) = app
+            .get("/api/v1/findings?sort=-count&limit=2&offset=4")
+            .await;
+        assert_eq!(v["findings"].as_array().unwrap().len(), 1);
+        assert_eq!(v["next_offset"], Value::Null);
+        // Triage.
+        let id = app.get("/api/v1/findings?variant=mul.*").await.1["findings"][0]["id"]
+            .as_i64()
+            .unwrap();
+        let (s, v) = app
+            .write(
+                Method::PATCH,
+                &format!("/api/v1/findings/{id}"),
+                &json!({"status": "backend-bug", "note": "LLVM folds it"}),
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK, "{v}");
+        assert_eq!(
+            (v["status"].clone(), v["note"].clone()),
+            (json!("backend-bug"), json!("LLVM folds it"))
+        );
+        let (_, v, _) = app.get("/api/v1/findings?status=backend-bug").await;
+        assert_eq!(variants(&v), ["mul.rn.f32"]);
+        let (_, v, _) = app.get("/api/v1/findings?status=open").await;
+        assert_eq!(v["total"], json!(4));
+        let (s, v) = app
+            .write(
+                Method::PATCH,
+                &format!("/api/v1/findings/{id}"),
+                &json!({"status": "fixed?"}),
+            )
+            .await;
+        assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY);
+        assert!(v["error"].as_str().unwrap().contains("status"), "{v}");
+        let (s, _) = app
+            .write(
+                Method::PATCH,
+                "/api/v1/findings/999999",
+                &json!({"note": "x"}),
+            )
+            .await;
+        assert_eq!(s, StatusCode::NOT_FOUND);
+    }
+);
+
+both_databases!(auth, |_| {}, |app: TestApp| async move {
+    let batch = json!([finding(
+        "add.rn.f32",
+        "host",
+        "bits",
+        "s1",
+        &["0x1", "0x2"],
+        1,
+        (T0, T0)
+    )])
+    .to_string()
+    .into_bytes();
+    let (s, v, _) = app
+        .send(
+            Method::POST,
+            "/api/v1/findings",
+            None,
+            Some(batch.clone()),
+            &[],
+        )
+        .await;
+    assert_eq!(s, StatusCode::UNAUTHORIZED);
+    assert!(v["error"].as_str().unwrap().contains("token"), "{v}");
+    let (s, _, _) = app
+        .send(
+            Method::POST,
+            "/api/v1/findings",
+            Some("sft_not-a-token"),
+            Some(batch),
+            &[],
+        )
+        .await;
+    assert_eq!(s, StatusCode::UNAUTHORIZED);
+    for (m, path) in [
+        (Method::POST, "/api/v1/campaigns"),
+        (Method::POST, "/api/v1/units/lease"),
+        (Method::POST, "/api/v1/proofs"),
+        (Method::PATCH, "/api/v1/findings/1"),
+    ] {
+        let (s, _, _) = app.send(m, path, None, Some(b"{}".to_vec()), &[]).await;
+        assert!(
+            s == StatusCode::UNAUTHORIZED || s == StatusCode::UNPROCESSABLE_ENTITY,
+            "{path}: {s}"
+        );
+    }
+    let (s, _, _) = app.get("/api/v1/findings").await;
+    assert_eq!(s, StatusCode::OK, "reads are open by default");
+});
+
+both_databases!(
+    read_token_required,
+    |c: &mut semfuzz_service::Config| c.read_token_required = true,
+    |app: TestApp| async move {
+        for path in [
+            "/api/v1/findings",
+            "/api/v1/campaigns",
+            "/metrics",
+            "/",
+            "/findings",
+        ] {
+            let (s, _, _) = app.get(path).await;
+            assert_eq!(s, StatusCode::UNAUTHORIZED, "{path}");
+            let (s, _, _) = app
+                .send(Method::GET, path, Some(&app.token.clone()), None, &[])
+                .await;
+            assert_eq!(s, StatusCode::OK, "{path}");
+        }
+    }
+);
+
+both_databases!(
+    bad_input_is_a_4xx_naming_the_problem,
+    |c: &mut semfuzz_service::Config| c.max_body_bytes = 4096,
+    |app: TestApp| async move {
+        let tok = app.token.clone();
+        let post = |body: &'static [u8]| {
+            app.send(
+                Method::POST,
+                "/api/v1/findings",
+                Some(&tok),
+                Some(body.to_vec()),
+                &[],
+            )
+        };
+        let cases: Vec<(StatusCode, Value, &str)> = vec![
+            {
+                let (s, v, _) = post(b"[{").await;
+                (s, v, "EOF while parsing")
+            },
+            {
+                let (s, v, _) = post(b"{\"variant\": 1}").await;
+                (s, v, "expected")
+            },
+            {
+                let (s, v, _) = post(b"[{\"variant\": \"add.rn.f32\"}]").await;
+                (s, v, "missing field")
+            },
+        ];
+        for (s, v, word) in cases {
+            assert!(s.is_client_error(), "{s} {v}");
+            assert!(
+                v["error"].as_str().unwrap_or("").contains(word),
+                "{word}: {v}"
+            );
+        }
+        let mut bad = finding(
+            "add.rn.f32",
+            "host",
+            "bits",
+            "s1",
+            &["0x1", "zz"],
+            1,
+            (T0, T0),
+        );
+        let (s, v) = post_findings(&app, &json!([bad.clone()]), None).await;
+        assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY);
+        assert!(
+            v["error"]
+                .as_str()
+                .unwrap()
+                .contains("findings[0].inputs[1]"),
+            "{v}"
+        );
+        bad["inputs"] = json!(["0x1"]);
+        bad["last_seen"] = json!("yesterday");
+        let (s, v) = post_findings(&app, &json!([bad.clone()]), None).await;
+        assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY);
+        assert!(v["error"].as_str().unwrap().contains("last_seen"), "{v}");
+        bad["last_seen"] = json!(T0);
+        bad["count"] = json!(-1);
+        assert!(post_findings(&app, &json!([bad]), None)
+            .await
+            .0
+            .is_client_error());
+        let big = json!([finding(
+            "add.rn.f32",
+            "host",
+            "bits",
+            &"x".repeat(5000),
+            &["0x1"],
+            1,
+            (T0, T0)
+        )])
+        .to_string()
+        .into_bytes();
+        let (s, v, _) = app
+            .send(Method::POST, "/api/v1/findings", Some(&tok), Some(big), &[])
+            .await;
+        assert_eq!(s, StatusCode::PAYLOAD_TOO_LARGE, "{v}");
+        assert!(v["error"].is_string());
+        let (s, v, _) = app
+            .send(
+                Method::POST,
+                "/api/v1/findings",
+                Some(&tok),
+                Some(b"[]".to_vec()),
+                &[("content-type", "text/plain")],
+            )
+            .await;
+        assert!(s.is_client_error() && v["error"].is_string(), "{s} {v}");
+        for (path, want) in [
+            ("/api/v1/nothing", StatusCode::NOT_FOUND),
+            ("/api/v1/findings/abc", StatusCode::BAD_REQUEST),
+            ("/api/v1/findings/99999", StatusCode::NOT_FOUND),
+            ("/api/v1/findings?limit=0", StatusCode::UNPROCESSABLE_ENTITY),
+            ("/api/v1/findings?limit=x", StatusCode::BAD_REQUEST),
+            ("/api/v1/findings?bogus=1", StatusCode::BAD_REQUEST),
+            (
+                "/api/v1/findings?sort=count;DROP%20TABLE%20findings",
+                StatusCode::UNPROCESSABLE_ENTITY,
+            ),
+            ("/api/v1/campaigns/7", StatusCode::NOT_FOUND),
+            ("/findings/abc", StatusCode::BAD_REQUEST),
+            ("/findings/12345", StatusCode::NOT_FOUND),
+        ] {
+            let (s, v, body) = app.get(path).await;
+            assert_eq!(s, want, "{path}: {body}");
+            if path.starts_with("/api") {
+                assert!(v["error"].is_string(), "{path}: {body}");
+            }
+        }
+        let (s, v, _) = app
+            .send(Method::DELETE, "/api/v1/findings", Some(&tok), None, &[])
+            .await;
+        assert_eq!(s, StatusCode::METHOD_NOT_ALLOWED);
+        assert!(v["error"].as_str().unwrap().contains("DELETE"), "{v}");
+        let (_, v, _) = app.get("/api/v1/findings").await;
+        assert_eq!(v["total"], json!(0), "nothing bad was stored");
+    }
+);
+
+both_databases!(
+    campaigns_leases_and_completion,
+    |_| {},
+    |app: TestApp| async move {
+        let (s, c) = app.write(Method::POST, "/api/v1/campaigns", &json!({
+        "name": "t", "variants": "add.rn.f32", "backends": ["host", "llvm"], "generator": "boundary",
+        "cases_per_unit": 1000, "rounds": 2
+    })).await;
+        assert_eq!(s, StatusCode::CREATED, "{c}");
+        assert_eq!(c["units"], json!(4));
+        let cid = c["id"].as_i64().unwrap();
+        let (s, v) = app
+            .write(
+                Method::POST,
+                "/api/v1/units/lease",
+                &json!({"worker": "w1", "backends": ["host"], "max": 3}),
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK, "{v}");
+        let leases = v["leases"].as_array().unwrap().clone();
+        assert_eq!(leases.len(), 2, "only the host units");
+        assert!(leases
+            .iter()
+            .all(|l| l["backend"] == "host" && l["variant"] == "add.rn.f32"));
+        let (_, v) = app
+            .write(
+                Method::POST,
+                "/api/v1/units/lease",
+                &json!({"worker": "w2", "backends": ["host"]}),
+            )
+            .await;
+        assert_eq!(v["leases"], json!([]), "a leased unit is not leased again");
+        let (unit, token) = (
+            leases[0]["unit"].as_i64().unwrap(),
+            leases[0]["lease_token"].as_str().unwrap().to_string(),
+        );
+        let (s, _) = app
+            .write(
+                Method::POST,
+                &format!("/api/v1/units/{unit}/heartbeat"),
+                &json!({"lease_token": token}),
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK);
+        let (s, v) = app
+            .write(
+                Method::POST,
+                &format!("/api/v1/units/{unit}/heartbeat"),
+                &json!({"lease_token": "nope"}),
+            )
+            .await;
+        assert_eq!(s, StatusCode::CONFLICT, "{v}");
+        let done = json!({"lease_token": token, "cases": 1000, "findings": [finding("add.rn.f32", "host", "bits", "u1", &["0x1", "0x2"], 7, (T0, T1))]});
+        let (s, v) = app
+            .write(
+                Method::POST,
+                &format!("/api/v1/units/{unit}/complete"),
+                &done,
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK, "{v}");
+        assert_eq!(v["duplicate"], json!(false));
+        let (s, v) = app
+            .write(
+                Method::POST,
+                &format!("/api/v1/units/{unit}/complete"),
+                &done,
+            )
+            .await;
+        assert_eq!(
+            (s, v["duplicate"].clone()),
+            (StatusCode::OK, json!(true)),
+            "a repeated completion changes nothing"
+        );
+        let (_, v, _) = app.get("/api/v1/findings?variant=add.rn.f32").await;
+        assert_eq!(v["findings"][0]["count"], json!(7));
+        // A lease that expires goes back to the queue; its old holder can no longer complete.
+        let (_, v) = app
+            .write(
+                Method::POST,
+                "/api/v1/units/lease",
+                &json!({"worker": "w3", "backends": ["llvm"], "lease_seconds": 1}),
+            )
+            .await;
+        let old = v["leases"][0].clone();
+        tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+        let (_, v) = app
+            .write(
+                Method::POST,
+                "/api/v1/units/lease",
+                &json!({"worker": "w4", "backends": ["llvm"], "max": 5}),
+            )
+            .await;
+        let units: Vec<i64> = v["leases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| l["unit"].as_i64().unwrap())
+            .collect();
+        assert!(
+            units.contains(&old["unit"].as_i64().unwrap()),
+            "expired lease re-leased: {v}"
+        );
+        assert_eq!(units.len(), 2);
+        let late = json!({"lease_token": old["lease_token"], "cases": 1000, "findings": [finding("add.rn.f32", "llvm", "bits", "late", &["0x1", "0x2"], 1, (T0, T0))]});
+        let (s, v) = app
+            .write(
+                Method::POST,
+                &format!("/api/v1/units/{}/complete", old["unit"]),
+                &late,
+            )
+            .await;
+        assert_eq!(s, StatusCode::CONFLICT, "{v}");
+        let (_, v, _) = app.get("/api/v1/findings?backend=llvm").await;
+        assert_eq!(
+            v["total"],
+            json!(0),
+            "a lost lease's findings are not stored"
+        );
+        let (s, v, _) = app.get(&format!("/api/v1/campaigns/{cid}")).await;
+        assert_eq!(s, StatusCode::OK);
+        assert_eq!(
+            (
+                v["units_done"].clone(),
+                v["cases"].clone(),
+                v["findings"].clone()
+            ),
+            (json!(1), json!(1000), json!(7))
+        );
+        assert_eq!(v["throughput"].as_array().unwrap().len(), 1);
+        // Paused campaigns hand out nothing.
+        let (s, _) = app
+            .write(
+                Method::PATCH,
+                &format!("/api/v1/campaigns/{cid}"),
+                &json!({"status": "paused"}),
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK);
+        let (_, v) = app
+            .write(
+                Method::POST,
+                "/api/v1/units/lease",
+                &json!({"worker": "w5"}),
+            )
+            .await;
+        assert_eq!(v["leases"], json!([]));
+        let (s, v) = app.write(Method::POST, "/api/v1/campaigns", &json!({"name": "x", "variants": "nosuch.*", "backends": ["host"], "generator": "boundary"})).await;
+        assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY);
+        assert!(
+            v["error"].as_str().unwrap().contains("matches no variant"),
+            "{v}"
+        );
+        let (s, v) = app.write(Method::POST, "/api/v1/campaigns", &json!({"name": "x", "variants": "add.*", "backends": ["host"], "generator": "mixed"})).await;
+        assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY);
+        assert!(v["error"].as_str().unwrap().contains("generator"), "{v}");
+    }
+);
+
+both_databases!(
+    continuous_campaign_queues_successors,
+    |_| {},
+    |app: TestApp| async move {
+        let (_, c) = app.write(Method::POST, "/api/v1/campaigns", &json!({"name": "c", "variants": "add.rn.f32", "backends": ["host"], "generator": "boundary", "continuous": true})).await;
+        let mut seeds = vec![];
+        for _ in 0..3 {
+            let (_, v) = app
+                .write(Method::POST, "/api/v1/units/lease", &json!({"worker": "w"}))
+                .await;
+            let l = v["leases"][0].clone();
+            seeds.push(l["seed"].as_i64().unwrap());
+            let (s, _) = app
+                .write(
+                    Method::POST,
+                    &format!("/api/v1/units/{}/complete", l["unit"]),
+                    &json!({"lease_token": l["lease_token"], "cases": 10, "findings": []}),
+                )
+                .await;
+            assert_eq!(s, StatusCode::OK);
+        }
+        assert!(seeds.windows(2).all(|w| w[1] == w[0] + 1), "{seeds:?}");
+        let (_, v, _) = app.get(&format!("/api/v1/campaigns/{}", c["id"])).await;
+        assert_eq!(
+            (
+                v["units"].clone(),
+                v["units_done"].clone(),
+                v["cases"].clone()
+            ),
+            (json!(4), json!(3), json!(30))
+        );
+    }
+);
+
+both_databases!(
+    concurrent_leases_never_share_a_unit,
+    |_| {},
+    |app: TestApp| async move {
+        let (s, _) = app.write(Method::POST, "/api/v1/campaigns", &json!({"name": "c", "variants": "add.*", "backends": ["host"], "generator": "boundary", "rounds": 10})).await;
+        assert_eq!(s, StatusCode::CREATED);
+        let app = std::sync::Arc::new(app);
+        let mut tasks = vec![];
+        for w in 0..16 {
+            let app = app.clone();
+            tasks.push(tokio::spawn(async move {
+                let mut got = vec![];
+                loop {
+                    let (s, v) = app
+                        .write(
+                            Method::POST,
+                            "/api/v1/units/lease",
+                            &json!({"worker": format!("w{w}"), "max": 3}),
+                        )
+                        .await;
+                    assert_eq!(s, StatusCode::OK, "{v}");
+                    let ls = v["leases"].as_array().unwrap();
+                    if ls.is_empty() {
+                        return got;
+                    }
+                    got.extend(ls.iter().map(|l| l["unit"].as_i64().unwrap()));
+                }
+            }));
+        }
+        let mut all = vec![];
+        for t in tasks {
+            all.extend(t.await.unwrap());
+        }
+        let n = all.len();
+        all.sort();
+        all.dedup();
+        assert_eq!(all.len(), n, "a unit went to two workers");
+        let (_, v, _) = app.get("/api/v1/campaigns").await;
+        assert_eq!(
+            v["campaigns"][0]["units"].as_i64().unwrap() as usize,
+            n,
+            "every unit leased"
+        );
+    }
+);
+
+both_databases!(proofs, |_| {}, |app: TestApp| async move {
+    let (s, v) = app.write(Method::POST, "/api/v1/proofs", &json!([
+        {"rule": "mul-f16x2-to-hmul2-fmz", "verdict": "counterexample", "counterexample": "a=0x0001", "solver": "z3 4.13", "seconds": 0.5},
+        {"rule": "<b>r2</b>", "verdict": "proved", "solver": "z3 4.13", "seconds": 1.25}
+    ])).await;
+    assert_eq!(s, StatusCode::CREATED, "{v}");
+    let (_, v, _) = app.get("/api/v1/proofs").await;
+    assert_eq!(v["proofs"].as_array().unwrap().len(), 2);
+    assert_eq!(v["proofs"][0]["verdict"], json!("proved"));
+    let (s, v) = app
+        .write(
+            Method::POST,
+            "/api/v1/proofs",
+            &json!([{"rule": "r", "verdict": "maybe", "solver": "z3", "seconds": 1}]),
+        )
+        .await;
+    assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(v["error"].as_str().unwrap().contains("verdict"));
+    let (s, _, html) = app.get("/proofs").await;
+    assert_eq!(s, StatusCode::OK);
+    assert!(
+        html.contains("&lt;b&gt;r2&lt;/b&gt;") && !html.contains("<b>r2"),
+        "escaped"
+    );
+});
+
+both_databases!(openapi_and_metrics, |_| {}, |app: TestApp| async move {
+    let (s, v, _) = app.get("/api/v1/openapi.json").await;
+    assert_eq!(s, StatusCode::OK);
+    for p in [
+        "/api/v1/findings",
+        "/api/v1/findings/{id}",
+        "/api/v1/campaigns",
+        "/api/v1/units/lease",
+        "/api/v1/units/{id}/complete",
+        "/api/v1/proofs",
+    ] {
+        assert!(
+            v["paths"][p].is_object(),
+            "{p} missing from the OpenAPI document"
+        );
+    }
+    assert!(v["components"]["schemas"]["Finding"]["properties"]["signature"].is_object());
+    assert!(v["components"]["securitySchemes"]["bearer"].is_object());
+    post_findings(
+        &app,
+        &json!([finding(
+            "add.rn.f32",
+            "host",
+            "bits",
+            "m1",
+            &["0x1", "0x2"],
+            4,
+            (T0, T0)
+        )]),
+        None,
+    )
+    .await;
+    let (s, _, text) = app.get("/healthz").await;
+    assert_eq!((s, text.as_str()), (StatusCode::OK, "ok\n"));
+    let (s, _, text) = app.get("/metrics").await;
+    assert_eq!(s, StatusCode::OK);
+    for line in [
+        "semfuzz_findings 1",
+        "semfuzz_finding_occurrences 4",
+        "semfuzz_queue_depth 0",
+        "semfuzz_findings_ingested_total 1",
+    ] {
+        assert!(text.lines().any(|l| l == line), "{line} missing:\n{text}");
+    }
+    assert!(text.contains("semfuzz_http_request_duration_seconds_count{method=\"POST\",route=\"/api/v1/findings\",status=\"201\"} 1"), "{text}");
+});
