@@ -26,7 +26,8 @@ ROWS = [
     ("host", "{mul.rn.f16x2}", 5_000_000),
     ("llvm", "{add.rn.f32}", 262_144),
     ("llvm:opt-16", "{add.rn.f32}", 262_144),
-    ("numba-sim", "{add.rn.f32}", 131_072),
+    # numba's `a + b` is PTX `add.f32` (no rounding modifier), not `add.rn.f32`.
+    ("numba-sim", "{add.f32}", 131_072),
     ("z3", "{add.rn.f32}", 2_000),
     ("cuda", "{add.rn.f32}", 100_000_000),
 ]
@@ -43,6 +44,15 @@ def campaign(backend, instr, cases, threads):
     if not m:
         return None, (out.stderr or out.stdout).strip().splitlines()[-1:]
     return (int(m.group(1)), float(m.group(2))), None
+
+
+def human(rate):
+    """`12.3 M`, `45.6 k`."""
+    if rate >= 1e6:
+        return f"{rate / 1e6:.2f} M"
+    if rate >= 1e3:
+        return f"{rate / 1e3:.1f} k"
+    return f"{rate:.0f}"
 
 
 def available():
@@ -77,8 +87,8 @@ def main():
             print(f"| {backend} | {instr.strip('{}')} | {args.threads} | - | failed: {err} | - | - |")
             continue
         rate, ref_rate = got[0] / got[1], ref[0] / ref[1]
-        print(f"| {backend} | {instr.strip('{}')} | {args.threads} | {got[0]:,} | {rate/1e6:.2f} M "
-              f"| {ref_rate/1e6:.2f} M | {rate/ref_rate:.3f} |")
+        print(f"| {backend} | {instr.strip('{}')} | {args.threads} | {got[0]:,} | {human(rate)} "
+              f"| {human(ref_rate)} | {rate/ref_rate:.3g} |")
 
 
 if __name__ == "__main__":
