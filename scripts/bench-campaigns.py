@@ -86,7 +86,7 @@ def main():
         if got is None or ref is None:
             print(f"| {backend} | {instr.strip('{}')} | {args.threads} | - | failed: {err} | - | - |")
             continue
-        rate, ref_rate = got[0] / got[1], ref[0] / ref[1]
+        rate, ref_rate = got[0] / max(got[1], 1e-3), ref[0] / max(ref[1], 1e-3)
         print(f"| {backend} | {instr.strip('{}')} | {args.threads} | {got[0]:,} | {human(rate)} "
               f"| {human(ref_rate)} | {rate/ref_rate:.3g} |")
 
