@@ -16,9 +16,9 @@ mod operand;
 mod prove;
 mod repro;
 mod selfcheck;
-mod witnesses;
-mod validate;
 mod serve;
+mod validate;
+mod witnesses;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};

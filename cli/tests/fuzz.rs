@@ -219,13 +219,24 @@ fn every_host_finding_rechecks_as_a_mismatch_and_the_seed_fixes_them() {
 #[test]
 fn an_interrupted_exhaustive_run_says_where_to_resume() {
     let child = semfuzz()
-        .args(["fuzz", "--backend", "spec", "--instr", "{add.rn.f16}", "--generator", "exhaustive"])
+        .args([
+            "fuzz",
+            "--backend",
+            "spec",
+            "--instr",
+            "{add.rn.f16}",
+            "--generator",
+            "exhaustive",
+        ])
         .stdout(Stdio::piped())
         .spawn()
         .expect("starts");
     std::thread::sleep(Duration::from_millis(1500));
     // SAFETY: kill(2) on our own child's pid; no memory is involved.
-    assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) }, 0);
+    assert_eq!(
+        unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) },
+        0
+    );
     let out = child.wait_with_output().expect("ends");
     let text = String::from_utf8_lossy(&out.stdout);
     let from: u64 = text
@@ -235,11 +246,20 @@ fn an_interrupted_exhaustive_run_says_where_to_resume() {
         .trim()
         .parse()
         .expect("a case index");
-    assert!(from > 0 && from % 1024 == 0, "{from}");
+    assert!(from > 0 && from.is_multiple_of(1024), "{from}");
     // Going on from there runs the cases after it, not the first ones again.
     let (code, out, err) = run(&[
-        "fuzz", "--backend", "spec", "--instr", "{add.rn.f16}", "--generator", "exhaustive",
-        "--resume", &from.to_string(), "--cases", "4096",
+        "fuzz",
+        "--backend",
+        "spec",
+        "--instr",
+        "{add.rn.f16}",
+        "--generator",
+        "exhaustive",
+        "--resume",
+        &from.to_string(),
+        "--cases",
+        "4096",
     ]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("4096 cases"), "{out}");

@@ -25,12 +25,7 @@ pub fn probe(_arg: Option<&str>) -> Result<Identity, String> {
 
 /// Opens the backend; it takes no argument.
 pub fn open(arg: Option<&str>) -> Result<Box<dyn Backend>, BackendError> {
-    if let Some(a) = arg {
-        return Err(BackendError::Unavailable {
-            backend: "spec".into(),
-            reason: format!("`spec` takes no argument, but `spec:{a}` was given"),
-        });
-    }
+    semfuzz_backend::takes_no_argument("spec", arg)?;
     Ok(Box::new(SpecBackend::new()))
 }
 

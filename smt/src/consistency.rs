@@ -75,8 +75,9 @@ pub struct Checker<'p> {
     program: &'p Program,
 }
 
-/// Whether every bounded leaf of `o` has its bound stated in the formulas.
-fn bounds_in_z3(o: &Outcome) -> bool {
+/// Whether every bounded leaf of `o` has its bound stated in the formulas: elsewhere an
+/// approximation is an uninterpreted function, which may take any number.
+pub fn bounds_in_z3(o: &Outcome) -> bool {
     let mut leaves = Vec::new();
     o.leaves(&mut leaves);
     leaves.iter().all(|l| match l {

@@ -7,10 +7,10 @@ pub mod consistency;
 pub mod encode;
 pub mod fpbits;
 pub mod prove;
-pub mod witness;
 pub mod rules;
 pub mod sequence;
 pub mod solve;
+pub mod witness;
 
 pub use z3;
 

@@ -83,6 +83,17 @@ impl BackendError {
     }
 }
 
+/// The error for `name:arg` where backend `name` takes no argument.
+pub fn takes_no_argument(name: &str, arg: Option<&str>) -> Result<(), BackendError> {
+    match arg {
+        None => Ok(()),
+        Some(a) => Err(BackendError::Unavailable {
+            backend: name.to_string(),
+            reason: format!("`{name}` takes no argument, but `{name}:{a}` was given"),
+        }),
+    }
+}
+
 /// A backend: runs batches of one variant at a time.
 ///
 /// One value serves one thread; the campaign opens one per thread.

@@ -10,8 +10,8 @@
 #![warn(missing_docs)]
 
 use semfuzz_backend::{Backend, BackendError, Identity, Support, Verdict};
-use semfuzz_smt::encode::{bound_in_z3, encode_concrete, NanBits};
-use semfuzz_spec::ir::Outcome;
+use semfuzz_smt::consistency::bounds_in_z3;
+use semfuzz_smt::encode::{encode_concrete, NanBits};
 use semfuzz_spec::Variant;
 use z3::{Params, SatResult, Solver};
 
@@ -34,32 +34,12 @@ pub fn probe(_arg: Option<&str>) -> Result<Identity, String> {
 
 /// Opens the backend; it takes no argument.
 pub fn open(arg: Option<&str>) -> Result<Box<dyn Backend>, BackendError> {
-    if let Some(a) = arg {
-        return Err(BackendError::Unavailable {
-            backend: "z3".to_string(),
-            reason: format!("`z3` takes no argument, but `z3:{a}` was given"),
-        });
-    }
+    semfuzz_backend::takes_no_argument("z3", arg)?;
     let identity = probe(None).map_err(|reason| BackendError::Unavailable {
         backend: "z3".into(),
         reason,
     })?;
     Ok(Box::new(Z3Backend { identity }))
-}
-
-/// Whether every bounded outcome in `o` has its bound stated in the formulas.
-fn stated(o: &Outcome) -> bool {
-    let mut leaves = Vec::new();
-    o.leaves(&mut leaves);
-    leaves.iter().all(|l| match l {
-        Outcome::Within {
-            func,
-            bound,
-            format,
-            ..
-        } => bound_in_z3(*func, *bound, *format),
-        _ => true,
-    })
 }
 
 impl Backend for Z3Backend {
@@ -72,7 +52,7 @@ impl Backend for Z3Backend {
         if dests.is_empty() {
             return Support::No("the variant writes no destination".into());
         }
-        if dests[0].parts.iter().all(|p| stated(&p.outcome)) {
+        if dests[0].parts.iter().all(|p| bounds_in_z3(&p.outcome)) {
             Support::Yes
         } else {
             Support::No(
