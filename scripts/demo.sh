@@ -58,5 +58,11 @@ step "Check results gathered elsewhere (examples/check-sample.txt); exit status 
 $semfuzz check examples/check-sample.txt
 echo "(exit status $?)"
 
+step "Campaigns: the backends this machine can run, and what a CPU fallback gets wrong"
+$semfuzz backends
+$semfuzz fuzz --backend host --instr '{min,max}.f32' --instr fma.rn.f16 --cases 20000 --threads 2
+echo "# LLVM 22's constant folder keeps the input NaN of min.NaN.f16; PTX gives 0x7fff"
+$semfuzz fuzz --backend llvm --instr '{min.NaN.f16}' --cases 4096
+
 step "Self-check: the evaluator and the Z3 formulas admit exactly the same results"
 $semfuzz selfcheck --cases 64
