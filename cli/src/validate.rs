@@ -20,12 +20,18 @@ use std::process::Command;
 const SLOT: u64 = 8;
 
 /// Where `ptxas` and `cuobjdump` are: `$SEMFUZZ_CUDA_BIN`, then `.deps/py/nvidia/cu13/bin`
-/// (the PyPI wheels `cargo xtask setup` installs), then `PATH`.
+/// (the PyPI wheels `cargo xtask setup` installs, found as the backends find `.deps`), then
+/// `PATH`.
 fn tool(name: &str) -> PathBuf {
+    const BIN: &str = "nvidia/cu13/bin";
     let candidates = std::env::var_os("SEMFUZZ_CUDA_BIN")
         .map(PathBuf::from)
         .into_iter()
-        .chain([PathBuf::from(".deps/py/nvidia/cu13/bin")]);
+        .chain(
+            semfuzz_backend::python_deps(BIN)
+                .ok()
+                .map(|py| py.join(BIN)),
+        );
     for dir in candidates {
         if dir.join(name).is_file() {
             return dir.join(name);

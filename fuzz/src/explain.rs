@@ -5,7 +5,7 @@
 //! wrong, not only how far its bits are from the spec's.
 
 use crate::finding::{first_rejected, Class};
-use semfuzz_backend::Words;
+use semfuzz_backend::{Words, ROUNDINGS};
 use semfuzz_spec::eval::Evaluator;
 use semfuzz_spec::outcome::Accept;
 use semfuzz_spec::{Spec, Variant};
@@ -17,9 +17,6 @@ pub struct Neighbour<'s> {
     evaluator: Evaluator<'s>,
     variant: &'s Variant,
 }
-
-/// The rounding modifiers, in the order their neighbours are tried.
-const ROUNDINGS: [&str; 4] = ["rn", "rz", "rm", "rp"];
 
 /// The variant named `words` with `modifiers`, reading the same operands as `like`.
 fn sibling<'s>(

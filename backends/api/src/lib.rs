@@ -14,6 +14,7 @@
 
 use semfuzz_spec::Variant;
 use std::fmt;
+use std::path::{Path, PathBuf};
 
 /// Who computed a result: every finding carries it, and it is part of a finding's signature.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -83,6 +84,43 @@ impl BackendError {
     }
 }
 
+/// The variable that points at the `.deps` directory `cargo xtask setup` made, for a binary
+/// run away from its checkout.
+pub const DEPS_ENV: &str = "SEMFUZZ_DEPS";
+
+/// The `.deps/py` directory (the Python packages and NVIDIA tools `cargo xtask setup`
+/// installs) that holds `package` (`llvmlite`, `numba_cuda`, `nvidia/cu13/bin`):
+/// `$SEMFUZZ_DEPS/py`, else the nearest `.deps/py` above the running executable or above this
+/// crate's source. The error says how to install it.
+pub fn python_deps(package: &str) -> Result<PathBuf, String> {
+    if let Some(dir) = std::env::var_os(DEPS_ENV) {
+        let py = Path::new(&dir).join("py");
+        return if py.join(package).exists() {
+            Ok(py)
+        } else {
+            Err(format!(
+                "no {package} in {} ({DEPS_ENV}): run `cargo xtask setup` or point {DEPS_ENV} \
+                 at the .deps directory it made",
+                py.display()
+            ))
+        };
+    }
+    let exe = std::env::current_exe().ok();
+    let found = exe
+        .iter()
+        .map(PathBuf::as_path)
+        .chain([Path::new(env!("CARGO_MANIFEST_DIR"))])
+        .flat_map(Path::ancestors)
+        .map(|dir| dir.join(".deps").join("py"))
+        .find(|py| py.join(package).exists());
+    found.ok_or_else(|| {
+        format!(
+            "{package} is not installed: run `cargo xtask setup` (no .deps/py/{package} \
+             above the semfuzz binary; set {DEPS_ENV} to the .deps directory elsewhere)"
+        )
+    })
+}
+
 /// The error for `name:arg` where backend `name` takes no argument.
 pub fn takes_no_argument(name: &str, arg: Option<&str>) -> Result<(), BackendError> {
     match arg {
@@ -119,6 +157,9 @@ pub trait Backend: Send {
         out: &mut [Verdict],
     ) -> Result<(), BackendError>;
 }
+
+/// PTX's rounding modifiers (`.rn`, `.rz`, `.rm`, `.rp`), without dots.
+pub const ROUNDINGS: [&str; 4] = ["rn", "rz", "rm", "rp"];
 
 /// The dot-separated words of a PTX variant's text: `add.rn.ftz.f32` gives the opcode `add`
 /// and the modifiers `rn`, `ftz`, `f32` in order. Backends that map variants onto their own
@@ -157,6 +198,6 @@ impl<'v> Words<'v> {
         self.modifiers
             .iter()
             .copied()
-            .find(|m| matches!(*m, "rn" | "rz" | "rm" | "rp"))
+            .find(|m| ROUNDINGS.contains(m))
     }
 }

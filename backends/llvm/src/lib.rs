@@ -38,21 +38,6 @@ const DEVICE: &str = "host (constant folder)";
 /// `opt`) stays under a tenth of the batch (docs/BENCHMARKS.md has the measurement).
 const BATCH_SIZE: usize = 65536;
 
-/// Where `cargo xtask setup` installed the Python packages: `$SEMFUZZ_DEPS/py`, else the
-/// first `.deps/py` above the running executable, else the one of this checkout.
-fn python_deps() -> Option<PathBuf> {
-    if let Some(deps) = std::env::var_os("SEMFUZZ_DEPS") {
-        return Some(PathBuf::from(deps).join("py"));
-    }
-    let exe = std::env::current_exe().ok();
-    let built = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    exe.iter()
-        .flat_map(|e| e.ancestors().skip(1))
-        .chain(std::iter::once(built.as_path()))
-        .map(|dir| dir.join(".deps/py"))
-        .find(|py| py.join("llvmlite").is_dir())
-}
-
 /// `name` on `PATH` (or `name` itself when it names a path).
 fn find_program(name: &str) -> Option<PathBuf> {
     if name.contains('/') {
@@ -83,9 +68,7 @@ impl Folder {
     fn find(arg: Option<&str>) -> Result<Folder, String> {
         match arg {
             None => {
-                let pythonpath = python_deps().ok_or(
-                    "llvmlite not found in .deps/py: run `cargo xtask setup` (or set SEMFUZZ_DEPS)",
-                )?;
+                let pythonpath = semfuzz_backend::python_deps("llvmlite")?;
                 Ok(Folder::Llvmlite { pythonpath })
             }
             Some("") => {

@@ -9,45 +9,19 @@
 
 use semfuzz_backend::{Backend, BackendError, Identity};
 use semfuzz_external::{Config, External};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// The adapter, built in so the backend runs wherever the binary is.
 const ADAPTER: &str = include_str!("../adapter.py");
 
 /// The variable that points at the `.deps` directory of `cargo xtask setup`.
-pub const DEPS_ENV: &str = "SEMFUZZ_DEPS";
+pub use semfuzz_backend::DEPS_ENV;
 /// The variable that names the Python interpreter (default `python3`).
 pub const PYTHON_ENV: &str = "SEMFUZZ_PYTHON";
 
-/// The `.deps/py` directory holding numba-cuda: under `$SEMFUZZ_DEPS`, else in the nearest
-/// `.deps` above the running executable or above this crate's source.
+/// The `.deps/py` directory holding numba-cuda (see [`semfuzz_backend::python_deps`]).
 pub fn python_deps() -> Result<PathBuf, String> {
-    if let Some(dir) = std::env::var_os(DEPS_ENV) {
-        let py = Path::new(&dir).join("py");
-        return if py.join("numba_cuda").is_dir() {
-            Ok(py)
-        } else {
-            Err(format!(
-                "no numba_cuda in {} ({DEPS_ENV}): run `cargo xtask setup` or point {DEPS_ENV} at \
-                 the .deps directory it made",
-                py.display()
-            ))
-        };
-    }
-    let exe = std::env::current_exe().ok();
-    let found = exe
-        .iter()
-        .map(PathBuf::as_path)
-        .chain([Path::new(env!("CARGO_MANIFEST_DIR"))])
-        .flat_map(Path::ancestors)
-        .map(|dir| dir.join(".deps").join("py"))
-        .find(|py| py.join("numba_cuda").is_dir());
-    found.ok_or_else(|| {
-        format!(
-            "numba-cuda is not installed: run `cargo xtask setup` (no .deps/py/numba_cuda \
-                 above the semfuzz binary; set {DEPS_ENV} to the .deps directory elsewhere)"
-        )
-    })
+    semfuzz_backend::python_deps("numba_cuda")
 }
 
 /// The adapter's command line and environment.
