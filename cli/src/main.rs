@@ -161,9 +161,13 @@ enum Command {
         /// Solve everything again, reading and writing no cache.
         #[arg(long, conflicts_with = "cache")]
         no_cache: bool,
-        /// Write each query as DIR/NAME.smt2.
+        /// Write each query as DIR/NAME.smt2 (standard SMT-LIB2: z3, cvc5 and bitwuzla read it).
         #[arg(long, value_name = "DIR")]
         emit_smt2: Option<PathBuf>,
+        /// Solve the exported text with a portfolio of solver processes, e.g.
+        /// `z3,cvc5,bitwuzla`: the first definite answer wins (default: Z3 in process).
+        #[arg(long, value_name = "LIST")]
+        solver: Option<String>,
     },
     /// Assemble PTX instructions with ptxas and prove the SASS it emits refines the spec.
     ValidatePtxas {
@@ -259,12 +263,20 @@ fn run(cli: Cli) -> Result<bool> {
             cache,
             no_cache,
             emit_smt2,
+            solver,
         } => {
             let cache = (!no_cache).then(|| cache.unwrap_or_else(|| prove::default_cache().into()));
+            let portfolio = match solver {
+                Some(list) => semfuzz_smt::portfolio::Solver::parse_list(&list)
+                    .map_err(|e| anyhow::anyhow!("--solver: {e}"))?,
+                None => Vec::new(),
+            };
+            semfuzz_smt::portfolio::check_installed(&portfolio).map_err(anyhow::Error::msg)?;
             let opts = semfuzz_smt::solve::Options {
                 timeout_ms: timeout,
                 cache,
                 emit_smt2,
+                portfolio,
             };
             prove::run(&spec, &paths, &opts)
         }
@@ -277,6 +289,7 @@ fn run(cli: Cli) -> Result<bool> {
                 timeout_ms: timeout,
                 cache: None,
                 emit_smt2: None,
+                portfolio: Vec::new(),
             };
             validate::run(&spec, &instrs, &archs, &opts)
         }

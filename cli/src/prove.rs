@@ -103,8 +103,13 @@ pub fn run(spec: &Spec, paths: &[PathBuf], opts: &Options) -> Result<bool> {
                 (Answer::Unknown(why), _, _) => format!(" ({why})"),
                 _ => String::new(),
             };
+            // The portfolio names who answered; Z3 in process is the default and goes unsaid.
+            let by = match &proof.solved.solver {
+                Some(s) if !opts.portfolio.is_empty() => format!(", {s}"),
+                _ => String::new(),
+            };
             outln!(
-                "{}: {}{note} ({:.2}s{}){}",
+                "{}: {}{note} ({:.2}s{}{by}){}",
                 rule.name,
                 verdict.name(),
                 proof.solved.seconds,

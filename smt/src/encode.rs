@@ -49,6 +49,9 @@ pub struct Encoded {
     pub inputs: Vec<BV>,
     /// Definitions of the fresh variables behind floating-point results.
     pub definitions: Vec<Bool>,
+    /// The fresh bit-vectors [`ToBits::Fresh`] made for floating-point results (defined in
+    /// `definitions`), so that a caller can quantify them with the values they depend on.
+    pub fresh_bits: Vec<BV>,
     /// The destination parts, in order.
     pub parts: Vec<EncodedPart>,
     /// Every IR value's term, by [`ValueId`](semfuzz_spec::ir::ValueId).
@@ -58,9 +61,9 @@ pub struct Encoded {
 impl Encoded {
     /// Everything that must hold: the definitions and every part's outcome.
     pub fn constraints(&self) -> Bool {
-        let mut all: Vec<Bool> = self.definitions.clone();
-        all.extend(self.parts.iter().map(|p| p.allowed.clone()));
-        Bool::and(&all)
+        let mut terms: Vec<Bool> = self.definitions.clone();
+        terms.extend(self.parts.iter().map(|p| p.allowed.clone()));
+        all(&terms)
     }
 }
 
@@ -80,6 +83,25 @@ pub(crate) fn float(bv: &BV, f: Format) -> Float {
 
 fn bit(b: &Bool) -> BV {
     b.ite(&BV::from_u64(1, 1), &BV::from_u64(0, 1))
+}
+
+/// The conjunction of `terms`: `true` for none, the term itself for one (SMT-LIB's `and`
+/// takes two or more arguments; bitwuzla rejects the unary `and` Z3 would print).
+pub fn all(terms: &[Bool]) -> Bool {
+    match terms {
+        [] => Bool::from_bool(true),
+        [one] => one.clone(),
+        _ => Bool::and(terms),
+    }
+}
+
+/// The disjunction of `terms`: `false` for none, the term itself for one (see [`all`]).
+pub fn any(terms: &[Bool]) -> Bool {
+    match terms {
+        [] => Bool::from_bool(false),
+        [one] => one.clone(),
+        _ => Bool::or(terms),
+    }
 }
 
 pub(crate) fn truth(bv: &BV) -> Bool {
@@ -148,6 +170,41 @@ pub enum NanBits {
     Pinned,
 }
 
+/// How a floating-point result becomes its IEEE bits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ToBits {
+    /// Z3's `fp.to_ieee_bv`: the simplifier sees through it, so Z3 in process solves fastest
+    /// this way; but it is Z3's extension of SMT-LIB, which cvc5 and bitwuzla do not parse.
+    Native,
+    /// A fresh bit-vector `b` with `(= ((_ to_fp e s) b) r)`, listed in
+    /// [`Encoded::fresh_bits`]: standard SMT-LIB that z3, cvc5 and bitwuzla all read. `b` is
+    /// the one encoding of a number `r`; a NaN `r` leaves it any NaN encoding, which no
+    /// formula reads (a NaN result is the op's NaN choice, as in `Native`).
+    Fresh,
+}
+
+/// Floating-point results as bits under a [`ToBits`], collecting what `Fresh` defines.
+struct Bits<'p> {
+    mode: ToBits,
+    prefix: &'p str,
+    definitions: Vec<Bool>,
+    fresh: Vec<BV>,
+}
+
+impl Bits<'_> {
+    fn of(&mut self, r: &Float, f: Format) -> BV {
+        match self.mode {
+            ToBits::Native => r.to_ieee_bv(),
+            ToBits::Fresh => {
+                let b = BV::new_const(format!("{}b{}", self.prefix, self.fresh.len()), f.width());
+                self.definitions.push(float(&b, f).eq(r));
+                self.fresh.push(b.clone());
+                b
+            }
+        }
+    }
+}
+
 /// Encodes `program` over free inputs; variable names start with `prefix` so two encodings
 /// can share a solver.
 pub fn encode(program: &Program, prefix: &str, nan: NanBits) -> Encoded {
@@ -175,8 +232,24 @@ pub fn encode_concrete(program: &Program, prefix: &str, nan: NanBits, values: &[
 /// Encodes `program` over the given input terms (e.g. another encoding's inputs, so that
 /// the rewriter sees shared subterms).
 pub fn encode_over(program: &Program, prefix: &str, nan: NanBits, inputs: Vec<BV>) -> Encoded {
+    encode_over_as(program, prefix, nan, ToBits::Native, inputs)
+}
+
+/// [`encode_over`] with floating-point results made bits as `to_bits` says.
+pub fn encode_over_as(
+    program: &Program,
+    prefix: &str,
+    nan: NanBits,
+    to_bits: ToBits,
+    inputs: Vec<BV>,
+) -> Encoded {
     let mut values: Vec<BV> = Vec::with_capacity(program.ops.len());
-    let mut definitions = Vec::new();
+    let mut bits = Bits {
+        mode: to_bits,
+        prefix,
+        definitions: Vec::new(),
+        fresh: Vec::new(),
+    };
     for (i, op) in program.ops.iter().enumerate() {
         let w = program.widths[i];
         let v = |k: &u32| values[*k as usize].clone();
@@ -187,12 +260,12 @@ pub fn encode_over(program: &Program, prefix: &str, nan: NanBits, inputs: Vec<BV
             // of another was bit-blasted even on concrete inputs: ~10 ms a query.)
             NanBits::Free => {
                 let nan_bits = BV::new_const(format!("{prefix}v{i}"), f.width());
-                definitions.push(float(&nan_bits, f).is_nan());
-                r.is_nan().ite(&nan_bits, &r.to_ieee_bv())
+                bits.definitions.push(float(&nan_bits, f).is_nan());
+                r.is_nan().ite(&nan_bits, &bits.of(&r, f))
             }
             NanBits::Pinned => r
                 .is_nan()
-                .ite(&BV::from_u64(f.default_nan(), f.width()), &r.to_ieee_bv()),
+                .ite(&BV::from_u64(f.default_nan(), f.width()), &bits.of(&r, f)),
         };
         let term = match op {
             Op::Input(k) => inputs[*k as usize].clone(),
@@ -215,10 +288,10 @@ pub fn encode_over(program: &Program, prefix: &str, nan: NanBits, inputs: Vec<BV
                     Class::Zero => x.is_zero(),
                     Class::Subnormal => x.is_subnormal(),
                     Class::Normal => x.is_normal(),
-                    Class::Finite => Bool::or(&[x.is_nan(), x.is_infinite()]).not(),
+                    Class::Finite => any(&[x.is_nan(), x.is_infinite()]).not(),
                     Class::SignalingNan => {
                         let quiet_bit = f.precision() - 2;
-                        Bool::and(&[
+                        all(&[
                             x.is_nan(),
                             v(a).extract(quiet_bit, quiet_bit).eq(BV::from_u64(0, 1)),
                         ])
@@ -266,7 +339,7 @@ pub fn encode_over(program: &Program, prefix: &str, nan: NanBits, inputs: Vec<BV
     for d in &program.dests {
         for (j, p) in d.parts.iter().enumerate() {
             let result = BV::new_const(format!("{prefix}{}_{j}", d.name), p.width);
-            let allowed = allowed(&p.outcome, &result, &values);
+            let allowed = allowed(&p.outcome, &result, &values, &mut bits);
             parts.push(EncodedPart {
                 result,
                 allowed,
@@ -279,6 +352,7 @@ pub fn encode_over(program: &Program, prefix: &str, nan: NanBits, inputs: Vec<BV
                         &format!("{prefix}{}_{j}_c", d.name),
                         &mut n,
                         &mut choices,
+                        &mut bits,
                     )
                 },
                 choices: std::mem::take(&mut choices),
@@ -287,7 +361,8 @@ pub fn encode_over(program: &Program, prefix: &str, nan: NanBits, inputs: Vec<BV
     }
     Encoded {
         inputs,
-        definitions,
+        definitions: bits.definitions,
+        fresh_bits: bits.fresh,
         parts,
         values,
     }
@@ -324,13 +399,14 @@ fn choice_term(
     name: &str,
     n: &mut usize,
     choices: &mut Vec<Choice>,
+    bits: &mut Bits,
 ) -> BV {
     match o {
         Outcome::Exact(v) => values[*v as usize].clone(),
         Outcome::OneOf(vs) if vs.len() == 1 => values[vs[0] as usize].clone(),
         Outcome::Select(c, a, b) => {
-            let a = choice_term(a, values, name, n, choices);
-            let b = choice_term(b, values, name, n, choices);
+            let a = choice_term(a, values, name, n, choices, bits);
+            let b = choice_term(b, values, name, n, choices, bits);
             truth(&values[*c as usize]).ite(&a, &b)
         }
         leaf => {
@@ -359,7 +435,7 @@ fn choice_term(
                 _ => None,
             };
             choices.push(Choice {
-                allowed: allowed(leaf, &var, values),
+                allowed: allowed(leaf, &var, values, bits),
                 var: var.clone(),
                 witness,
                 nan: matches!(leaf, Outcome::AnyNan(_)),
@@ -369,17 +445,17 @@ fn choice_term(
     }
 }
 
-fn allowed(o: &Outcome, r: &BV, values: &[BV]) -> Bool {
+fn allowed(o: &Outcome, r: &BV, values: &[BV], bits: &mut Bits) -> Bool {
     match o {
         Outcome::Exact(v) => r.eq(&values[*v as usize]),
         Outcome::AnyNan(f) => is_nan(r, *f),
-        Outcome::OneOf(vs) => Bool::or(
-            &vs.iter()
-                .map(|v| r.eq(&values[*v as usize]))
-                .collect::<Vec<_>>(),
-        ),
+        Outcome::OneOf(vs) => any(&vs
+            .iter()
+            .map(|v| r.eq(&values[*v as usize]))
+            .collect::<Vec<_>>()),
         Outcome::Select(c, a, b) => {
-            truth(&values[*c as usize]).ite(&allowed(a, r, values), &allowed(b, r, values))
+            let (a, b) = (allowed(a, r, values, bits), allowed(b, r, values, bits));
+            truth(&values[*c as usize]).ite(&a, &b)
         }
         Outcome::Any(_) => Bool::from_bool(true),
         Outcome::Within {
@@ -396,10 +472,10 @@ fn allowed(o: &Outcome, r: &BV, values: &[BV]) -> Bool {
             }
             let actuals: Vec<BV> = args.iter().map(|a| values[*a as usize].clone()).collect();
             cs.push(
-                stated_bound(*func, *bound, *format, &actuals, r, *ftz)
+                stated_bound(*func, *bound, *format, &actuals, r, *ftz, bits)
                     .unwrap_or_else(|| r.eq(uninterpreted(*func, *format, &actuals))),
             );
-            Bool::and(&cs)
+            all(&cs)
         }
     }
 }
@@ -437,12 +513,13 @@ fn stated_bound(
     args: &[BV],
     r: &BV,
     ftz: bool,
+    bits: &mut Bits,
 ) -> Option<Bool> {
     if !bound_in_z3(func, bound, f) {
         return None;
     }
     let (key_lo, key_hi) = match (func, bound) {
-        (ApproxFn::Sqrt, Bound::RelErr(k)) => sqrt_rel_err_ends(&float(&args[0], f), f, k),
+        (ApproxFn::Sqrt, Bound::RelErr(k)) => sqrt_rel_err_ends(&float(&args[0], f), f, k, bits),
         (_, Bound::Ulps(n)) => {
             let rne = rounding_mode(Rm::NearestEven);
             let (num, den) = match func {
@@ -452,7 +529,7 @@ fn stated_bound(
                 ),
                 _ => (float(&args[0], f), float(&args[1], f)),
             };
-            ulp_ends(&num.div_with_rounding_mode(den, &rne).to_ieee_bv(), f, n)
+            ulp_ends(&bits.of(&num.div_with_rounding_mode(den, &rne), f), f, n)
         }
         _ => return None,
     };
@@ -469,7 +546,7 @@ fn stated_bound(
 /// widened to the two neighbours of sqrt(x) in `f` (`ir::Bound`): the low end is
 /// `RU(sqrt(x·(1 - 2^k)²))`, the high end `RD(sqrt(x·(1 + 2^k)²))`. Directed roundings
 /// compose (RD to binary128, then RD to `f`, is RD to `f`), so the ends are exact.
-fn sqrt_rel_err_ends(x: &Float, f: Format, k: f64) -> (BV, BV) {
+fn sqrt_rel_err_ends(x: &Float, f: Format, k: f64, bits: &mut Bits) -> (BV, BV) {
     let wide = fp_sort(15, WIDE_PRECISION);
     let (rne, rd, ru) = (
         rounding_mode(Rm::NearestEven),
@@ -489,12 +566,14 @@ fn sqrt_rel_err_ends(x: &Float, f: Format, k: f64) -> (BV, BV) {
         xw.mul_with_rounding_mode(factor(s), &rne)
             .sqrt_with_rounding_mode(rm)
             .to_fp_with_rounding_mode(rm, &fp_sort(f.exp_bits(), f.precision()))
-            .to_ieee_bv()
     };
     let key = |b: BV| order_key(&b, f);
-    let (lo, hi) = (key(end(-1.0, &ru)), key(end(1.0, &rd)));
-    let down = key(x.sqrt_with_rounding_mode(&rd).to_ieee_bv());
-    let up = key(x.sqrt_with_rounding_mode(&ru).to_ieee_bv());
+    let (lo, hi) = (
+        key(bits.of(&end(-1.0, &ru), f)),
+        key(bits.of(&end(1.0, &rd), f)),
+    );
+    let down = key(bits.of(&x.sqrt_with_rounding_mode(&rd), f));
+    let up = key(bits.of(&x.sqrt_with_rounding_mode(&ru), f));
     (lo.bvsle(&down).ite(&lo, &down), hi.bvsge(&up).ite(&hi, &up))
 }
 

@@ -25,7 +25,7 @@
 //!
 //! A counterexample is re-run concretely by the evaluator ([`Query::confirm`]).
 
-use crate::encode::{encode_over, payload_blind_inputs, NanBits};
+use crate::encode::{all, any, encode_over_as, payload_blind_inputs, NanBits, ToBits};
 use crate::rules::{InstrLine, Rule};
 use crate::solve::Answer;
 use semfuzz_spec::catalog::{OperandRole, Spec, Variant};
@@ -561,8 +561,13 @@ fn precondition(vars: &[Var], expr: &str, span: &Span) -> Result<Program, Diagno
 /// One formula of a side: its assertions, the choice variables to quantify (source), and
 /// the named values a counterexample reports.
 struct SideTerm {
-    /// Everything that must hold for this alternative to produce `out`.
+    /// Everything that must hold for this alternative to produce `out`, but `definitions`.
     holds: Bool,
+    /// The encodings' definitions of their fresh variables (the NaNs of `NanBits::Free`, the
+    /// bits of `ToBits::Fresh`).
+    definitions: Vec<Bool>,
+    /// The bit-vectors `ToBits::Fresh` made: functions of the inputs and `choices`.
+    fresh_bits: Vec<BV>,
     /// Variables the alternative chooses (intermediate nondeterminism).
     choices: Vec<crate::encode::Choice>,
     /// Each intermediate part's value, named `{prefix}s{step}_{part}`.
@@ -614,13 +619,20 @@ impl<'s> Query<'s> {
     }
 
     /// One alternative of a side as a formula over the inputs and `out`.
-    fn side(&self, steps: &[Step<'s>], prefix: &str, nan: NanBits, out: &BV) -> SideTerm {
+    fn side(
+        &self,
+        steps: &[Step<'s>],
+        prefix: &str,
+        (nan, to_bits): (NanBits, ToBits),
+        out: &BV,
+    ) -> SideTerm {
         let mut env: HashMap<usize, BV> = self
             .inputs()
             .into_iter()
             .map(|i| (i, self.var_const(i)))
             .collect();
         let mut holds = Vec::new();
+        let (mut definitions, mut fresh_bits) = (Vec::new(), Vec::new());
         let mut choices = Vec::new();
         let mut named = Vec::new();
         for (k, step) in steps.iter().enumerate() {
@@ -636,13 +648,15 @@ impl<'s> Query<'s> {
                     Arg::Low(v, w) => self.high_const(*v, *w).concat(&env[v]),
                 })
                 .collect();
-            let e = encode_over(
+            let e = encode_over_as(
                 &step.variant.program,
                 &format!("{prefix}s{k}_"),
                 nan,
+                to_bits,
                 inputs,
             );
-            holds.extend(e.definitions.iter().cloned());
+            definitions.extend(e.definitions.iter().cloned());
+            fresh_bits.extend(e.fresh_bits.iter().cloned());
             let d = &step.variant.program.dests[0];
             let mut pieces: Vec<BV> = Vec::new();
             for (j, (p, part)) in e.parts.iter().zip(&d.parts).enumerate() {
@@ -686,7 +700,9 @@ impl<'s> Query<'s> {
             }
         }
         SideTerm {
-            holds: Bool::and(&holds),
+            holds: all(&holds),
+            definitions,
+            fresh_bits,
             choices,
             parts: named,
         }
@@ -694,7 +710,12 @@ impl<'s> Query<'s> {
 
     /// Poses the rule. The negated refinement is satisfiable exactly when some input
     /// (satisfying `pre`) lets the target produce an output no choice of the source produces.
-    pub fn build(&self) -> Posed {
+    /// `to_bits` says how floating-point results become bits: `Native` for Z3 in process,
+    /// `Fresh` for the SMT-LIB2 text other solvers read. A fresh bit-vector of the source is a
+    /// function of the inputs and the source's choices: quantified with those choices where
+    /// the source has any, else defined outside the negation (where its definition is the
+    /// same statement, and the query stays quantifier-free).
+    pub fn build(&self, to_bits: ToBits) -> Posed {
         let out = self.output_const();
         let mut common = Vec::new();
         let mut shown: Vec<(String, BV)> = self
@@ -715,28 +736,34 @@ impl<'s> Query<'s> {
                 .into_iter()
                 .map(|i| self.var_const(i))
                 .collect();
-            let e = encode_over(pre, "pre_", NanBits::Pinned, ins);
+            let e = encode_over_as(pre, "pre_", NanBits::Pinned, to_bits, ins);
             let p = &e.parts[0];
             common.push(p.allowed.substitute(&[(&p.result, &BV::from_u64(1, 1))]));
+            common.extend(e.definitions.iter().cloned());
         }
         let target: Vec<Bool> = self
             .target
             .iter()
             .enumerate()
             .map(|(a, steps)| {
-                let t = self.side(steps, &format!("tgt{a}_"), NanBits::Free, &out);
+                let t = self.side(steps, &format!("tgt{a}_"), (NanBits::Free, to_bits), &out);
                 shown.extend(t.parts);
-                t.holds
+                let mut holds = t.definitions;
+                holds.push(t.holds);
+                all(&holds)
             })
             .collect();
-        common.push(Bool::or(&target));
+        common.push(any(&target));
         let sides: Vec<SideTerm> = self
             .source
             .iter()
             .enumerate()
-            .map(|(a, steps)| self.side(steps, &format!("src{a}_"), NanBits::Pinned, &out))
+            .map(|(a, steps)| {
+                self.side(steps, &format!("src{a}_"), (NanBits::Pinned, to_bits), &out)
+            })
             .collect();
-        let quantified = |s: &SideTerm, pin: bool| {
+        // A source alternative as (the formula negated, definitions stated outside).
+        let quantified = |s: &SideTerm, pin: bool| -> (Bool, Vec<Bool>) {
             let (pinned, free): (Vec<_>, Vec<_>) =
                 s.choices.iter().partition(|c| pin && c.witness.is_some());
             let subst: Vec<(BV, BV)> = pinned
@@ -745,23 +772,44 @@ impl<'s> Query<'s> {
                 .collect();
             let pairs: Vec<(&BV, &BV)> = subst.iter().map(|(a, b)| (a, b)).collect();
             let holds = s.holds.substitute(&pairs);
+            let definitions: Vec<Bool> =
+                s.definitions.iter().map(|d| d.substitute(&pairs)).collect();
             if free.is_empty() {
-                holds
+                (holds, definitions)
             } else {
-                let bound: Vec<&dyn Ast> = free.iter().map(|c| &c.var as &dyn Ast).collect();
-                exists_const(&bound, &[], &holds)
+                let mut body = definitions;
+                body.push(holds);
+                let bound: Vec<&dyn Ast> = free
+                    .iter()
+                    .map(|c| &c.var as &dyn Ast)
+                    .chain(s.fresh_bits.iter().map(|b| b as &dyn Ast))
+                    .collect();
+                (exists_const(&bound, &[], &all(&body)), Vec::new())
             }
         };
         let negated = |pin: bool| {
-            let mut all = common.clone();
-            all.push(Bool::or(&sides.iter().map(|s| quantified(s, pin)).collect::<Vec<_>>()).not());
-            all
+            let mut query = common.clone();
+            let mut alternatives = Vec::new();
+            for s in &sides {
+                let (negated, outside) = quantified(s, pin);
+                alternatives.push(negated);
+                query.extend(outside);
+            }
+            query.push(any(&alternatives).not());
+            query
         };
         let has_choices = sides.iter().any(|s| !s.choices.is_empty());
         Posed {
             full: negated(false),
             pinned: has_choices.then(|| negated(true)),
-            source_allows: Bool::or(&sides.iter().map(|s| s.holds.clone()).collect::<Vec<_>>()),
+            source_allows: any(&sides
+                .iter()
+                .map(|s| {
+                    let mut terms = s.definitions.clone();
+                    terms.push(s.holds.clone());
+                    all(&terms)
+                })
+                .collect::<Vec<_>>()),
             shown,
         }
     }
@@ -1004,6 +1052,35 @@ pub struct Posed {
 }
 
 impl Posed {
+    /// The names in `shown` that are declared constants (inputs, their upper register bits,
+    /// `out`): what another solver's model can give; the target's intermediate parts are terms.
+    pub fn declared_names(&self) -> Vec<String> {
+        self.shown
+            .iter()
+            .map(|(n, _)| n.clone())
+            .filter(|n| n == "out" || n.starts_with("in_"))
+            .collect()
+    }
+
+    /// A counterexample with every `shown` value: `values` (inputs and `out`, e.g. from
+    /// another solver) with the target's intermediate parts found by Z3 with those fixed
+    /// (quick: the formulas fold on constants); `values` as they are if Z3 finds none.
+    pub fn complete(&self, values: &HashMap<String, u64>, timeout_ms: u32) -> HashMap<String, u64> {
+        if self.shown.iter().all(|(n, _)| values.contains_key(n)) {
+            return values.clone();
+        }
+        let mut fixed = self.full.clone();
+        for (name, c) in &self.shown {
+            if let Some(v) = values.get(name) {
+                fixed.push(c.eq(BV::from_u64(*v, c.get_size())));
+            }
+        }
+        match crate::solve::z3(&fixed, &self.shown, timeout_ms) {
+            Answer::Counterexample(all) => all,
+            _ => values.clone(),
+        }
+    }
+
     /// Solves: the pinned query first when there is one (proved, or a candidate checked with
     /// the inputs fixed), else or then the full query.
     pub fn answer(&self, timeout_ms: u32) -> Answer {
@@ -1050,10 +1127,16 @@ pub fn prove<'s>(
     // 1 s counterexamples into 60 s timeouts.
     let solved = std::thread::scope(|s| {
         s.spawn(|| {
-            let posed = query.build();
-            crate::solve::solve(&rule.name, &posed.full, opts, || {
+            let posed = query.build(ToBits::Native);
+            let portable = query.build(ToBits::Fresh);
+            let names = portable.declared_names();
+            let mut solved = crate::solve::solve(&rule.name, &portable.full, &names, opts, || {
                 posed.answer(opts.timeout_ms)
-            })
+            })?;
+            if let (Answer::Counterexample(values), false) = (&solved.answer, solved.cached) {
+                solved.answer = Answer::Counterexample(posed.complete(values, opts.timeout_ms));
+            }
+            Ok::<_, std::io::Error>(solved)
         })
         .join()
         .unwrap_or_else(|_| {
@@ -1061,6 +1144,7 @@ pub fn prove<'s>(
                 answer: Answer::Unknown("the solver thread panicked".into()),
                 seconds: 0.0,
                 cached: false,
+                solver: None,
             })
         })
     })

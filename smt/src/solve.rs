@@ -1,11 +1,16 @@
-//! Posing a query: Z3 with a timeout, the SMT-LIB2 text, and a result cache keyed by a hash
-//! of that text (so CI re-solves only the rules that changed).
+//! Posing a query: Z3 in process with a timeout or the portfolio over the SMT-LIB2 text, and
+//! a result cache keyed by a hash of that text (so CI re-solves only the rules that changed).
+//!
+//! The cache holds definite answers only, which are facts about the text whichever sound
+//! solver found them; so its key is the text alone, and an `unknown` (never cached) cannot
+//! hide the answer a later run with more time or another solver finds.
 
+use crate::portfolio::{self, Solver};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use z3::ast::{Bool, BV};
-use z3::{Params, SatResult, Solver};
+use z3::{Params, SatResult};
 
 /// A solver's answer to a negated refinement query.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -28,7 +33,13 @@ pub struct Solved {
     pub seconds: f64,
     /// Whether it came from the cache.
     pub cached: bool,
+    /// Who answered: `z3` in process, or the portfolio member (`cvc5`, ...); `None` when no
+    /// one did (unknown).
+    pub solver: Option<String>,
 }
+
+/// What answers in process: Z3 through the linked libz3.
+pub const IN_PROCESS: &str = "z3";
 
 /// How to pose queries.
 #[derive(Clone, Debug, Default)]
@@ -39,11 +50,13 @@ pub struct Options {
     pub cache: Option<PathBuf>,
     /// Where to write each query as `NAME.smt2`.
     pub emit_smt2: Option<PathBuf>,
+    /// The portfolio that solves the exported text (`--solver`); empty: Z3 in process.
+    pub portfolio: Vec<Solver>,
 }
 
 /// The query as SMT-LIB2, the `(check-sat)` included: what is hashed, exported and cached.
 pub fn smt2_text(assertions: &[Bool]) -> String {
-    let solver = Solver::new();
+    let solver = z3::Solver::new();
     for a in assertions {
         solver.assert(a);
     }
@@ -57,16 +70,19 @@ pub fn hash(text: &str) -> u64 {
     })
 }
 
-/// Answers the query `assertions` (unsat = proved): exports it, reads the cache, else runs
-/// `compute` (which may pose easier queries first) and caches a definite answer.
+/// Answers the query `portable` (unsat = proved; standard SMT-LIB2, see
+/// `encode::ToBits::Fresh`): exports it, reads the cache, else runs the portfolio over its
+/// text (a counterexample holds the constants `names`) or, without one, `in_process` (which
+/// may pose easier queries first), and caches a definite answer.
 pub fn solve(
     name: &str,
-    assertions: &[Bool],
+    portable: &[Bool],
+    names: &[String],
     opts: &Options,
-    compute: impl FnOnce() -> Answer,
+    in_process: impl FnOnce() -> Answer,
 ) -> std::io::Result<Solved> {
     let start = Instant::now();
-    let text = smt2_text(assertions);
+    let text = smt2_text(portable);
     if let Some(dir) = &opts.emit_smt2 {
         std::fs::create_dir_all(dir)?;
         std::fs::write(dir.join(format!("{name}.smt2")), &text)?;
@@ -75,27 +91,43 @@ pub fn solve(
         .cache
         .as_ref()
         .map(|d| d.join(format!("{:016x}", hash(&text))));
-    if let Some(answer) = key.as_deref().and_then(read_cache) {
+    if let Some((answer, solver)) = key.as_deref().and_then(read_cache) {
         return Ok(Solved {
             answer,
             seconds: start.elapsed().as_secs_f64(),
             cached: true,
+            solver: Some(solver),
         });
     }
-    let answer = compute();
-    if let (Some(path), false) = (&key, matches!(answer, Answer::Unknown(_))) {
-        write_cache(path, &answer)?;
+    let (answer, solver) = if opts.portfolio.is_empty() {
+        let answer = in_process();
+        let solver = (!matches!(answer, Answer::Unknown(_))).then(|| IN_PROCESS.to_string());
+        (answer, solver)
+    } else {
+        let file = std::env::temp_dir().join(format!(
+            "semfuzz-{}-{:016x}.smt2",
+            std::process::id(),
+            hash(&text)
+        ));
+        std::fs::write(&file, &text)?;
+        let outcome = portfolio::run(&file, names, &opts.portfolio, opts.timeout_ms);
+        std::fs::remove_file(&file)?;
+        (outcome.answer, outcome.solver.map(|s| s.name().to_string()))
+    };
+    if let (Some(path), Some(solver)) = (&key, &solver) {
+        write_cache(path, &answer, solver)?;
     }
     Ok(Solved {
         answer,
         seconds: start.elapsed().as_secs_f64(),
         cached: false,
+        solver,
     })
 }
 
 /// Z3 on `assertions` with a timeout.
 pub fn z3(assertions: &[Bool], shown: &[(String, BV)], timeout_ms: u32) -> Answer {
-    let solver = Solver::new();
+    let solver = z3::Solver::new();
     let mut params = Params::new();
     params.set_u32("timeout", timeout_ms.max(1));
     solver.set_params(&params);
@@ -106,7 +138,7 @@ pub fn z3(assertions: &[Bool], shown: &[(String, BV)], timeout_ms: u32) -> Answe
 }
 
 /// Checks a solver holding a query; reads `shown` from the model when satisfiable.
-pub fn check(solver: &Solver, shown: &[(String, BV)]) -> Answer {
+pub fn check(solver: &z3::Solver, shown: &[(String, BV)]) -> Answer {
     match solver.check() {
         SatResult::Unsat => Answer::Proved,
         SatResult::Unknown => Answer::Unknown(
@@ -136,7 +168,7 @@ pub fn check(solver: &Solver, shown: &[(String, BV)]) -> Answer {
 /// Solves exported SMT-LIB2 text with Z3's own parser (as another tool would read the file);
 /// `shown` are re-made by name and width for the model.
 pub fn solve_text(text: &str, shown: &[(String, u32)], timeout_ms: u32) -> Answer {
-    let solver = Solver::new();
+    let solver = z3::Solver::new();
     let mut params = Params::new();
     params.set_u32("timeout", timeout_ms.max(1));
     solver.set_params(&params);
@@ -148,10 +180,13 @@ pub fn solve_text(text: &str, shown: &[(String, u32)], timeout_ms: u32) -> Answe
     check(&solver, &consts)
 }
 
-fn read_cache(path: &Path) -> Option<Answer> {
+/// A cached answer and who found it; its first line is `proved by z3` or
+/// `counterexample by cvc5`, then `NAME=0xHEX` lines.
+fn read_cache(path: &Path) -> Option<(Answer, String)> {
     let text = std::fs::read_to_string(path).ok()?;
     let mut lines = text.lines();
-    match lines.next()? {
+    let (verdict, solver) = lines.next()?.split_once(" by ")?;
+    let answer = match verdict {
         "proved" => Some(Answer::Proved),
         "counterexample" => Some(Answer::Counterexample(
             lines
@@ -165,17 +200,18 @@ fn read_cache(path: &Path) -> Option<Answer> {
                 .collect::<Option<HashMap<_, _>>>()?,
         )),
         _ => None,
-    }
+    }?;
+    Some((answer, solver.to_string()))
 }
 
-fn write_cache(path: &Path, answer: &Answer) -> std::io::Result<()> {
+fn write_cache(path: &Path, answer: &Answer, solver: &str) -> std::io::Result<()> {
     let text = match answer {
-        Answer::Proved => "proved\n".to_string(),
+        Answer::Proved => format!("proved by {solver}\n"),
         Answer::Counterexample(values) => {
             let mut lines: Vec<String> =
                 values.iter().map(|(n, v)| format!("{n}=0x{v:x}")).collect();
             lines.sort();
-            format!("counterexample\n{}\n", lines.join("\n"))
+            format!("counterexample by {solver}\n{}\n", lines.join("\n"))
         }
         Answer::Unknown(_) => return Ok(()),
     };

@@ -57,7 +57,7 @@ fn usage() {
     eprintln!(
         "usage: cargo xtask <command>\n\n\
          commands:\n  \
-         setup         install dependencies (z3-solver into {Z3_DIR}, backend tools into {PY_DIR}, libmpfr-dev, llvm-16)\n  \
+         setup         install dependencies (z3-solver into {Z3_DIR}, backend tools into {PY_DIR}, cvc5 and bitwuzla into {SOLVERS_DIR}, libmpfr-dev, llvm-16)\n  \
          test [ARGS]   setup, then `cargo test --workspace [ARGS]`\n  \
          demo [ARGS]   setup, `cargo build --release`, then `scripts/demo.sh [ARGS]`"
     );
@@ -85,7 +85,8 @@ fn setup(root: &Path) -> Result<()> {
     check_config_version(root)?;
     setup_z3(root)?;
     setup_debian(DEBIAN_PACKAGES)?;
-    setup_python_tools(root)?;
+    install_pinned(root, PY_DIR, PY_TOOLS)?;
+    install_pinned(root, SOLVERS_DIR, SOLVER_WHEELS)?;
     Ok(())
 }
 
@@ -115,21 +116,29 @@ const PY_TOOLS: &[&str] = &[
 /// there (`PYTHONPATH`, `nvidia/cu13/bin`).
 const PY_DIR: &str = ".deps/py";
 
-/// Installs [`PY_TOOLS`] unless the same pinned list is already installed: the list is
-/// written into a stamp file after a complete install, so a changed pin reinstalls.
-fn setup_python_tools(root: &Path) -> Result<()> {
-    let dir = root.join(PY_DIR);
+/// The SMT solvers of `semfuzz prove --solver` besides Z3, pinned, pip-installed into
+/// [`SOLVERS_DIR`]: their wheels ship Python APIs (no executables), which
+/// `smt/src/portfolio.py` drives.
+const SOLVER_WHEELS: &[&str] = &["cvc5==1.4.2", "bitwuzla==0.9.1"];
+/// Where [`SOLVER_WHEELS`] go (git-ignored), apart from [`PY_DIR`] so that each list is
+/// installed and stamped on its own.
+const SOLVERS_DIR: &str = ".deps/solvers";
+
+/// Installs the pinned `wheels` into `rel_dir` unless the same list is already installed: the
+/// list is written into a stamp file after a complete install, so a changed pin reinstalls.
+fn install_pinned(root: &Path, rel_dir: &str, wheels: &[&str]) -> Result<()> {
+    let dir = root.join(rel_dir);
     let stamp = dir.join(".semfuzz-installed");
-    let wanted = PY_TOOLS.join("\n");
+    let wanted = wheels.join("\n");
     if fs::read_to_string(&stamp).is_ok_and(|s| s == wanted) {
-        step(&format!("python tools already in {PY_DIR}"));
+        step(&format!("{} already in {rel_dir}", wheels.join(" ")));
         return Ok(());
     }
-    let tmp = root.join(format!("{PY_DIR}.partial"));
+    let tmp = root.join(format!("{rel_dir}.partial"));
     remove_dir_if_exists(&tmp)?;
     step(&format!(
-        "installing {} into {PY_DIR} (pip)",
-        PY_TOOLS.join(" ")
+        "installing {} into {rel_dir} (pip)",
+        wheels.join(" ")
     ));
     let python = find_python()?;
     run_checked(
@@ -137,7 +146,7 @@ fn setup_python_tools(root: &Path) -> Result<()> {
             .args(["-m", "pip", "install", "--disable-pip-version-check", "-q"])
             .args(["--no-warn-script-location", "--target"])
             .arg(&tmp)
-            .args(PY_TOOLS),
+            .args(wheels),
     )?;
     fs::write(tmp.join(".semfuzz-installed"), &wanted)
         .map_err(|e| format!("writing the stamp in {}: {e}", tmp.display()))?;

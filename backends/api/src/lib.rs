@@ -89,12 +89,18 @@ impl BackendError {
 pub const DEPS_ENV: &str = "SEMFUZZ_DEPS";
 
 /// The `.deps/py` directory (the Python packages and NVIDIA tools `cargo xtask setup`
-/// installs) that holds `package` (`llvmlite`, `numba_cuda`, `nvidia/cu13/bin`):
-/// `$SEMFUZZ_DEPS/py`, else the nearest `.deps/py` above the running executable or above this
-/// crate's source. The error says how to install it.
+/// installs) that holds `package` (`llvmlite`, `numba_cuda`, `nvidia/cu13/bin`): see
+/// [`deps_dir`].
 pub fn python_deps(package: &str) -> Result<PathBuf, String> {
+    deps_dir("py", package)
+}
+
+/// The directory `.deps/{subdir}` that `cargo xtask setup` made (`py`, `solvers`, `z3`) and
+/// that holds `package`: `$SEMFUZZ_DEPS/{subdir}`, else the nearest `.deps/{subdir}` above the
+/// running executable or above this crate's source. The error says how to install it.
+pub fn deps_dir(subdir: &str, package: &str) -> Result<PathBuf, String> {
     if let Some(dir) = std::env::var_os(DEPS_ENV) {
-        let py = Path::new(&dir).join("py");
+        let py = Path::new(&dir).join(subdir);
         return if py.join(package).exists() {
             Ok(py)
         } else {
@@ -111,11 +117,11 @@ pub fn python_deps(package: &str) -> Result<PathBuf, String> {
         .map(PathBuf::as_path)
         .chain([Path::new(env!("CARGO_MANIFEST_DIR"))])
         .flat_map(Path::ancestors)
-        .map(|dir| dir.join(".deps").join("py"))
+        .map(|dir| dir.join(".deps").join(subdir))
         .find(|py| py.join(package).exists());
     found.ok_or_else(|| {
         format!(
-            "{package} is not installed: run `cargo xtask setup` (no .deps/py/{package} \
+            "{package} is not installed: run `cargo xtask setup` (no .deps/{subdir}/{package} \
              above the semfuzz binary; set {DEPS_ENV} to the .deps directory elsewhere)"
         )
     })
