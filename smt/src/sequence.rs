@@ -118,9 +118,11 @@ pub fn resolve<'s>(spec: &'s Spec, rule: &Rule) -> Result<Query<'s>, Diagnostic>
         Some((text, span)) => Some(precondition(&vars, text, span)?),
         None => None,
     };
+    let source = alternatives(spec, &source, output, &mut vars);
+    let target = alternatives(spec, &target, output, &mut vars);
     Ok(Query {
-        source: alternatives(spec, &source, output),
-        target: alternatives(spec, &target, output),
+        source,
+        target,
         vars,
         output,
         pre,
@@ -443,17 +445,27 @@ fn relocate(d: Diagnostic, span: &Span) -> Diagnostic {
 }
 
 /// The side's alternatives: as written, and with every subset of its fusable `mul`+`add`
-/// pairs fused (at most 4 pairs are considered: 16 alternatives).
-fn alternatives<'s>(spec: &'s Spec, steps: &[Step<'s>], output: usize) -> Vec<Vec<Step<'s>>> {
-    let pairs: Vec<(usize, usize, Step<'s>)> = (0..steps.len())
-        .filter_map(|i| {
-            (i + 1..steps.len()).find_map(|j| fuse(spec, steps, i, j, output).map(|f| (i, j, f)))
-        })
-        .take(4)
-        .collect();
+/// and `mul`+`sub` pairs fused (at most 4 pairs are considered: 16 alternatives).
+fn alternatives<'s>(
+    spec: &'s Spec,
+    steps: &[Step<'s>],
+    output: usize,
+    vars: &mut Vec<Var>,
+) -> Vec<Vec<Step<'s>>> {
+    let mut pairs: Vec<(usize, usize, Vec<Step<'s>>)> = Vec::new();
+    for i in 0..steps.len() {
+        if let Some(pair) = (i + 1..steps.len())
+            .find_map(|j| fuse(spec, steps, i, j, output, vars).map(|f| (i, j, f)))
+        {
+            pairs.push(pair);
+        }
+        if pairs.len() == 4 {
+            break;
+        }
+    }
     (0..1usize << pairs.len())
         .map(|subset| {
-            let fused: Vec<&(usize, usize, Step<'s>)> = pairs
+            let fused: Vec<&(usize, usize, Vec<Step<'s>>)> = pairs
                 .iter()
                 .enumerate()
                 .filter(|(k, _)| subset >> k & 1 == 1)
@@ -463,28 +475,37 @@ fn alternatives<'s>(spec: &'s Spec, steps: &[Step<'s>], output: usize) -> Vec<Ve
                 .iter()
                 .enumerate()
                 .filter(|(k, _)| !fused.iter().any(|p| p.0 == *k))
-                .map(|(k, s)| fused.iter().find(|p| p.1 == k).map_or(s, |p| &p.2).clone())
+                .flat_map(|(k, s)| {
+                    fused
+                        .iter()
+                        .find(|p| p.1 == k)
+                        .map_or_else(|| vec![s.clone()], |p| p.2.clone())
+                })
                 .collect()
         })
         .collect()
 }
 
-/// `fma.rn` for `mul` step `i` and `add` step `j`, when the licence applies: both written
-/// without rounding modifier, same type and `.ftz`, no `.sat` on the `mul`, the product a
-/// temporary read only by that `add`, and the `mul`'s operands unchanged in between.
+/// `fma.rn` for `mul` step `i` and `add` or `sub` step `j`, when the licence applies: both
+/// written without rounding modifier, same type and `.ftz`, no `.sat` on the `mul`, the
+/// product a temporary read only by that `add`/`sub`, and the `mul`'s operands unchanged in
+/// between. A `sub` fuses with PTX's own `neg` of one operand (a new temporary in `vars`):
+/// `t - c` becomes `fma(a, b, neg(c))`, `c - t` becomes `fma(neg(a), b, c)`, one rounding of
+/// the exact `±a·b ± c` (docs/rules.md).
 fn fuse<'s>(
     spec: &'s Spec,
     steps: &[Step<'s>],
     i: usize,
     j: usize,
     output: usize,
-) -> Option<Step<'s>> {
+    vars: &mut Vec<Var>,
+) -> Option<Vec<Step<'s>>> {
     let (m, a) = (&steps[i], &steps[j]);
     let t = m.dest;
     let reads = |s: &Step| s.args.iter().filter(|x| **x == Arg::Var(t)).count();
     let ok = m.variant.family == "mul"
         && m.variant.fusable
-        && a.variant.family == "add"
+        && matches!(a.variant.family.as_str(), "add" | "sub")
         && a.variant.fusable
         && t != output
         && reads(a) == 1
@@ -496,18 +517,56 @@ fn fuse<'s>(
     if !ok {
         return None;
     }
-    let suffix = a.variant.text.strip_prefix("add")?;
+    let suffix = a.variant.text.strip_prefix(a.variant.family.as_str())?;
     if m.variant.text.strip_prefix("mul")? != suffix.replace(".sat", "") {
         return None;
     }
     let fma = spec.lookup(&format!("fma.rn{suffix}"), Some(3)).ok()?;
+    let text = format!("{} (fused: {}; {})", fma.text, m.text, a.text);
     let other = a.args.iter().find(|x| **x != Arg::Var(t))?.clone();
-    Some(Step {
-        variant: fma,
-        args: vec![m.args[0].clone(), m.args[1].clone(), other],
-        dest: a.dest,
-        text: format!("{} (fused: {}; {})", fma.text, m.text, a.text),
-    })
+    if a.variant.family == "add" {
+        return Some(vec![Step {
+            variant: fma,
+            args: vec![m.args[0].clone(), m.args[1].clone(), other],
+            dest: a.dest,
+            text,
+        }]);
+    }
+    // The type alone: `neg` has no rounding, `.sat` or `.ftz` to carry (fma flushes its inputs).
+    let ty = suffix.rsplit('.').next()?;
+    let neg = spec.lookup(&format!("neg.{ty}"), Some(1)).ok()?;
+    let product_first = a.args.first() == Some(&Arg::Var(t));
+    let negated = if product_first {
+        other.clone()
+    } else {
+        m.args[0].clone()
+    };
+    vars.push(Var {
+        name: format!("{}_negated", vars[t].name),
+        width: vars[t].width,
+        ty: vars[t].ty.clone(),
+        input: false,
+    });
+    let n = vars.len() - 1;
+    let args = if product_first {
+        vec![m.args[0].clone(), m.args[1].clone(), Arg::Var(n)]
+    } else {
+        vec![Arg::Var(n), m.args[1].clone(), other]
+    };
+    Some(vec![
+        Step {
+            variant: neg,
+            args: vec![negated],
+            dest: n,
+            text: format!("{} (fused)", neg.text),
+        },
+        Step {
+            variant: fma,
+            args,
+            dest: a.dest,
+            text,
+        },
+    ])
 }
 
 /// The precondition as a one-instruction spec over the inputs, lowered by the spec language

@@ -1,6 +1,8 @@
 //! Rule files as proofs: verdicts, counterexamples the evaluator confirms, the SMT-LIB2
 //! export, the cache, located errors, and the refusal of proofs that need a pinned NaN.
 
+use semfuzz_smt::encode::ToBits;
+use semfuzz_smt::portfolio::{self, Solver};
 use semfuzz_smt::rules;
 use semfuzz_smt::sequence::{self, Proof};
 use semfuzz_smt::solve::{self, Answer, Options};
@@ -123,44 +125,113 @@ fn a_refinement_that_holds_only_for_a_pinned_nan_is_refused() {
     );
 }
 
+/// Rules of each format, proved and refuted, with what they deserve (true: proved).
+const PORTABLE_CASES: &[(&str, bool)] = &[
+    ("name: r\n  add.rn.f16 d, a, b\n=>\n  add.rn.f16 d, b, a\n", true),
+    ("name: r\n  sub.rn.f16 d, a, b\n=>\n  sub.rn.f16 d, b, a\n", false),
+    ("name: r\n  mul.rn.bf16 d, a, b\n=>\n  mul.rn.bf16 d, b, a\n", true),
+    ("name: r\n  sub.rn.bf16 d, a, b\n=>\n  sub.rn.bf16 d, b, a\n", false),
+    ("name: r\n  abs.f32 d, a\n=>\n  neg.f32 t, a\n  max.f32 d, a, t\n", true),
+    ("name: r\n  sub.rn.f32 d, a, b\n=>\n  sub.rn.f32 d, b, a\n", false),
+    ("name: r\n  div.rn.f64 d, a, 0x4010000000000000\n=>\n  mul.rn.f64 d, a, 0x3fd0000000000000\n", true),
+    ("name: r\n  abs.f64 d, a\n=>\n  neg.f64 t, a\n  max.f64 d, a, t\n", false),
+    ("name: r\n  mul.ftz.f16x2 d, a, b\n=>\n  HMUL2.FTZ d, a, b\n", true),
+    ("name: r\n  mul.f16 t, a, b\n  sub.f16 d, c, t\n=>\n  neg.f16 n, a\n  fma.rn.f16 d, n, b, c\n", true),
+];
+
 #[test]
-fn the_smt2_export_read_by_z3s_parser_gives_the_same_verdicts() {
+fn the_smt2_export_is_standard_and_every_solver_gives_the_in_process_verdict() {
     let s = spec();
-    for (text, proved) in [
-        (
-            "name: r\n  add.rn.f16 d, a, b\n=>\n  add.rn.f16 d, b, a\n",
-            true,
-        ),
-        (
-            "name: r\n  sub.rn.f16 d, a, b\n=>\n  sub.rn.f16 d, b, a\n",
-            false,
-        ),
-        (
-            "name: r\n  mul.ftz.f16x2 d, a, b\n=>\n  HMUL2.FTZ d, a, b\n",
-            true,
-        ),
-    ] {
+    let dir = tempfile::tempdir().unwrap();
+    for (k, &(text, proved)) in PORTABLE_CASES.iter().enumerate() {
         let q = sequence::resolve(&s, &rule(text)).unwrap();
-        let posed = q.build();
-        let exported = solve::smt2_text(&posed.full);
+        let native = q.build(ToBits::Native);
+        assert_eq!(native.answer(60_000) == Answer::Proved, proved, "{text}");
+        let portable = q.build(ToBits::Fresh);
+        let exported = solve::smt2_text(&portable.full);
         assert!(exported.contains("(check-sat)"), "{exported}");
-        let shown: Vec<(String, u32)> = posed
-            .shown
-            .iter()
-            .filter(|(n, _)| n == "out" || n.starts_with("in_"))
-            .map(|(n, c)| (n.clone(), c.get_size()))
-            .collect();
-        let answer = solve::solve_text(&exported, &shown, 60_000);
-        match answer {
-            Answer::Proved => assert!(proved, "{text}"),
-            Answer::Counterexample(values) => {
-                assert!(!proved, "{text}");
-                assert!(q.confirm(&values).confirmed(), "{text}: {values:?}");
+        // Z3's extension, which cvc5 and bitwuzla reject.
+        assert!(!exported.contains("to_ieee_bv"), "{text}");
+        let file = dir.path().join(format!("q{k}.smt2"));
+        std::fs::write(&file, &exported).unwrap();
+        for solver in Solver::ALL {
+            let outcome = portfolio::run(&file, &portable.declared_names(), &[solver], 60_000);
+            match outcome.answer {
+                Answer::Proved => assert!(proved, "{}: {text}", solver.name()),
+                Answer::Counterexample(values) => {
+                    assert!(!proved, "{}: {text}", solver.name());
+                    let values = native.complete(&values, 60_000);
+                    assert!(
+                        q.confirm(&values).confirmed(),
+                        "{}: {text}: {values:?}",
+                        solver.name()
+                    );
+                }
+                Answer::Unknown(why) => panic!("{}: {text}: unknown ({why})", solver.name()),
             }
-            Answer::Unknown(why) => panic!("{text}: unknown ({why})"),
+            assert_eq!(outcome.solver, Some(solver));
         }
-        assert_eq!(posed.answer(60_000) == Answer::Proved, proved, "{text}");
     }
+}
+
+#[test]
+fn z3s_own_parser_reads_the_export_too() {
+    let s = spec();
+    let (text, _) = PORTABLE_CASES[1];
+    let q = sequence::resolve(&s, &rule(text)).unwrap();
+    let portable = q.build(ToBits::Fresh);
+    let shown: Vec<(String, u32)> = portable
+        .shown
+        .iter()
+        .filter(|(n, _)| n == "out" || n.starts_with("in_"))
+        .map(|(n, c)| (n.clone(), c.get_size()))
+        .collect();
+    match solve::solve_text(&solve::smt2_text(&portable.full), &shown, 60_000) {
+        Answer::Counterexample(values) => assert!(q.confirm(&values).confirmed(), "{values:?}"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn solver_lists_are_checked() {
+    assert_eq!(
+        Solver::parse_list("z3, bitwuzla").unwrap(),
+        vec![Solver::Z3, Solver::Bitwuzla]
+    );
+    assert!(Solver::parse_list("yices")
+        .unwrap_err()
+        .contains("not a solver"));
+    assert!(Solver::parse_list("z3,z3").unwrap_err().contains("twice"));
+}
+
+#[test]
+fn mul_sub_without_rounding_modifier_may_fuse_with_the_right_sign() {
+    let s = spec();
+    let licensed = prove(
+        &s,
+        "name: r\n  mul.f16 t, a, b\n  sub.f16 d, t, c\n=>\n  neg.f16 n, c\n  fma.rn.f16 d, a, b, n\n",
+    );
+    assert_eq!(licensed.query.source.len(), 2, "the pair and its fusion");
+    assert_eq!(licensed.solved.answer, Answer::Proved);
+    // The fused alternative is fma(a, b, -c): the pair as written with c's sign flipped.
+    let fused = &licensed.query.source[1];
+    assert_eq!(fused.len(), 2, "neg then fma");
+    assert!(fused[1].text.starts_with("fma.rn.f16"), "{}", fused[1].text);
+    let wrong_sign = prove(
+        &s,
+        "name: r\n  mul.f16 t, a, b\n  sub.f16 d, t, c\n=>\n  fma.rn.f16 d, a, b, c\n",
+    );
+    assert!(matches!(
+        wrong_sign.solved.answer,
+        Answer::Counterexample(_)
+    ));
+    assert!(wrong_sign.confirmation.unwrap().confirmed());
+    let explicit = prove(
+        &s,
+        "name: r\n  mul.rn.f16 t, a, b\n  sub.f16 d, t, c\n=>\n  neg.f16 n, c\n  fma.rn.f16 d, a, b, n\n",
+    );
+    assert_eq!(explicit.query.source.len(), 1);
+    assert!(matches!(explicit.solved.answer, Answer::Counterexample(_)));
 }
 
 #[test]
@@ -169,7 +240,7 @@ fn a_cache_hit_skips_the_solver() {
     let opts = Options {
         timeout_ms: 60_000,
         cache: Some(dir.path().to_path_buf()),
-        emit_smt2: None,
+        ..Options::default()
     };
     let s = spec();
     let q = sequence::resolve(
@@ -177,10 +248,11 @@ fn a_cache_hit_skips_the_solver() {
         &rule("name: r\n  add.rn.f32 d, a, b\n=>\n  add.rn.f32 d, b, a\n"),
     )
     .unwrap();
-    let posed = q.build();
+    let posed = q.build(ToBits::Native);
+    let portable = q.build(ToBits::Fresh);
     let calls = Cell::new(0);
     let run = || {
-        solve::solve("r", &posed.full, &opts, || {
+        solve::solve("r", &portable.full, &[], &opts, || {
             calls.set(calls.get() + 1);
             posed.answer(60_000)
         })
@@ -198,11 +270,20 @@ fn a_cache_hit_skips_the_solver() {
         &rule("name: r\n  add.rn.f32 d, a, b\n=>\n  add.rz.f32 d, b, a\n"),
     )
     .unwrap();
-    let solved = solve::solve("r", &other.build().full, &opts, || {
-        Answer::Unknown("not solved".into())
-    })
-    .unwrap();
-    assert!(!solved.cached);
+    let other = other.build(ToBits::Fresh);
+    let unknown = || {
+        solve::solve("r", &other.full, &[], &opts, || {
+            Answer::Unknown("not solved".into())
+        })
+        .unwrap()
+    };
+    assert!(!unknown().cached);
+    // An unknown is never cached: a later run that answers is asked, and its answer kept.
+    assert!(!unknown().cached, "an unknown was cached");
+    let answered = solve::solve("r", &other.full, &[], &opts, || Answer::Proved).unwrap();
+    assert!(!answered.cached);
+    assert_eq!(answered.solver.as_deref(), Some("z3"));
+    assert!(unknown().cached);
 }
 
 #[test]
