@@ -165,6 +165,61 @@ fn emit_smt2_writes_one_file_per_rule_and_the_cache_answers_again() {
 }
 
 #[test]
+fn the_portfolio_names_the_solver_that_answered_and_a_missing_one_names_setup() {
+    let dir = tempfile::tempdir().unwrap();
+    let rules = dir.path().join("r.rules");
+    std::fs::write(
+        &rules,
+        "name: add-commutes\nexpect: proved\n  add.rn.f16 d, a, b\n=>\n  add.rn.f16 d, b, a\n\n\
+         name: sub-commutes\nexpect: counterexample\n  sub.rn.f32 d, a, b\n=>\n  sub.rn.f32 d, b, a\n",
+    )
+    .unwrap();
+    let (code, out, err) = prove(&[
+        rules.to_str().unwrap(),
+        "--no-cache",
+        "--solver",
+        "z3,cvc5,bitwuzla",
+        "--timeout",
+        "60s",
+    ]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    for name in ["add-commutes: proved", "sub-commutes: counterexample"] {
+        let line = out
+            .lines()
+            .find(|l| l.starts_with(name))
+            .unwrap_or_else(|| panic!("{out}"));
+        assert!(
+            [", z3)", ", cvc5)", ", bitwuzla)"]
+                .iter()
+                .any(|s| line.ends_with(s)),
+            "{line}"
+        );
+    }
+    assert!(out.contains("confirmed by the evaluator"), "{out}");
+    // A solver that is not installed is named, with the command that installs it.
+    let empty = dir.path().join("no-deps");
+    std::fs::create_dir(&empty).unwrap();
+    let out = Command::cargo_bin("semfuzz")
+        .expect("binary built")
+        .args([
+            "prove",
+            rules.to_str().unwrap(),
+            "--no-cache",
+            "--solver",
+            "cvc5",
+        ])
+        .env("SEMFUZZ_DEPS", &empty)
+        .output()
+        .expect("runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("error: solver cvc5: ") && err.contains("cargo xtask setup"),
+        "{err}"
+    );
+}
+
+#[test]
 fn validate_ptxas_proves_the_hmul2_ptxas_emits() {
     if !root().join(".deps/py/nvidia/cu13/bin/ptxas").is_file()
         && std::env::var_os("SEMFUZZ_CUDA_BIN").is_none()
