@@ -29,9 +29,15 @@ fn token(db: &Path) -> String {
 
 /// Starts `semfuzz serve` on a free port and waits for its "dashboard at" line.
 fn serve(db: &Path) -> (Child, String) {
+    serve_with(db, &[])
+}
+
+/// [`serve`] with more options.
+fn serve_with(db: &Path, options: &[&str]) -> (Child, String) {
     let mut child = semfuzz()
         .args(["serve", "--listen", "127.0.0.1:0", "--db"])
         .arg(db)
+        .args(options)
         .env_remove("DATABASE_URL")
         .stderr(Stdio::piped())
         .spawn()
@@ -130,8 +136,13 @@ fn acknowledged_findings_survive_kill_9() {
         );
     }
     // SIGTERM: a clean exit.
+    signal_and_wait(&mut child, "-TERM");
+}
+
+/// Sends `signal` to `child` and waits (at most 30 s) for it to exit with status 0.
+fn signal_and_wait(child: &mut Child, signal: &str) {
     Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
+        .args([signal, &child.id().to_string()])
         .status()
         .unwrap();
     let start = Instant::now();
@@ -140,12 +151,84 @@ fn acknowledged_findings_survive_kill_9() {
             break s;
         }
         assert!(
-            start.elapsed() < Duration::from_secs(10),
-            "serve ignored SIGTERM"
+            start.elapsed() < Duration::from_secs(30),
+            "serve ignored {signal}"
         );
         std::thread::sleep(Duration::from_millis(50));
     };
     assert!(status.success(), "{status}");
+}
+
+fn get_json(url: &str) -> serde_json::Value {
+    ureq::get(url).call().unwrap().into_json().unwrap()
+}
+
+/// Polls `url` until `done` accepts its JSON (at most 120 s).
+fn wait_for(url: &str, what: &str, done: impl Fn(&serde_json::Value) -> bool) -> serde_json::Value {
+    let start = Instant::now();
+    loop {
+        let v = get_json(url);
+        if done(&v) {
+            return v;
+        }
+        assert!(start.elapsed() < Duration::from_secs(120), "no {what}: {v}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// What `cargo xtask run` starts (`serve --local-worker`, here on the host backend and the
+/// min variants only): findings of a real campaign appear through the API; Ctrl-C stops it
+/// with status 0; a second start resumes the same campaign instead of creating another.
+#[test]
+fn local_worker_runs_a_continuous_campaign_and_resumes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("run.db");
+    let options = [
+        "--local-worker",
+        "--local-backend",
+        "host",
+        "--local-variants",
+        "min.*",
+        "--local-cases-per-unit",
+        "5000",
+    ];
+    let (mut child, url) = serve_with(&db, &options);
+    let found = wait_for(&format!("{url}/api/v1/findings?limit=1"), "findings", |v| {
+        v["total"].as_u64() > Some(0)
+    });
+    assert_eq!(found["findings"][0]["backend"], "host", "{found}");
+    let campaigns = get_json(&format!("{url}/api/v1/campaigns"));
+    let first = &campaigns["campaigns"][0];
+    assert_eq!(first["continuous"], true, "{campaigns}");
+    signal_and_wait(&mut child, "-INT");
+    let cases_before_restart = while_serving(&db, &options, |url| {
+        let campaigns = get_json(&format!("{url}/api/v1/campaigns"));
+        assert_eq!(
+            campaigns["campaigns"].as_array().unwrap().len(),
+            1,
+            "{campaigns}"
+        );
+        let c = &campaigns["campaigns"][0];
+        assert_eq!(c["id"], first["id"]);
+        // Continuous: more units than one round, and the cases keep growing.
+        let cases = c["cases"].as_i64().unwrap();
+        wait_for(
+            &format!("{url}/api/v1/campaigns/{}", c["id"]),
+            "progress",
+            |v| v["cases"].as_i64() > Some(cases) && v["units"].as_i64() > c["units"].as_i64(),
+        );
+        cases
+    });
+    assert!(cases_before_restart > 0);
+}
+
+/// Starts the server again on `db` with `options`, runs `check` against its URL, and stops it
+/// with Ctrl-C.
+fn while_serving<T>(db: &Path, options: &[&str], check: impl FnOnce(&str) -> T) -> T {
+    let (mut child, url) = serve_with(db, options);
+    let result = check(&url);
+    signal_and_wait(&mut child, "-INT");
+    result
 }
 
 #[test]
