@@ -108,6 +108,8 @@ enum Command {
         /// exhaustive: start at this case index (what an interrupted run reached).
         #[arg(long, value_name = "FROM", default_value_t = 0)]
         resume: u64,
+        #[command(flatten)]
+        report: serve::ReportArgs,
     },
     /// One line per backend: name, version, and `available` or why not.
     Backends,
@@ -164,6 +166,8 @@ enum Command {
         /// Write each query as DIR/NAME.smt2.
         #[arg(long, value_name = "DIR")]
         emit_smt2: Option<PathBuf>,
+        #[command(flatten)]
+        report: serve::ReportArgs,
     },
     /// Assemble PTX instructions with ptxas and prove the SASS it emits refines the spec.
     ValidatePtxas {
@@ -227,6 +231,7 @@ fn run(cli: Cli) -> Result<bool> {
             threads,
             json,
             resume,
+            report,
         } => fuzz::run(
             &spec,
             &select(&spec, &instr)?,
@@ -239,6 +244,7 @@ fn run(cli: Cli) -> Result<bool> {
                 threads,
                 json,
                 resume,
+                report: report.reporter(),
             },
         ),
         Command::Backends => fuzz::backends(),
@@ -259,6 +265,7 @@ fn run(cli: Cli) -> Result<bool> {
             cache,
             no_cache,
             emit_smt2,
+            report,
         } => {
             let cache = (!no_cache).then(|| cache.unwrap_or_else(|| prove::default_cache().into()));
             let opts = semfuzz_smt::solve::Options {
@@ -266,7 +273,7 @@ fn run(cli: Cli) -> Result<bool> {
                 cache,
                 emit_smt2,
             };
-            prove::run(&spec, &paths, &opts)
+            prove::run(&spec, &paths, &opts, report.reporter().as_ref())
         }
         Command::ValidatePtxas {
             instrs,

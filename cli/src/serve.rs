@@ -6,6 +6,7 @@ use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use semfuzz_fuzz::campaign::{self, Counters};
 use semfuzz_fuzz::{registry, Finding, GeneratorKind};
+use semfuzz_service::client::Reporter;
 use semfuzz_service::model::{Lease, NewCampaign};
 use semfuzz_service::worker::{run_worker, UnitRunner, WorkerConfig};
 use semfuzz_service::{Config, Target};
@@ -262,6 +263,33 @@ fn describe(target: &Target) -> String {
             }
             None => u.clone(),
         },
+    }
+}
+
+/// `--report URL --token T [--spool FILE]` of `semfuzz fuzz` and `semfuzz prove`.
+#[derive(Args, Clone)]
+pub struct ReportArgs {
+    /// Post results to the service at URL as they come (e.g. http://127.0.0.1:8080); what
+    /// cannot be sent waits in --spool and is resent at the next post and at exit.
+    #[arg(long, value_name = "URL", requires = "token")]
+    report: Option<String>,
+    /// The API token for --report (`semfuzz token create`).
+    #[arg(long, value_name = "T", env = "SEMFUZZ_TOKEN")]
+    token: Option<String>,
+    /// Where batches wait while the service cannot take them.
+    #[arg(long, value_name = "FILE", default_value = ".semfuzz-spool.jsonl")]
+    spool: PathBuf,
+}
+
+impl ReportArgs {
+    /// The reporter `--report` asks for, if it does.
+    pub fn reporter(&self) -> Option<Reporter> {
+        let url = self.report.as_deref()?;
+        Some(Reporter::new(
+            url,
+            self.token.as_deref().unwrap_or_default(),
+            &self.spool,
+        ))
     }
 }
 

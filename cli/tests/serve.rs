@@ -34,8 +34,13 @@ fn serve(db: &Path) -> (Child, String) {
 
 /// [`serve`] with more options.
 fn serve_with(db: &Path, options: &[&str]) -> (Child, String) {
+    serve_at(db, "127.0.0.1:0", options)
+}
+
+/// [`serve_with`] on `listen`.
+fn serve_at(db: &Path, listen: &str, options: &[&str]) -> (Child, String) {
     let mut child = semfuzz()
-        .args(["serve", "--listen", "127.0.0.1:0", "--db"])
+        .args(["serve", "--listen", listen, "--db"])
         .arg(db)
         .args(options)
         .env_remove("DATABASE_URL")
@@ -515,4 +520,147 @@ fn three_worker_processes_on_postgres_one_killed() {
         found.is_empty(),
         "the spec backend is the control: {found:?}"
     );
+}
+
+/// Runs `semfuzz ARGS --report URL --token T --spool SPOOL` and checks it succeeded.
+fn reporting(args: &[&str], url: &str, tok: &str, spool: &Path) -> String {
+    let out = semfuzz()
+        .args(args)
+        .args(["--report", url, "--token", tok, "--spool"])
+        .arg(spool)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{args:?}: {err}");
+    err
+}
+
+/// Signature → count of the service's findings.
+fn stored_counts(url: &str) -> std::collections::BTreeMap<String, u64> {
+    let v = get_json(&format!("{url}/api/v1/findings?limit=1000"));
+    v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["signature"].as_str().unwrap().to_string(),
+                f["count"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// `semfuzz fuzz --report` with the service down spools its findings; once the service is
+/// up, the next reporting run resends them, and a batch resent again (its answer lost on the
+/// way back) is not counted twice. `semfuzz prove --report` posts its verdicts.
+#[test]
+fn reports_spool_while_the_service_is_down_and_are_resent_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let tok = token(&db);
+    let listen = {
+        let probe = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        probe.local_addr().unwrap().to_string()
+    };
+    let url = format!("http://{listen}");
+    let spool = dir.path().join("spool.jsonl");
+    let json = dir.path().join("min.json");
+    let min_f32 = [
+        "fuzz",
+        "--backend",
+        "host",
+        "--instr",
+        "min.f32",
+        "--cases",
+        "20000",
+        "--json",
+        json.to_str().unwrap(),
+    ];
+    let err = reporting(&min_f32, &url, &tok, &spool);
+    assert!(err.contains("waiting in"), "{err}");
+    let spooled = std::fs::read_to_string(&spool).unwrap();
+    assert!(spooled.lines().count() >= 1, "{spooled}");
+    let found: std::collections::BTreeMap<String, u64> = std::fs::read_to_string(&json)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let f: serde_json::Value = serde_json::from_str(l).unwrap();
+            (
+                f["signature"].as_str().unwrap().to_string(),
+                f["count"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert!(!found.is_empty(), "host's min.f32 has known findings");
+
+    let (mut server, _) = serve_at(&db, &listen, &[]);
+    // add.rn.f32 has no findings on the host: this run only resends the spool.
+    let add_f32 = [
+        "fuzz",
+        "--backend",
+        "host",
+        "--instr",
+        "add.rn.f32",
+        "--cases",
+        "1000",
+    ];
+    reporting(&add_f32, &url, &tok, &spool);
+    assert!(!spool.exists(), "the spool is emptied once resent");
+    assert_eq!(stored_counts(&url), found);
+
+    // The same batches again, as after answers lost on the way back: stored once already.
+    std::fs::write(&spool, &spooled).unwrap();
+    reporting(&add_f32, &url, &tok, &spool);
+    assert!(!spool.exists());
+    assert_eq!(
+        stored_counts(&url),
+        found,
+        "a resent batch was counted twice"
+    );
+
+    let rules = dir.path().join("two.rules");
+    std::fs::write(
+        &rules,
+        "name: add-commutes\nexpect: proved\n  add.rn.f32 d, a, b\n=>\n  add.rn.f32 d, b, a\n\n\
+         name: sub-does-not-commute\nexpect: counterexample\n  sub.rn.f32 d, a, b\n=>\n  sub.rn.f32 d, b, a\n",
+    )
+    .unwrap();
+    reporting(
+        &["prove", "--no-cache", rules.to_str().unwrap()],
+        &url,
+        &tok,
+        &spool,
+    );
+    let proofs = get_json(&format!("{url}/api/v1/proofs"));
+    let mut verdicts: Vec<(String, String)> = proofs["proofs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["rule"].as_str().unwrap().to_string(),
+                p["verdict"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    verdicts.sort();
+    assert_eq!(
+        verdicts,
+        [
+            ("add-commutes".to_string(), "proved".to_string()),
+            (
+                "sub-does-not-commute".to_string(),
+                "counterexample".to_string()
+            )
+        ]
+    );
+    assert!(
+        proofs["proofs"][0]["counterexample"]
+            .as_str()
+            .unwrap()
+            .contains("a = "),
+        "{proofs}"
+    );
+    signal_and_wait(&mut server, "-TERM");
 }

@@ -422,30 +422,14 @@ impl Db {
             .enumerate()
             .map(|(i, f)| check_finding(i, f))
             .collect::<Result<_>>()?;
-        if let Some(k) = key {
-            if k.is_empty() || k.len() > 200 {
-                return Err(Error::Invalid(
-                    "Idempotency-Key: must be 1 to 200 bytes".into(),
-                ));
-            }
-        }
         let (_g, mut tx) = self.write().await?;
-        if let Some(k) = key {
-            let inserted = sqlx::query("INSERT INTO batches (key, received, findings) VALUES ($1, $2, $3) ON CONFLICT (key) DO NOTHING")
-                .bind(k)
-                .bind(now_text())
-                .bind(findings.len() as i64)
-                .execute(&mut *tx)
-                .await?
-                .rows_affected();
-            if inserted == 0 {
-                tx.rollback().await?;
-                return Ok(IngestResult {
-                    accepted: 0,
-                    ids: vec![],
-                    duplicate: true,
-                });
-            }
+        if !claim_batch_key(&mut tx, key, findings.len()).await? {
+            tx.rollback().await?;
+            return Ok(IngestResult {
+                accepted: 0,
+                ids: vec![],
+                duplicate: true,
+            });
         }
         let ids = upsert_findings(&mut tx, &checked, reporter).await?;
         tx.commit().await?;
@@ -979,8 +963,9 @@ impl Db {
             .try_get("n")?)
     }
 
-    /// Stores proof results.
-    pub async fn add_proofs(&self, proofs: &[NewProof]) -> Result<Vec<i64>> {
+    /// Stores proof results. With `key`, a batch already stored under that key changes
+    /// nothing (`duplicate: true`).
+    pub async fn add_proofs(&self, proofs: &[NewProof], key: Option<&str>) -> Result<ProofIds> {
         for (i, p) in proofs.iter().enumerate() {
             bounded(&format!("proofs[{i}].rule"), &p.rule, 500)?;
             bounded(
@@ -1002,6 +987,13 @@ impl Db {
             }
         }
         let (_g, mut tx) = self.write().await?;
+        if !claim_batch_key(&mut tx, key, proofs.len()).await? {
+            tx.rollback().await?;
+            return Ok(ProofIds {
+                ids: vec![],
+                duplicate: true,
+            });
+        }
         let mut ids = Vec::new();
         for p in proofs {
             ids.push(
@@ -1020,7 +1012,10 @@ impl Db {
             );
         }
         tx.commit().await?;
-        Ok(ids)
+        Ok(ProofIds {
+            ids,
+            duplicate: false,
+        })
     }
 
     /// Proof results, newest first.
@@ -1064,6 +1059,29 @@ fn sort_column(sort: Option<&str>) -> Result<(&'static str, bool)> {
         }
     };
     Ok((col, desc))
+}
+
+/// Records a batch's `Idempotency-Key` in `tx`; false when the key was recorded before (the
+/// batch is a retry and must change nothing). No key: true.
+async fn claim_batch_key(
+    tx: &mut Transaction<'static, Any>,
+    key: Option<&str>,
+    items: usize,
+) -> Result<bool> {
+    let Some(k) = key else { return Ok(true) };
+    if k.is_empty() || k.len() > 200 {
+        return Err(Error::Invalid(
+            "Idempotency-Key: must be 1 to 200 bytes".into(),
+        ));
+    }
+    let inserted = sqlx::query("INSERT INTO batches (key, received, findings) VALUES ($1, $2, $3) ON CONFLICT (key) DO NOTHING")
+        .bind(k)
+        .bind(now_text())
+        .bind(items as i64)
+        .execute(&mut **tx)
+        .await?
+        .rows_affected();
+    Ok(inserted == 1)
 }
 
 /// A unit's seed: distinct per campaign and round.

@@ -5,11 +5,13 @@
 //! - [`api`]: the JSON API under `/api/v1`, `/healthz`, `/metrics`.
 //! - [`dashboard`]: the server-rendered HTML pages.
 //! - [`model`]: the API's types, from which the OpenAPI document is generated.
+//! - [`client`]: posting findings and proofs as work goes, spooling what cannot be sent.
 //! - [`worker`]: the worker's side of the work-unit protocol (`semfuzz worker`).
 
 #![warn(missing_docs)]
 
 pub mod api;
+pub mod client;
 pub mod dashboard;
 pub mod db;
 pub mod metrics;
