@@ -4,6 +4,7 @@ use anyhow::{anyhow, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use semfuzz_fuzz::campaign::{self, Config, Counters, Report};
 use semfuzz_fuzz::registry;
+use semfuzz_service::client::{Delivery, Reporter};
 use semfuzz_spec::Spec;
 use std::io::Write;
 use std::path::PathBuf;
@@ -21,7 +22,13 @@ pub struct Args {
     pub threads: usize,
     pub json: Option<PathBuf>,
     pub resume: u64,
+    /// Post findings to a service as the campaign goes.
+    pub report: Option<Reporter>,
 }
+
+/// With `--report`, the campaign runs in at most this many slices of its variants and posts
+/// each slice's findings when it ends (the engine returns findings only at the end of a run).
+const REPORT_SLICES: usize = 16;
 
 /// Cases per variant when neither `--cases` nor `--time` is given (except `exhaustive`,
 /// which then runs every tuple).
@@ -72,20 +79,35 @@ pub fn run(spec: &Spec, variants: &[&semfuzz_spec::Variant], args: Args) -> Resu
     let witnesses: Option<&campaign::WitnessFn<'_>> =
         (args.generator == semfuzz_fuzz::GeneratorKind::Witness).then_some(&witness);
     let bar = progress(variants, &config);
+    let slices = match args.report {
+        Some(_) => variants.len().div_ceil(REPORT_SLICES).max(1),
+        None => variants.len().max(1),
+    };
     let report = std::thread::scope(|s| {
         let ticker = s.spawn(|| tick(&bar, config.time.is_some(), &counters, &stop));
-        let report = campaign::run(spec, variants, &open, witnesses, &config, &counters, &stop);
+        let report = run_slices(variants.chunks(slices), &config, &stop, |slice, config| {
+            let part = campaign::run(spec, slice, &open, witnesses, config, &counters, &stop)
+                .map_err(|e| anyhow!("{e}"))?;
+            if let Some(r) = &args.report {
+                let d = r.findings(&part.findings)?;
+                bar.suspend(|| report_delivery(r, &d));
+            }
+            Ok(part)
+        });
         // The ticker stops when it sees `stop`; a finished campaign sets it too.
         let interrupted = stop.swap(true, Relaxed);
         let _ = ticker.join();
         report.map(|r| (r, interrupted))
     });
     bar.finish_and_clear();
-    let (report, interrupted) = report.map_err(|e| anyhow!("{e}"))?;
+    let (report, interrupted) = report?;
     if let Some(path) = &args.json {
         write_json(path, &report)?;
     }
     summary(&report, interrupted);
+    if let Some(r) = &args.report {
+        report_delivery(r, &r.flush()?);
+    }
     if interrupted && args.generator == semfuzz_fuzz::GeneratorKind::Exhaustive {
         // Lanes advance round-robin, so the least reached is where every variant can go on.
         if let Some(from) = report.reached.iter().map(|(_, n)| *n).min() {
@@ -93,6 +115,69 @@ pub fn run(spec: &Spec, variants: &[&semfuzz_spec::Variant], args: Args) -> Resu
         }
     }
     Ok(report.errors.is_empty())
+}
+
+/// Runs `slices` one after another, giving each its share of `--time`, and merges their
+/// reports; stops early when `stop` is set.
+fn run_slices<'v>(
+    slices: impl ExactSizeIterator<Item = &'v [&'v semfuzz_spec::Variant]>,
+    config: &Config,
+    stop: &AtomicBool,
+    mut run: impl FnMut(&[&semfuzz_spec::Variant], &Config) -> Result<Report>,
+) -> Result<Report> {
+    let started = std::time::Instant::now();
+    let mut left = slices.len();
+    let mut merged: Option<Report> = None;
+    for slice in slices {
+        let mut config = config.clone();
+        config.time = config
+            .time
+            .map(|t| t.saturating_sub(started.elapsed()) / left as u32);
+        left -= 1;
+        let part = run(slice, &config)?;
+        merged = Some(match merged {
+            None => part,
+            Some(m) => merge(m, part),
+        });
+        if stop.load(Relaxed) {
+            break;
+        }
+    }
+    let mut report = merged.ok_or_else(|| anyhow!("no variants to run"))?;
+    report.elapsed = started.elapsed();
+    report.findings.sort_by(|a, b| {
+        b.count
+            .cmp(&a.count)
+            .then_with(|| (&a.variant, &a.signature).cmp(&(&b.variant, &b.signature)))
+    });
+    Ok(report)
+}
+
+/// Two slices' reports as one (the slices have disjoint variants).
+fn merge(mut a: Report, b: Report) -> Report {
+    a.findings.extend(b.findings);
+    a.cases += b.cases;
+    a.rejected += b.rejected;
+    a.no_verdict += b.no_verdict;
+    a.skipped.extend(b.skipped);
+    a.variants_run += b.variants_run;
+    a.errors.extend(b.errors);
+    a.reached.extend(b.reached);
+    a
+}
+
+/// One line on standard error about what reached the service and what waits in the spool.
+pub fn report_delivery(r: &Reporter, d: &Delivery) {
+    if d.spooled > 0 {
+        eprintln!(
+            "report: {} batches waiting in {} ({}); they are resent at the next post and at exit",
+            d.spooled,
+            r.spool_path().display(),
+            d.last_error.as_deref().unwrap_or("unreachable")
+        );
+    } else if d.sent > 0 {
+        eprintln!("report: {} batches posted", d.sent);
+    }
 }
 
 fn progress(variants: &[&semfuzz_spec::Variant], config: &Config) -> ProgressBar {

@@ -108,6 +108,8 @@ enum Command {
         /// exhaustive: start at this case index (what an interrupted run reached).
         #[arg(long, value_name = "FROM", default_value_t = 0)]
         resume: u64,
+        #[command(flatten)]
+        report: serve::ReportArgs,
     },
     /// One line per backend: name, version, and `available` or why not.
     Backends,
@@ -168,6 +170,8 @@ enum Command {
         /// `z3,cvc5,bitwuzla`: the first definite answer wins (default: Z3 in process).
         #[arg(long, value_name = "LIST")]
         solver: Option<String>,
+        #[command(flatten)]
+        report: serve::ReportArgs,
     },
     /// Assemble PTX instructions with ptxas and prove the SASS it emits refines the spec.
     ValidatePtxas {
@@ -231,6 +235,7 @@ fn run(cli: Cli) -> Result<bool> {
             threads,
             json,
             resume,
+            report,
         } => fuzz::run(
             &spec,
             &select(&spec, &instr)?,
@@ -243,6 +248,7 @@ fn run(cli: Cli) -> Result<bool> {
                 threads,
                 json,
                 resume,
+                report: report.reporter(),
             },
         ),
         Command::Backends => fuzz::backends(),
@@ -264,6 +270,7 @@ fn run(cli: Cli) -> Result<bool> {
             no_cache,
             emit_smt2,
             solver,
+            report,
         } => {
             let cache = (!no_cache).then(|| cache.unwrap_or_else(|| prove::default_cache().into()));
             let portfolio = match solver {
@@ -278,7 +285,7 @@ fn run(cli: Cli) -> Result<bool> {
                 emit_smt2,
                 portfolio,
             };
-            prove::run(&spec, &paths, &opts)
+            prove::run(&spec, &paths, &opts, report.reporter().as_ref())
         }
         Command::ValidatePtxas {
             instrs,

@@ -4,6 +4,8 @@
 
 use crate::eval::describe_operand;
 use anyhow::{anyhow, Result};
+use semfuzz_service::client::Reporter;
+use semfuzz_service::model::NewProof;
 use semfuzz_smt::rules::{self, Expect};
 use semfuzz_smt::sequence::{self, Proof};
 use semfuzz_smt::solve::{Answer, Options};
@@ -58,7 +60,12 @@ fn rule_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
 
 /// Runs every rule of `paths`; `Ok(false)` when a verdict differs from its `expect:`, a
 /// counterexample is not confirmed, or a file is malformed.
-pub fn run(spec: &Spec, paths: &[PathBuf], opts: &Options) -> Result<bool> {
+pub fn run(
+    spec: &Spec,
+    paths: &[PathBuf],
+    opts: &Options,
+    report: Option<&Reporter>,
+) -> Result<bool> {
     let mut ok = true;
     let (mut counts, mut differ, mut cached) = ([0usize; 3], 0usize, 0usize);
     for path in rule_files(paths)? {
@@ -75,6 +82,7 @@ pub fn run(spec: &Spec, paths: &[PathBuf], opts: &Options) -> Result<bool> {
                 continue;
             }
         };
+        let mut results = Vec::new();
         for rule in &rules {
             let proof = match sequence::prove(spec, rule, opts) {
                 Ok(p) => p,
@@ -123,7 +131,15 @@ pub fn run(spec: &Spec, paths: &[PathBuf], opts: &Options) -> Result<bool> {
             if !print_counterexample(spec, &proof) {
                 ok = false;
             }
+            results.push(proof_result(spec, &rule.name, verdict, &proof));
         }
+        if let Some(r) = report {
+            let d = r.proofs(&results)?;
+            crate::fuzz::report_delivery(r, &d);
+        }
+    }
+    if let Some(r) = report {
+        crate::fuzz::report_delivery(r, &r.flush()?);
     }
     outln!(
         "{} rules: {} proved, {} counterexample, {} unknown; {differ} differ from expect:; {cached} from the cache",
@@ -180,4 +196,29 @@ fn print_counterexample(spec: &Spec, proof: &Proof) -> bool {
 /// The default cache directory, under the current directory (git-ignored).
 pub fn default_cache() -> &'static Path {
     Path::new(".semfuzz-cache")
+}
+
+/// A proof as `--report` posts it: the counterexample is its inputs, one `name = value` each.
+fn proof_result(spec: &Spec, rule: &str, verdict: Expect, proof: &Proof) -> NewProof {
+    let counterexample = match &proof.solved.answer {
+        Answer::Counterexample(values) => proof
+            .query
+            .inputs()
+            .into_iter()
+            .map(|i| {
+                let v = &proof.query.vars[i];
+                let bits = values.get(&format!("in_{}", v.name)).copied().unwrap_or(0);
+                format!("{} = {}", v.name, describe_operand(spec, &v.ty, bits))
+            })
+            .collect::<Vec<_>>()
+            .join("; "),
+        _ => String::new(),
+    };
+    NewProof {
+        rule: rule.to_string(),
+        verdict: verdict.name().to_string(),
+        counterexample,
+        solver: format!("z3 {}", semfuzz_smt::z3_version()),
+        seconds: proof.solved.seconds,
+    }
 }

@@ -6,12 +6,13 @@ use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use semfuzz_fuzz::campaign::{self, Counters};
 use semfuzz_fuzz::{registry, Finding, GeneratorKind};
-use semfuzz_service::model::Lease;
+use semfuzz_service::client::Reporter;
+use semfuzz_service::model::{Lease, NewCampaign};
 use semfuzz_service::worker::{run_worker, UnitRunner, WorkerConfig};
 use semfuzz_service::{Config, Target};
 use semfuzz_spec::Spec;
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 /// Where the database is.
@@ -49,6 +50,39 @@ pub struct ServeArgs {
     /// The largest request body accepted, in bytes.
     #[arg(long, value_name = "BYTES", default_value_t = 8 << 20)]
     max_body_bytes: usize,
+    #[command(flatten)]
+    local: LocalArgs,
+}
+
+/// `semfuzz serve --local-worker`: the one-machine setup `cargo xtask run` starts.
+#[derive(Args)]
+pub struct LocalArgs {
+    /// Also run a worker in this process on a continuous campaign over --local-variants
+    /// against --local-backend; the campaign is created on the first start and resumed on
+    /// later ones (same variants and backends).
+    #[arg(long)]
+    local_worker: bool,
+    /// The local campaign's backends (repeatable; default: every available one of host,
+    /// llvm, llvm:opt-16, numba-sim and cuda, as `semfuzz backends` reports them).
+    #[arg(long = "local-backend", value_name = "B", requires = "local_worker")]
+    local_backends: Vec<String>,
+    /// The local campaign's variants: a glob over variant names.
+    #[arg(
+        long,
+        value_name = "GLOB",
+        default_value = "*",
+        requires = "local_worker"
+    )]
+    local_variants: String,
+    /// Cases per work unit of the local campaign (a unit's findings reach the dashboard
+    /// when it completes).
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 20_000,
+        requires = "local_worker"
+    )]
+    local_cases_per_unit: i64,
 }
 
 /// `semfuzz token ...`.
@@ -64,17 +98,141 @@ pub fn serve(spec: Spec, args: ServeArgs) -> Result<()> {
     config.read_token_required = args.read_token_required;
     config.max_body_bytes = args.max_body_bytes;
     let target = args.db.target();
+    let spec = Arc::new(spec);
+    let local = args.local;
     let rt = semfuzz_service::runtime().context("starting the async runtime")?;
+    let worker_spec = spec.clone();
+    let catalogue = config.variants.clone();
     rt.block_on(semfuzz_service::serve(
         &target,
         &args.listen,
         config,
-        Arc::new(spec),
-        |addr| {
-            eprintln!("semfuzz serve: dashboard at http://{addr}/ (Ctrl-C stops)");
+        spec,
+        move |serving| {
+            eprintln!(
+                "semfuzz serve: dashboard at http://{}/ (Ctrl-C stops)",
+                serving.addr
+            );
+            if local.local_worker {
+                start_local_worker(&serving, local, worker_spec, &catalogue)
+            } else {
+                Ok(Box::new(|| {}))
+            }
         },
     ))
     .with_context(|| format!("serving {}", describe(&target)))
+}
+
+/// The backends a local campaign runs by default.
+const LOCAL_BACKENDS: [&str; 4] = ["host", "llvm", "numba-sim", "cuda"];
+
+/// Every listed form of [`LOCAL_BACKENDS`] that can run here (`llvm:opt-16` included).
+fn available_backends() -> Vec<String> {
+    let mut names = Vec::new();
+    for entry in registry::BACKENDS
+        .iter()
+        .filter(|e| LOCAL_BACKENDS.contains(&e.name))
+    {
+        for &arg in entry.listed {
+            if (entry.probe)(arg).is_ok() {
+                names.push(arg.map_or(entry.name.to_string(), |a| format!("{}:{a}", entry.name)));
+            }
+        }
+    }
+    names
+}
+
+/// Finds (or creates) the local continuous campaign and starts a worker thread on it; the
+/// returned stopper stops the worker after its current unit is posted.
+fn start_local_worker(
+    serving: &semfuzz_service::Serving,
+    local: LocalArgs,
+    spec: Arc<Spec>,
+    catalogue: &[String],
+) -> Result<semfuzz_service::Stopper, String> {
+    let backends = if local.local_backends.is_empty() {
+        available_backends()
+    } else {
+        local.local_backends
+    };
+    if backends.is_empty() {
+        return Err("no backend is available for the local worker (see `semfuzz backends`)".into());
+    }
+    // The name identifies the campaign across restarts: same variants and backends, same one.
+    let name = format!("local: {} on {}", local.local_variants, backends.join(", "));
+    let db = &serving.db;
+    let found = serving
+        .runtime
+        .block_on(db.campaigns())
+        .map_err(|e| e.to_string())?
+        .into_iter()
+        .find(|c| c.name == name && c.status != "stopped");
+    let campaign = match found {
+        Some(c) => {
+            eprintln!(
+                "semfuzz serve: resuming campaign {} `{name}` ({} cases, {} mismatching so far)",
+                c.id, c.cases, c.findings
+            );
+            c
+        }
+        None => {
+            let new = NewCampaign {
+                name: name.clone(),
+                variants: local.local_variants,
+                backends,
+                generator: GeneratorKind::Boundary.to_string(),
+                cases_per_unit: Some(local.local_cases_per_unit),
+                rounds: Some(1),
+                continuous: true,
+            };
+            let c = serving
+                .runtime
+                .block_on(db.create_campaign(&new, catalogue))
+                .map_err(|e| format!("creating the local campaign: {e}"))?;
+            eprintln!(
+                "semfuzz serve: started continuous campaign {} `{name}` ({} units per round)",
+                c.id, c.units
+            );
+            c
+        }
+    };
+    let token = serving
+        .runtime
+        .block_on(db.create_token())
+        .map_err(|e| e.to_string())?;
+    let cfg = WorkerConfig {
+        server: format!("http://{}", serving.addr),
+        token,
+        backends: campaign.backends,
+        name: format!("local:{}", std::process::id()),
+        lease_seconds: 60,
+        exit_when_idle: false,
+    };
+    let stop = Arc::new(AtomicBool::new(false));
+    let worker = {
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            let mut runner = EngineRunner { spec };
+            // A unit that fails (a backend that breaks mid-campaign) is logged; the worker
+            // goes on with the next one, and the failed unit's lease runs out for a retry.
+            while !stop.load(Ordering::SeqCst) {
+                match run_worker(cfg.clone(), &mut runner, &stop) {
+                    Ok(s) => eprintln!(
+                        "semfuzz serve: local worker stopped: {} units, {} cases, {} findings posted",
+                        s.units, s.cases, s.findings
+                    ),
+                    Err(e) => {
+                        eprintln!("semfuzz serve: local worker: {e}");
+                        std::thread::sleep(std::time::Duration::from_secs(1));
+                    }
+                }
+            }
+        })
+    };
+    Ok(Box::new(move || {
+        stop.store(true, Ordering::SeqCst);
+        let _ = worker.join();
+    }))
 }
 
 /// Creates a token and prints it.
@@ -105,6 +263,33 @@ fn describe(target: &Target) -> String {
             }
             None => u.clone(),
         },
+    }
+}
+
+/// `--report URL --token T [--spool FILE]` of `semfuzz fuzz` and `semfuzz prove`.
+#[derive(Args, Clone)]
+pub struct ReportArgs {
+    /// Post results to the service at URL as they come (e.g. http://127.0.0.1:8080); what
+    /// cannot be sent waits in --spool and is resent at the next post and at exit.
+    #[arg(long, value_name = "URL", requires = "token")]
+    report: Option<String>,
+    /// The API token for --report (`semfuzz token create`).
+    #[arg(long, value_name = "T", env = "SEMFUZZ_TOKEN")]
+    token: Option<String>,
+    /// Where batches wait while the service cannot take them.
+    #[arg(long, value_name = "FILE", default_value = ".semfuzz-spool.jsonl")]
+    spool: PathBuf,
+}
+
+impl ReportArgs {
+    /// The reporter `--report` asks for, if it does.
+    pub fn reporter(&self) -> Option<Reporter> {
+        let url = self.report.as_deref()?;
+        Some(Reporter::new(
+            url,
+            self.token.as_deref().unwrap_or_default(),
+            &self.spool,
+        ))
     }
 }
 
@@ -188,7 +373,7 @@ pub fn worker(spec: Spec, args: WorkerArgs) -> Result<()> {
     let stop = Arc::new(AtomicBool::new(false));
     {
         let stop = stop.clone();
-        ctrlc::set_handler(move || stop.store(true, std::sync::atomic::Ordering::SeqCst))
+        ctrlc::set_handler(move || stop.store(true, Ordering::SeqCst))
             .context("installing the Ctrl-C handler")?;
     }
     let cfg = WorkerConfig {

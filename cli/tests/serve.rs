@@ -29,9 +29,20 @@ fn token(db: &Path) -> String {
 
 /// Starts `semfuzz serve` on a free port and waits for its "dashboard at" line.
 fn serve(db: &Path) -> (Child, String) {
+    serve_with(db, &[])
+}
+
+/// [`serve`] with more options.
+fn serve_with(db: &Path, options: &[&str]) -> (Child, String) {
+    serve_at(db, "127.0.0.1:0", options)
+}
+
+/// [`serve_with`] on `listen`.
+fn serve_at(db: &Path, listen: &str, options: &[&str]) -> (Child, String) {
     let mut child = semfuzz()
-        .args(["serve", "--listen", "127.0.0.1:0", "--db"])
+        .args(["serve", "--listen", listen, "--db"])
         .arg(db)
+        .args(options)
         .env_remove("DATABASE_URL")
         .stderr(Stdio::piped())
         .spawn()
@@ -130,8 +141,13 @@ fn acknowledged_findings_survive_kill_9() {
         );
     }
     // SIGTERM: a clean exit.
+    signal_and_wait(&mut child, "-TERM");
+}
+
+/// Sends `signal` to `child` and waits (at most 30 s) for it to exit with status 0.
+fn signal_and_wait(child: &mut Child, signal: &str) {
     Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
+        .args([signal, &child.id().to_string()])
         .status()
         .unwrap();
     let start = Instant::now();
@@ -140,12 +156,84 @@ fn acknowledged_findings_survive_kill_9() {
             break s;
         }
         assert!(
-            start.elapsed() < Duration::from_secs(10),
-            "serve ignored SIGTERM"
+            start.elapsed() < Duration::from_secs(30),
+            "serve ignored {signal}"
         );
         std::thread::sleep(Duration::from_millis(50));
     };
     assert!(status.success(), "{status}");
+}
+
+fn get_json(url: &str) -> serde_json::Value {
+    ureq::get(url).call().unwrap().into_json().unwrap()
+}
+
+/// Polls `url` until `done` accepts its JSON (at most 120 s).
+fn wait_for(url: &str, what: &str, done: impl Fn(&serde_json::Value) -> bool) -> serde_json::Value {
+    let start = Instant::now();
+    loop {
+        let v = get_json(url);
+        if done(&v) {
+            return v;
+        }
+        assert!(start.elapsed() < Duration::from_secs(120), "no {what}: {v}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// What `cargo xtask run` starts (`serve --local-worker`, here on the host backend and the
+/// min variants only): findings of a real campaign appear through the API; Ctrl-C stops it
+/// with status 0; a second start resumes the same campaign instead of creating another.
+#[test]
+fn local_worker_runs_a_continuous_campaign_and_resumes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("run.db");
+    let options = [
+        "--local-worker",
+        "--local-backend",
+        "host",
+        "--local-variants",
+        "min.*",
+        "--local-cases-per-unit",
+        "5000",
+    ];
+    let (mut child, url) = serve_with(&db, &options);
+    let found = wait_for(&format!("{url}/api/v1/findings?limit=1"), "findings", |v| {
+        v["total"].as_u64() > Some(0)
+    });
+    assert_eq!(found["findings"][0]["backend"], "host", "{found}");
+    let campaigns = get_json(&format!("{url}/api/v1/campaigns"));
+    let first = &campaigns["campaigns"][0];
+    assert_eq!(first["continuous"], true, "{campaigns}");
+    signal_and_wait(&mut child, "-INT");
+    let cases_before_restart = while_serving(&db, &options, |url| {
+        let campaigns = get_json(&format!("{url}/api/v1/campaigns"));
+        assert_eq!(
+            campaigns["campaigns"].as_array().unwrap().len(),
+            1,
+            "{campaigns}"
+        );
+        let c = &campaigns["campaigns"][0];
+        assert_eq!(c["id"], first["id"]);
+        // Continuous: more units than one round, and the cases keep growing.
+        let cases = c["cases"].as_i64().unwrap();
+        wait_for(
+            &format!("{url}/api/v1/campaigns/{}", c["id"]),
+            "progress",
+            |v| v["cases"].as_i64() > Some(cases) && v["units"].as_i64() > c["units"].as_i64(),
+        );
+        cases
+    });
+    assert!(cases_before_restart > 0);
+}
+
+/// Starts the server again on `db` with `options`, runs `check` against its URL, and stops it
+/// with Ctrl-C.
+fn while_serving<T>(db: &Path, options: &[&str], check: impl FnOnce(&str) -> T) -> T {
+    let (mut child, url) = serve_with(db, options);
+    let result = check(&url);
+    signal_and_wait(&mut child, "-INT");
+    result
 }
 
 #[test]
@@ -432,4 +520,147 @@ fn three_worker_processes_on_postgres_one_killed() {
         found.is_empty(),
         "the spec backend is the control: {found:?}"
     );
+}
+
+/// Runs `semfuzz ARGS --report URL --token T --spool SPOOL` and checks it succeeded.
+fn reporting(args: &[&str], url: &str, tok: &str, spool: &Path) -> String {
+    let out = semfuzz()
+        .args(args)
+        .args(["--report", url, "--token", tok, "--spool"])
+        .arg(spool)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{args:?}: {err}");
+    err
+}
+
+/// Signature → count of the service's findings.
+fn stored_counts(url: &str) -> std::collections::BTreeMap<String, u64> {
+    let v = get_json(&format!("{url}/api/v1/findings?limit=1000"));
+    v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["signature"].as_str().unwrap().to_string(),
+                f["count"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// `semfuzz fuzz --report` with the service down spools its findings; once the service is
+/// up, the next reporting run resends them, and a batch resent again (its answer lost on the
+/// way back) is not counted twice. `semfuzz prove --report` posts its verdicts.
+#[test]
+fn reports_spool_while_the_service_is_down_and_are_resent_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("r.db");
+    let tok = token(&db);
+    let listen = {
+        let probe = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        probe.local_addr().unwrap().to_string()
+    };
+    let url = format!("http://{listen}");
+    let spool = dir.path().join("spool.jsonl");
+    let json = dir.path().join("min.json");
+    let min_f32 = [
+        "fuzz",
+        "--backend",
+        "host",
+        "--instr",
+        "min.f32",
+        "--cases",
+        "20000",
+        "--json",
+        json.to_str().unwrap(),
+    ];
+    let err = reporting(&min_f32, &url, &tok, &spool);
+    assert!(err.contains("waiting in"), "{err}");
+    let spooled = std::fs::read_to_string(&spool).unwrap();
+    assert!(spooled.lines().count() >= 1, "{spooled}");
+    let found: std::collections::BTreeMap<String, u64> = std::fs::read_to_string(&json)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let f: serde_json::Value = serde_json::from_str(l).unwrap();
+            (
+                f["signature"].as_str().unwrap().to_string(),
+                f["count"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert!(!found.is_empty(), "host's min.f32 has known findings");
+
+    let (mut server, _) = serve_at(&db, &listen, &[]);
+    // add.rn.f32 has no findings on the host: this run only resends the spool.
+    let add_f32 = [
+        "fuzz",
+        "--backend",
+        "host",
+        "--instr",
+        "add.rn.f32",
+        "--cases",
+        "1000",
+    ];
+    reporting(&add_f32, &url, &tok, &spool);
+    assert!(!spool.exists(), "the spool is emptied once resent");
+    assert_eq!(stored_counts(&url), found);
+
+    // The same batches again, as after answers lost on the way back: stored once already.
+    std::fs::write(&spool, &spooled).unwrap();
+    reporting(&add_f32, &url, &tok, &spool);
+    assert!(!spool.exists());
+    assert_eq!(
+        stored_counts(&url),
+        found,
+        "a resent batch was counted twice"
+    );
+
+    let rules = dir.path().join("two.rules");
+    std::fs::write(
+        &rules,
+        "name: add-commutes\nexpect: proved\n  add.rn.f32 d, a, b\n=>\n  add.rn.f32 d, b, a\n\n\
+         name: sub-does-not-commute\nexpect: counterexample\n  sub.rn.f32 d, a, b\n=>\n  sub.rn.f32 d, b, a\n",
+    )
+    .unwrap();
+    reporting(
+        &["prove", "--no-cache", rules.to_str().unwrap()],
+        &url,
+        &tok,
+        &spool,
+    );
+    let proofs = get_json(&format!("{url}/api/v1/proofs"));
+    let mut verdicts: Vec<(String, String)> = proofs["proofs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["rule"].as_str().unwrap().to_string(),
+                p["verdict"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    verdicts.sort();
+    assert_eq!(
+        verdicts,
+        [
+            ("add-commutes".to_string(), "proved".to_string()),
+            (
+                "sub-does-not-commute".to_string(),
+                "counterexample".to_string()
+            )
+        ]
+    );
+    assert!(
+        proofs["proofs"][0]["counterexample"]
+            .as_str()
+            .unwrap()
+            .contains("a = "),
+        "{proofs}"
+    );
+    signal_and_wait(&mut server, "-TERM");
 }

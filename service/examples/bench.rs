@@ -153,7 +153,7 @@ async fn main() {
     }
 
     // 3. Leases/s: 16 workers leasing one unit at a time.
-    let (s, v) = app.write(axum::http::Method::POST, "/api/v1/campaigns", &json!({"name": "bench", "variants": "*", "backends": ["host"], "generator": "boundary", "rounds": 5})).await;
+    let (s, v) = app.write(axum::http::Method::POST, "/api/v1/campaigns", &json!({"name": "bench", "variants": "*", "backends": ["host"], "generator": "boundary", "rounds": 20})).await;
     assert!(s.is_success(), "{v}");
     let (stop, leased) = (
         Arc::new(AtomicBool::new(false)),

@@ -196,16 +196,10 @@ async fn post_findings(
     Json(batch): Json<Vec<Finding>>,
 ) -> Result<Response, ApiError> {
     require_token(&s, &headers).await?;
-    let key = match headers.get("idempotency-key") {
-        Some(v) => Some(v.to_str().map_err(|_| {
-            ApiError(
-                StatusCode::BAD_REQUEST,
-                "Idempotency-Key: must be ASCII".into(),
-            )
-        })?),
-        None => None,
-    };
-    let result = s.db.ingest(&batch, key, "api").await?;
+    let result = s
+        .db
+        .ingest(&batch, idempotency_key(&headers)?, "api")
+        .await?;
     s.metrics.add_findings(result.accepted as u64);
     let status = if result.duplicate {
         StatusCode::OK
@@ -213,6 +207,21 @@ async fn post_findings(
         StatusCode::CREATED
     };
     Ok((status, Json(result)).into_response())
+}
+
+/// The request's `Idempotency-Key`, if it has one.
+fn idempotency_key(headers: &HeaderMap) -> Result<Option<&str>, ApiError> {
+    headers
+        .get("idempotency-key")
+        .map(|v| {
+            v.to_str().map_err(|_| {
+                ApiError(
+                    StatusCode::BAD_REQUEST,
+                    "Idempotency-Key: must be ASCII".into(),
+                )
+            })
+        })
+        .transpose()
 }
 
 /// Findings matching the filters, with paging.
@@ -368,9 +377,12 @@ async fn complete_unit(
     Ok(Json(r))
 }
 
-/// Stores proof results.
+/// Stores proof results. With `Idempotency-Key`, a batch whose key was stored already
+/// changes nothing (200, `duplicate: true`).
 #[utoipa::path(post, path = "/api/v1/proofs", request_body = Vec<NewProof>,
-    responses((status = 201, body = ProofIds), (status = 401, body = ErrorBody), (status = 422, body = ErrorBody)),
+    params(("Idempotency-Key" = Option<String>, Header, description = "Unique per batch; a repeated key is not stored again")),
+    responses((status = 201, body = ProofIds), (status = 200, description = "Repeated batch", body = ProofIds),
+        (status = 401, body = ErrorBody), (status = 422, body = ErrorBody)),
     security(("bearer" = [])))]
 async fn post_proofs(
     State(s): State<AppState>,
@@ -378,8 +390,13 @@ async fn post_proofs(
     Json(p): Json<Vec<NewProof>>,
 ) -> Result<Response, ApiError> {
     require_token(&s, &headers).await?;
-    let ids = s.db.add_proofs(&p).await?;
-    Ok((StatusCode::CREATED, Json(ProofIds { ids })).into_response())
+    let stored = s.db.add_proofs(&p, idempotency_key(&headers)?).await?;
+    let status = if stored.duplicate {
+        StatusCode::OK
+    } else {
+        StatusCode::CREATED
+    };
+    Ok((status, Json(stored)).into_response())
 }
 
 /// Proof results, newest first.

@@ -5,11 +5,13 @@
 //! - [`api`]: the JSON API under `/api/v1`, `/healthz`, `/metrics`.
 //! - [`dashboard`]: the server-rendered HTML pages.
 //! - [`model`]: the API's types, from which the OpenAPI document is generated.
+//! - [`client`]: posting findings and proofs as work goes, spooling what cannot be sent.
 //! - [`worker`]: the worker's side of the work-unit protocol (`semfuzz worker`).
 
 #![warn(missing_docs)]
 
 pub mod api;
+pub mod client;
 pub mod dashboard;
 pub mod db;
 pub mod metrics;
@@ -98,16 +100,34 @@ pub enum ServeError {
     /// Binding or serving failed.
     #[error("{0}")]
     Io(#[from] std::io::Error),
+    /// The `on_ready` hook failed.
+    #[error("{0}")]
+    Ready(String),
 }
 
-/// Opens the database, binds `listen` and serves until Ctrl-C or SIGTERM, then finishes
-/// the requests in flight and closes the database. `on_ready` gets the bound address.
+/// What [`serve`] hands its `on_ready` hook once it listens.
+pub struct Serving {
+    /// The bound address.
+    pub addr: SocketAddr,
+    /// The open database.
+    pub db: Db,
+    /// The runtime, for the hook's database calls (it runs on a blocking thread).
+    pub runtime: tokio::runtime::Handle,
+}
+
+/// Stops what an `on_ready` hook started and waits for it; run at Ctrl-C or SIGTERM while the
+/// server still answers, so a local worker can post its last unit.
+pub type Stopper = Box<dyn FnOnce() + Send>;
+
+/// Opens the database, binds `listen` and serves until Ctrl-C or SIGTERM, then stops what
+/// `on_ready` started, finishes the requests in flight and closes the database. `on_ready`
+/// runs on a blocking thread once the socket is bound; an error from it stops the server.
 pub async fn serve(
     target: &Target,
     listen: &str,
     config: Config,
     spec: Arc<semfuzz_spec::Spec>,
-    on_ready: impl FnOnce(SocketAddr),
+    on_ready: impl FnOnce(Serving) -> Result<Stopper, String> + Send + 'static,
 ) -> Result<(), ServeError> {
     let db = Db::open(target).await?;
     let listener = tokio::net::TcpListener::bind(listen).await.map_err(|e| {
@@ -116,15 +136,27 @@ pub async fn serve(
             format!("cannot listen on {listen}: {e} (pick another with --listen)"),
         )
     })?;
-    on_ready(listener.local_addr()?);
+    let serving = Serving {
+        addr: listener.local_addr()?,
+        db: db.clone(),
+        runtime: tokio::runtime::Handle::current(),
+    };
+    let stopper = tokio::task::spawn_blocking(move || on_ready(serving))
+        .await
+        .map_err(std::io::Error::other)?
+        .map_err(ServeError::Ready)?;
     let state = AppState {
         db: db.clone(),
         config: Arc::new(config),
         metrics: Default::default(),
         spec,
     };
+    let shutdown = async move {
+        shutdown_signal().await;
+        let _ = tokio::task::spawn_blocking(stopper).await;
+    };
     axum::serve(listener, app(state))
-        .with_graceful_shutdown(shutdown_signal())
+        .with_graceful_shutdown(shutdown)
         .await?;
     db.close().await;
     Ok(())

@@ -368,8 +368,11 @@ pub struct Proof {
 /// Stored proofs' ids.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 pub struct ProofIds {
-    /// In the posted order.
+    /// In the posted order (empty for a repeated batch).
     pub ids: Vec<i64>,
+    /// True when the batch's `Idempotency-Key` was stored already: nothing was stored.
+    #[serde(default)]
+    pub duplicate: bool,
 }
 
 /// A page of proofs.

@@ -6,6 +6,8 @@
 //! Commands:
 //!   setup         install what the build needs (idempotent)
 //!   test [ARGS]   setup, then `cargo test --workspace [ARGS]`
+//!   run [ARGS]    setup, build release, then `semfuzz serve --local-worker [ARGS]`: the
+//!                 service on ./semfuzz.db with a continuous campaign and a local worker
 //!   demo [ARGS]   setup, `cargo build --release`, then `scripts/demo.sh [ARGS]`
 
 use std::env;
@@ -34,6 +36,7 @@ fn main() {
     let result = match cmd.as_deref() {
         Some("setup") if rest.is_empty() => setup(&root).map(|()| 0),
         Some("test") => setup(&root).and_then(|()| test(&root, &rest)),
+        Some("run") => setup(&root).and_then(|()| run(&root, &rest)),
         Some("demo") => setup(&root).and_then(|()| demo(&root, &rest)),
         Some("help" | "-h" | "--help") => {
             usage();
@@ -59,6 +62,7 @@ fn usage() {
          commands:\n  \
          setup         install dependencies (z3-solver into {Z3_DIR}, backend tools into {PY_DIR}, cvc5 and bitwuzla into {SOLVERS_DIR}, libmpfr-dev, llvm-16)\n  \
          test [ARGS]   setup, then `cargo test --workspace [ARGS]`\n  \
+         run [ARGS]    setup, build release, then `semfuzz serve --db semfuzz.db --local-worker [ARGS]`\n  \
          demo [ARGS]   setup, `cargo build --release`, then `scripts/demo.sh [ARGS]`"
     );
 }
@@ -372,6 +376,35 @@ fn test(root: &Path, args: &[OsString]) -> Result<i32> {
             .args(["test", "--workspace"])
             .args(args),
     )
+}
+
+/// The service with a local worker on a continuous campaign over every variant and every
+/// available backend, on `./semfuzz.db` (a second start resumes it). The process becomes
+/// `semfuzz serve`, so Ctrl-C reaches it alone and it shuts down in order: the worker posts
+/// its unit, then the server stops.
+fn run(root: &Path, args: &[OsString]) -> Result<i32> {
+    step("cargo build --release -p semfuzz");
+    let code = run_status(
+        cargo()
+            .current_dir(root)
+            .args(["build", "--release", "-p", "semfuzz"]),
+    )?;
+    if code != 0 {
+        return Ok(code);
+    }
+    let target = env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
+    let mut cmd = Command::new(target.join("release/semfuzz"));
+    cmd.args(["serve", "--db", "semfuzz.db", "--local-worker"])
+        .args(args)
+        .current_dir(root)
+        .env("LD_LIBRARY_PATH", ld_library_path());
+    step(&describe(&cmd));
+    use std::os::unix::process::CommandExt;
+    Err(format!(
+        "could not run `{}`: {}",
+        describe(&cmd),
+        cmd.exec()
+    ))
 }
 
 fn demo(root: &Path, args: &[OsString]) -> Result<i32> {
