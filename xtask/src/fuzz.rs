@@ -246,3 +246,21 @@ fn install_cargo_fuzz() -> Result<()> {
         "--locked",
     ]))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::last_status;
+
+    #[test]
+    fn the_summary_reads_libfuzzers_last_status_line() {
+        let log = "INFO: Seed: 1\n\
+                   #2\tINITED cov: 10 ft: 11 corp: 1/1b exec/s: 0 rss: 30Mb\n\
+                   #45766\tDONE   cov: 1217 ft: 3276 corp: 349/8621b lim: 79 exec/s: 2179 rss: 74Mb\n\
+                   Done 45766 runs in 21 second(s)\n";
+        assert_eq!(
+            last_status(log),
+            "45766 runs, cov: 1217 ft: 3276, 2179 exec/s"
+        );
+        assert_eq!(last_status("error: no such target\n"), "no status line");
+    }
+}

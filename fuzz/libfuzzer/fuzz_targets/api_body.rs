@@ -42,6 +42,34 @@ struct Service {
     _dir: tempfile::TempDir,
 }
 
+/// What the database directories of this target start with, followed by the process id.
+const DIR_PREFIX: &str = "semfuzz-api-body-";
+
+/// A fresh directory for the database, memory-backed where there is one (every write commits
+/// with synchronous=FULL). libFuzzer ends a process with `exit`, which drops no static, so the
+/// directory outlives it: those of processes that are gone are removed here first.
+fn database_dir() -> tempfile::TempDir {
+    let shm = std::path::Path::new("/dev/shm");
+    let base = if shm.is_dir() {
+        shm.to_path_buf()
+    } else {
+        std::env::temp_dir()
+    };
+    for entry in std::fs::read_dir(&base).into_iter().flatten().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let pid = name
+            .strip_prefix(DIR_PREFIX)
+            .and_then(|rest| rest.split('.').next());
+        if pid.is_some_and(|pid| !std::path::Path::new("/proc").join(pid).exists()) {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+    tempfile::Builder::new()
+        .prefix(&format!("{DIR_PREFIX}{}.", std::process::id()))
+        .tempdir_in(base)
+        .expect("a temporary directory")
+}
+
 fn service() -> &'static Service {
     static SERVICE: OnceLock<Service> = OnceLock::new();
     SERVICE.get_or_init(|| {
@@ -49,12 +77,7 @@ fn service() -> &'static Service {
             .enable_all()
             .build()
             .expect("a tokio runtime");
-        // Memory-backed where there is one: every write commits with synchronous=FULL.
-        let dir = match std::path::Path::new("/dev/shm").is_dir() {
-            true => tempfile::tempdir_in("/dev/shm"),
-            false => tempfile::tempdir(),
-        }
-        .expect("a temporary directory");
+        let dir = database_dir();
         let target = Target::Sqlite(dir.path().join("fuzz.db"));
         let (db, token) = runtime.block_on(async {
             let db = Db::open(&target).await.expect("opening the database");
