@@ -2,7 +2,9 @@
 //! (with the shipped prelude, as a spec file beside it would be loaded).
 //!
 //! Properties: nothing panics; every error points into a file; what parses prints to text
-//! that parses again and prints the same (the printer's fixpoint: the same tree).
+//! that parses again and prints the same (the printer's fixpoint), and that loads exactly when
+//! the original does, to the same variants and lowered programs (the same tree, as far as
+//! anything downstream can tell: the trees themselves hold spans into their own files).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -11,7 +13,8 @@ use semfuzz_spec::catalog::EMBEDDED;
 use semfuzz_spec::diag::SourceFile;
 use semfuzz_spec::parser::parse_file;
 use semfuzz_spec::printer::print_file;
-use semfuzz_spec::Spec;
+use semfuzz_spec::{Diagnostics, Spec};
+use std::sync::Arc;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
@@ -32,14 +35,41 @@ fuzz_target!(|data: &[u8]| {
         printed,
         "printing the reparsed text gives other text (not the same tree)"
     );
+    // Printing may not change the meaning: the printed text loads exactly when the original
+    // does, into the same variants with the same lowered programs (which hold no spans).
+    let original = load_with_prelude(file);
+    let from_printed = load_with_prelude(SourceFile::new("printed.sem", printed.as_str()));
+    match (&original, &from_printed) {
+        (Ok(a), Ok(b)) => {
+            assert_eq!(
+                a.variants.len(),
+                b.variants.len(),
+                "variants of the printed text"
+            );
+            for (va, vb) in a.variants.iter().zip(&b.variants) {
+                assert_eq!(va.text, vb.text, "variants of the printed text");
+                assert!(
+                    va.program == vb.program,
+                    "{} lowers differently once printed",
+                    va.text
+                );
+            }
+        }
+        (Err(a), Err(b)) => {
+            a.0.iter().for_each(|d| assert_located(d, "check/lower"));
+            assert_eq!(a.0.len(), b.0.len(), "errors of the printed text:\n{b}");
+        }
+        (Ok(_), Err(e)) => panic!("the printed text does not load:\n{e}\n--- printed:\n{printed}"),
+        (Err(e), Ok(_)) => panic!("the printed text loads, the original does not:\n{e}"),
+    }
+});
+
+/// Checks and lowers `file` after the shipped prelude, as a spec file beside it is loaded.
+fn load_with_prelude(file: Arc<SourceFile>) -> Result<Spec, Diagnostics> {
     let prelude = EMBEDDED
         .iter()
         .find(|(name, _)| *name == "prelude.sem")
         .map(|(name, text)| SourceFile::new(*name, *text))
         .expect("the prelude is embedded");
-    if let Err(errors) = Spec::from_files(vec![prelude, file]) {
-        for d in &errors.0 {
-            assert_located(d, "check/lower");
-        }
-    }
-});
+    Spec::from_files(vec![prelude, file])
+}
