@@ -22,6 +22,7 @@ pub mod pattern;
 pub mod printer;
 pub mod samples;
 pub mod sass;
+pub mod sass_print;
 
 pub use catalog::{Spec, Variant};
 pub use diag::{Diagnostic, Diagnostics};

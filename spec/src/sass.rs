@@ -28,6 +28,8 @@ pub struct SassInstr<'s> {
     /// The guard (`@P0`, `@!P1`), if written. semfuzz specifies what the instruction writes
     /// when it executes; a guard that is false leaves `Rd` as it was.
     pub guard: Option<String>,
+    /// The destination register as written (`R3`, `RZ`).
+    pub dest: String,
     /// Per variant input: its value from the text, or an index into `values`.
     inputs: Vec<Input>,
 }
@@ -460,6 +462,7 @@ pub fn parse<'s>(spec: &'s Spec, text: &str) -> Result<SassInstr<'s>, Diagnostic
         variant,
         values,
         guard,
+        dest,
         inputs,
     })
 }

@@ -5,9 +5,10 @@
 //!
 //! Commands:
 //!   setup         install what the build needs (idempotent)
-//!   test [ARGS]   setup, then `cargo test --workspace [ARGS]`
+//!   test [ARGS]   setup, then the fuzz smoke step, then `cargo test --workspace [ARGS]`
 //!   run [ARGS]    setup, build release, then `semfuzz serve --local-worker [ARGS]`: the
 //!                 service on ./semfuzz.db with a continuous campaign and a local worker
+//!   fuzz [TARGET...] [--time S]   setup, then the libFuzzer targets (fuzz/README.md)
 //!   demo [ARGS]   setup, `cargo build --release`, then `scripts/demo.sh [ARGS]`
 
 use std::env;
@@ -16,6 +17,8 @@ use std::fs;
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 use std::process::{exit, Command};
+
+mod fuzz;
 
 /// z3-solver wheel providing libz3.so + headers. When bumping it, also update
 /// `Z3_SYS_Z3_VERSION` in `.cargo/config.toml` (checked by `setup`).
@@ -38,6 +41,7 @@ fn main() {
         Some("test") => setup(&root).and_then(|()| test(&root, &rest)),
         Some("run") => setup(&root).and_then(|()| run(&root, &rest)),
         Some("demo") => setup(&root).and_then(|()| demo(&root, &rest)),
+        Some("fuzz") => setup(&root).and_then(|()| fuzz::command(&root, &rest)),
         Some("help" | "-h" | "--help") => {
             usage();
             Ok(0)
@@ -61,8 +65,9 @@ fn usage() {
         "usage: cargo xtask <command>\n\n\
          commands:\n  \
          setup         install dependencies (z3-solver into {Z3_DIR}, backend tools into {PY_DIR}, cvc5 and bitwuzla into {SOLVERS_DIR}, libmpfr-dev, llvm-16)\n  \
-         test [ARGS]   setup, then `cargo test --workspace [ARGS]`\n  \
+         test [ARGS]   setup, then each fuzz target for 30 s, then `cargo test --workspace [ARGS]`\n  \
          run [ARGS]    setup, build release, then `semfuzz serve --db semfuzz.db --local-worker [ARGS]`\n  \
+         fuzz [TARGET...] [--time S]   setup, then the libFuzzer targets (S seconds each, default 60)\n  \
          demo [ARGS]   setup, `cargo build --release`, then `scripts/demo.sh [ARGS]`"
     );
 }
@@ -368,14 +373,17 @@ fn ld_library_path() -> OsString {
 }
 
 fn test(root: &Path, args: &[OsString]) -> Result<i32> {
+    // The fuzz smoke step first, so that cargo test's closing lines end the output.
+    let fuzz = fuzz::smoke(root)?;
     // [profile.test] has opt-level = 3, so no --release needed.
     step("cargo test --workspace");
-    run_status(
+    let tests = run_status(
         cargo()
             .current_dir(root)
             .args(["test", "--workspace"])
             .args(args),
-    )
+    )?;
+    Ok(if tests != 0 { tests } else { fuzz })
 }
 
 /// The service with a local worker on a continuous campaign over every variant and every

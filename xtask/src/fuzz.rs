@@ -1,0 +1,266 @@
+//! `cargo xtask fuzz [TARGET...] [--time S]` and the fuzz smoke step of `cargo xtask test`:
+//! installs the pinned cargo-fuzz when it is missing, builds the libFuzzer targets of
+//! `fuzz/libfuzzer` (coverage instrumentation, no sanitizer: stable Rust) and runs each for
+//! a while on its committed seeds and dictionary. See fuzz/README.md.
+
+use super::{cargo, describe, run_checked, step, Result};
+use std::ffi::OsString;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command};
+use std::time::Instant;
+
+/// cargo-fuzz, pinned: `cargo install cargo-fuzz --version CARGO_FUZZ_VERSION --locked`.
+const CARGO_FUZZ_VERSION: &str = "0.13.2";
+/// The fuzz crate, relative to the workspace root (a workspace of its own).
+const FUZZ_DIR: &str = "fuzz/libfuzzer";
+/// Every target, in the order they run.
+const TARGETS: &[&str] = &[
+    "spec_parse",
+    "instr_text",
+    "rule_parse",
+    "api_body",
+    "eval_vs_z3",
+    "eval_vs_host",
+];
+/// Seconds per target in `cargo xtask test`, unless `SEMFUZZ_FUZZ_SECONDS` says otherwise
+/// (0 leaves the step out).
+const SMOKE_SECONDS: u64 = 30;
+/// A single input that runs longer than this is a finding (a hang), in seconds.
+const INPUT_TIMEOUT_S: u64 = 20;
+
+/// `cargo xtask fuzz [TARGET...] [--time S]`: every target (or those named) for `S` seconds
+/// each (default 60); exit 1 when any crashed.
+pub fn command(root: &Path, args: &[OsString]) -> Result<i32> {
+    let mut seconds = 60;
+    let mut targets = Vec::new();
+    let mut args = args.iter().map(|a| a.to_string_lossy().into_owned());
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--time" => {
+                let s = args.next().ok_or("--time takes a number of seconds")?;
+                seconds = s
+                    .parse()
+                    .map_err(|_| format!("--time takes a number of seconds, not `{s}`"))?;
+            }
+            t if TARGETS.contains(&t) => targets.push(t.to_string()),
+            other => {
+                return Err(format!(
+                    "unknown fuzz target `{other}`; the targets are {}",
+                    TARGETS.join(", ")
+                ))
+            }
+        }
+    }
+    if targets.is_empty() {
+        targets = TARGETS.iter().map(|t| t.to_string()).collect();
+    }
+    run(root, &targets, seconds)
+}
+
+/// The smoke step `cargo xtask test` runs before the workspace tests: every target for
+/// [`SMOKE_SECONDS`] (or `SEMFUZZ_FUZZ_SECONDS`).
+pub fn smoke(root: &Path) -> Result<i32> {
+    let seconds = match std::env::var("SEMFUZZ_FUZZ_SECONDS") {
+        Ok(s) => s
+            .parse()
+            .map_err(|_| format!("SEMFUZZ_FUZZ_SECONDS must be a number of seconds, not `{s}`"))?,
+        Err(_) => SMOKE_SECONDS,
+    };
+    if seconds == 0 {
+        step("fuzz smoke step skipped (SEMFUZZ_FUZZ_SECONDS=0)");
+        return Ok(0);
+    }
+    let targets: Vec<String> = TARGETS.iter().map(|t| t.to_string()).collect();
+    run(root, &targets, seconds)
+}
+
+fn run(root: &Path, targets: &[String], seconds: u64) -> Result<i32> {
+    install_cargo_fuzz()?;
+    let started = Instant::now();
+    step(&format!(
+        "cargo fuzz build --fuzz-dir {FUZZ_DIR} --sanitizer none"
+    ));
+    run_checked(cargo().current_dir(root).args([
+        "fuzz",
+        "build",
+        "--fuzz-dir",
+        FUZZ_DIR,
+        "--sanitizer",
+        "none",
+    ]))?;
+    step(&format!(
+        "fuzz targets built in {:.0} s",
+        started.elapsed().as_secs_f64()
+    ));
+    let mut failed = Vec::new();
+    // Two at a time: the machines this runs on (CI included) have two cores.
+    for pair in targets.chunks(2) {
+        let running = pair
+            .iter()
+            .map(|t| start_target(root, t, seconds).map(|child| (t, child)))
+            .collect::<Result<Vec<_>>>()?;
+        for (t, child) in running {
+            if !finish_target(root, t, seconds, child)? {
+                failed.push(t.as_str());
+            }
+        }
+    }
+    // The plain closing line CI reads, as cargo test's `test result:` lines are read.
+    println!(
+        "fuzz: {} passed, {} failed",
+        targets.len() - failed.len(),
+        failed.len()
+    );
+    step(&format!(
+        "fuzz step took {:.0} s",
+        started.elapsed().as_secs_f64()
+    ));
+    Ok(if failed.is_empty() { 0 } else { 1 })
+}
+
+fn log_path(root: &Path, target: &str) -> PathBuf {
+    root.join(FUZZ_DIR)
+        .join("artifacts")
+        .join(format!("{target}.log"))
+}
+
+/// Starts one target for `seconds`, its libFuzzer log in `artifacts/TARGET.log`, crashes in
+/// `artifacts/TARGET/`.
+fn start_target(root: &Path, target: &str, seconds: u64) -> Result<Child> {
+    let dir = root.join(FUZZ_DIR);
+    let corpus = dir.join("corpus").join(target);
+    let artifacts = dir.join("artifacts").join(target);
+    for d in [&corpus, &artifacts] {
+        fs::create_dir_all(d).map_err(|e| format!("creating {}: {e}", d.display()))?;
+    }
+    let log_path = log_path(root, target);
+    let log =
+        fs::File::create(&log_path).map_err(|e| format!("creating {}: {e}", log_path.display()))?;
+    let mut cmd = cargo();
+    cmd.current_dir(root)
+        .args([
+            "fuzz",
+            "run",
+            "--fuzz-dir",
+            FUZZ_DIR,
+            "--sanitizer",
+            "none",
+            target,
+        ])
+        .arg(&corpus)
+        .arg(dir.join("seeds").join(target))
+        .arg("--")
+        .arg(format!("-max_total_time={seconds}"))
+        .arg(format!("-timeout={INPUT_TIMEOUT_S}"))
+        .arg(format!("-artifact_prefix={}/", artifacts.display()))
+        .arg("-print_final_stats=1");
+    // The targets whose input is text have a dictionary of its tokens.
+    let dict = dir.join("dicts").join(format!("{target}.dict"));
+    if dict.exists() {
+        cmd.arg(format!("-dict={}", dict.display()));
+    }
+    cmd.stdout(log.try_clone().map_err(|e| e.to_string())?)
+        .stderr(log)
+        .spawn()
+        .map_err(|e| format!("could not run `{}`: {e}", describe(&cmd)))
+}
+
+/// Waits for a target; prints one summary line, or the log's tail when it failed. True when
+/// it ran clean.
+fn finish_target(root: &Path, target: &str, seconds: u64, mut child: Child) -> Result<bool> {
+    let status = child.wait().map_err(|e| format!("fuzz {target}: {e}"))?;
+    let log_path = log_path(root, target);
+    let text = fs::read_to_string(&log_path).unwrap_or_default();
+    let corpus = root.join(FUZZ_DIR).join("corpus").join(target);
+    let corpus_files = fs::read_dir(&corpus).map_or(0, |d| d.count());
+    if status.success() {
+        step(&format!(
+            "fuzz {target}: {seconds} s, {}, corpus {corpus_files} files: ok",
+            last_status(&text)
+        ));
+        return Ok(true);
+    }
+    let tail: Vec<&str> = text.lines().rev().take(40).collect();
+    for line in tail.iter().rev() {
+        println!("  {line}");
+    }
+    step(&format!(
+        "fuzz {target}: FAILED ({status}); the input is in {}/, the log in {}",
+        root.join(FUZZ_DIR).join("artifacts").join(target).display(),
+        log_path.display()
+    ));
+    Ok(false)
+}
+
+/// libFuzzer's last status line's counts: `#1234 ... cov: 567 ft: 890 corp: 12/345b ...
+/// exec/s: 67` → `1234 runs, cov: 567 ft: 890, 67 exec/s`.
+fn last_status(log: &str) -> String {
+    let Some(line) = log
+        .lines()
+        .rev()
+        .find(|l| l.starts_with('#') && l.contains("cov: "))
+    else {
+        return "no status line".to_string();
+    };
+    let word_after = |key: &str| {
+        line.split_whitespace()
+            .skip_while(|w| *w != key)
+            .nth(1)
+            .unwrap_or("?")
+            .to_string()
+    };
+    let runs = line
+        .split_whitespace()
+        .next()
+        .unwrap_or("#?")
+        .trim_start_matches('#');
+    format!(
+        "{runs} runs, cov: {} ft: {}, {} exec/s",
+        word_after("cov:"),
+        word_after("ft:"),
+        word_after("exec/s:")
+    )
+}
+
+/// Installs the pinned cargo-fuzz unless `cargo fuzz --version` already reports it.
+fn install_cargo_fuzz() -> Result<()> {
+    let wanted = format!("cargo-fuzz {CARGO_FUZZ_VERSION}");
+    let found = Command::new("cargo")
+        .args(["fuzz", "--version"])
+        .output()
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
+    if found.as_deref() == Some(wanted.as_str()) {
+        return Ok(());
+    }
+    step(&format!(
+        "installing {wanted} (found: {})",
+        found.as_deref().filter(|f| !f.is_empty()).unwrap_or("none")
+    ));
+    run_checked(Command::new("cargo").args([
+        "install",
+        "cargo-fuzz",
+        "--version",
+        CARGO_FUZZ_VERSION,
+        "--locked",
+    ]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::last_status;
+
+    #[test]
+    fn the_summary_reads_libfuzzers_last_status_line() {
+        let log = "INFO: Seed: 1\n\
+                   #2\tINITED cov: 10 ft: 11 corp: 1/1b exec/s: 0 rss: 30Mb\n\
+                   #45766\tDONE   cov: 1217 ft: 3276 corp: 349/8621b lim: 79 exec/s: 2179 rss: 74Mb\n\
+                   Done 45766 runs in 21 second(s)\n";
+        assert_eq!(
+            last_status(log),
+            "45766 runs, cov: 1217 ft: 3276, 2179 exec/s"
+        );
+        assert_eq!(last_status("error: no such target\n"), "no status line");
+    }
+}
