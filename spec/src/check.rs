@@ -5,8 +5,8 @@
 //! when each variant is lowered ([`crate::lower`]).
 
 use crate::ast::{Block, Else, Expr, ExprKind, Index, Stmt};
-use crate::catalog::{Family, Spec};
 use crate::diag::Diagnostic;
+use crate::resolved::{Family, Resolved};
 
 /// Built-in functions and their argument counts (`None`: any number).
 pub const BUILTINS: &[(&str, Option<usize>)] = &[
@@ -52,14 +52,14 @@ pub const BUILTINS: &[(&str, Option<usize>)] = &[
 const ROUNDING: &[&str] = &["rn", "rz", "rm", "rp", "rna"];
 
 struct Scope<'a> {
-    spec: &'a Spec,
+    spec: &'a Resolved,
     family: Option<&'a Family>,
     names: Vec<String>,
     errors: Vec<Diagnostic>,
 }
 
 /// Checks every def and instruction; returns all problems found.
-pub fn check_spec(spec: &Spec) -> Vec<Diagnostic> {
+pub fn check_spec(spec: &Resolved) -> Vec<Diagnostic> {
     let mut errors = Vec::new();
     let mut defs: Vec<_> = spec.defs.values().collect();
     defs.sort_by_key(|d| (d.name.span.file.name.clone(), d.name.span.start));

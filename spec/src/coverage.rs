@@ -205,7 +205,7 @@ pub fn cover(spec: &Spec, lines: &[SyntaxLine]) -> Vec<Status> {
         .iter()
         .map(|l| {
             let key = normalize(&l.text);
-            for fam in &spec.families {
+            for fam in &spec.resolved.families {
                 for (fi, form) in fam.forms.iter().enumerate() {
                     let syntax = form.syntax.split(';').next().unwrap_or("");
                     if normalize(syntax) != key && form_key(fam, form) != key {

@@ -96,7 +96,7 @@ fn is_any_nan(a: &Accept) -> bool {
 /// The value of a `const` of the loaded specs (the OOB-NaN patterns are assumptions the spec
 /// names; the tests follow whatever they are set to).
 fn spec_const(name: &str) -> u64 {
-    match spec().consts.get(name).map(|e| &e.kind) {
+    match spec().resolved.consts.get(name).map(|e| &e.kind) {
         Some(ExprKind::Int(v)) => *v,
         other => panic!("const {name} is not an integer: {other:?}"),
     }
