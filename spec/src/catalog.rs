@@ -31,6 +31,10 @@ pub const EMBEDDED: &[(&str, &str)] = &[
         include_str!("../isa/ptx-9.7.7.1-half-set.sem"),
     ),
     ("sass-hmul2.sem", include_str!("../isa/sass-hmul2.sem")),
+    (
+        "ptx-9.7.9.21-cvt.sem",
+        include_str!("../isa/ptx-9.7.9.21-cvt.sem"),
+    ),
 ];
 
 /// An operand of a variant, with its type as the spec names it.
@@ -158,7 +162,17 @@ pub struct Spec {
     /// Every variant of every family.
     pub variants: Vec<Variant>,
     by_text: HashMap<String, Vec<usize>>,
-    rejected: HashMap<String, (usize, usize)>,
+    refused: HashMap<String, Refusal>,
+}
+
+/// Instruction text a form spells but semfuzz does not build: a `rejected` form, or a
+/// combination of modifiers a `reject` item forbids.
+#[derive(Debug)]
+struct Refusal {
+    /// Why, as the spec says it.
+    why: String,
+    /// The form's syntax line.
+    syntax: String,
 }
 
 impl Spec {
@@ -224,7 +238,7 @@ impl Spec {
             resolved,
             variants: Vec::new(),
             by_text: HashMap::new(),
-            rejected: HashMap::new(),
+            refused: HashMap::new(),
         };
         if errors.is_empty() {
             errors.extend(crate::check::check_spec(&spec.resolved));
@@ -334,13 +348,9 @@ impl Spec {
 
     /// Explains why `text` names no variant, suggesting the nearest one.
     fn diagnose_unknown(&self, text: &str) -> Diagnostic {
-        if let Some(&(fi, form)) = self.rejected.get(text) {
-            let f = &self.resolved.families[fi].forms[form];
-            return Diagnostic::plain(format!(
-                "`{text}` is not supported: {}",
-                f.rejected.as_deref().unwrap_or("")
-            ))
-            .with_note(format!("manual syntax: {}", f.syntax));
+        if let Some(r) = self.refused.get(text) {
+            return Diagnostic::plain(format!("`{text}` is not supported: {}", r.why))
+                .with_note(format!("manual syntax: {}", r.syntax));
         }
         let mut parts = text.split('.');
         let opcode = parts.next().unwrap_or("");
@@ -399,7 +409,7 @@ impl Spec {
                 .chain(ts.iter().copied())
                 .collect::<Vec<_>>()
                 .join(".");
-            (self.by_text.contains_key(&t) || self.rejected.contains_key(&t)).then_some(t)
+            (self.by_text.contains_key(&t) || self.refused.contains_key(&t)).then_some(t)
         };
         // A missing required group member: try inserting each group's members.
         for g in &fam.groups {
@@ -470,22 +480,76 @@ impl Spec {
         let fam = self.resolved.families[fi].clone();
         for (form_ix, form) in fam.forms.iter().enumerate() {
             for choice in form::expand(&form.pattern, &fam.group_refs()) {
-                let text = std::iter::once(form.pattern.opcode.clone())
-                    .chain(choice.tokens.iter().cloned())
-                    .collect::<Vec<_>>()
-                    .join(".");
-                if form.rejected.is_some() {
-                    self.rejected.entry(text).or_insert((fi, form_ix));
+                let text = choice.text(&form.pattern.opcode);
+                let within = |d: Diagnostic| d.with_note(format!("while building variant `{text}`"));
+                let why = match &form.rejected {
+                    Some(why) => Some(why.clone()),
+                    None => self.rejection(&fam, form_ix, &choice).map_err(within)?,
+                };
+                if let Some(why) = why {
+                    self.refused.entry(text).or_insert(Refusal {
+                        why,
+                        syntax: form.syntax.clone(),
+                    });
                     continue;
                 }
-                let variant = self
-                    .build_variant(&fam, form_ix, &choice, &text)
-                    .map_err(|d| d.with_note(format!("while building variant `{text}`")))?;
-                let id = self.variants.len();
-                self.by_text.entry(text).or_default().push(id);
-                self.variants.push(variant);
+                let variant = self.build_variant(&fam, form_ix, &choice, &text).map_err(within)?;
+                self.add_variant(&fam, text, variant)?;
             }
         }
+        Ok(())
+    }
+
+    /// Why the family's `reject` items refuse a choice of a form, if one does.
+    fn rejection(
+        &self,
+        fam: &Family,
+        form_ix: usize,
+        choice: &Choice,
+    ) -> Result<Option<String>, Diagnostic> {
+        let params = lower::Params::new(&self.resolved, fam, &fam.forms[form_ix], choice)?;
+        for (why, cond) in &fam.rejects {
+            if params.const_bool(&self.resolved, cond)? {
+                return Ok(Some(why.clone()));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Adds a built variant. Two forms may spell the same text: with operands that tell them
+    /// apart (`min` with two or three sources) both stay; with the same operands, `lookup`
+    /// could never choose, so they must mean the same (the same program), and are one variant,
+    /// valid wherever either form allows it (the lower requirement). Otherwise the spec is
+    /// wrong, and loading it fails naming both forms.
+    fn add_variant(&mut self, fam: &Family, text: String, variant: Variant) -> Result<(), Diagnostic> {
+        let same_operands = |v: &Variant| v.sources == variant.sources && v.dests == variant.dests;
+        let twin = self
+            .by_text
+            .get(&text)
+            .and_then(|ids| ids.iter().copied().find(|&i| same_operands(&self.variants[i])));
+        if let Some(i) = twin {
+            let prev = &self.variants[i];
+            if prev.program != variant.program {
+                let first = &fam.forms[prev.form].span;
+                let (l, c) = first.file.line_col(first.start);
+                return Err(Diagnostic::at(
+                    &fam.forms[variant.form].span,
+                    format!(
+                        "this form and the one at {}:{l}:{c} both spell `{text}` with the same operands, but mean different things",
+                        first.file.name
+                    ),
+                )
+                .with_note(format!("the other form: {}:{l}:{c}: {}", first.file.name, prev.syntax))
+                .with_hint("instruction text must name one variant: give the forms distinct spellings (restrict a group with `; .g = { ... }`, or `reject` the combination in one form), or make them mean the same so they merge"));
+            }
+            if variant.requirement < prev.requirement {
+                self.variants[i] = variant;
+            }
+            return Ok(());
+        }
+        let id = self.variants.len();
+        self.by_text.entry(text).or_default().push(id);
+        self.variants.push(variant);
         Ok(())
     }
 

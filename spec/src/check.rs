@@ -96,7 +96,12 @@ pub fn check_spec(spec: &Resolved) -> Vec<Diagnostic> {
             names,
             errors: Vec::new(),
         };
-        for (_, cond) in &fam.requires {
+        for cond in fam
+            .requires
+            .iter()
+            .map(|(_, c)| c)
+            .chain(fam.rejects.iter().map(|(_, c)| c))
+        {
             s.expr(cond);
         }
         for cond in fam

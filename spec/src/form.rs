@@ -447,6 +447,16 @@ pub struct Choice {
     pub written: Vec<Option<String>>,
 }
 
+impl Choice {
+    /// The instruction text of this choice: `add.rn.ftz.f32`.
+    pub fn text(&self, opcode: &str) -> String {
+        std::iter::once(opcode)
+            .chain(self.tokens.iter().map(String::as_str))
+            .collect::<Vec<_>>()
+            .join(".")
+    }
+}
+
 /// Every modifier sequence a pattern allows.
 pub fn expand(pattern: &Pattern, groups: &[GroupRef<'_>]) -> Vec<Choice> {
     let mut out = vec![Choice {

@@ -97,6 +97,8 @@ pub struct Family {
     pub operand_types: HashMap<String, Vec<(ast::Name, Option<ast::Expr>)>>,
     /// Conditional requirements.
     pub requires: Vec<(Requirement, ast::Expr)>,
+    /// Combinations its forms allow that the manual forbids: why, and when (`reject`).
+    pub rejects: Vec<(String, ast::Expr)>,
     /// The semantics.
     pub sem: ast::Block,
 }
@@ -280,6 +282,7 @@ fn resolve_family(instr: &ast::Instr) -> Result<Family, Diagnostic> {
     let mut sem = None;
     let mut operand_types = HashMap::new();
     let mut requires = Vec::new();
+    let mut rejects = Vec::new();
     for item in &instr.items {
         match item {
             InstrItem::Group(g) => {
@@ -330,6 +333,7 @@ fn resolve_family(instr: &ast::Instr) -> Result<Family, Diagnostic> {
             InstrItem::Require { req, cond } => {
                 requires.push((parse_requirement(req)?, cond.clone()))
             }
+            InstrItem::Reject { why, cond } => rejects.push((why.clone(), cond.clone())),
             InstrItem::Form(_) => {}
         }
     }
@@ -391,6 +395,7 @@ fn resolve_family(instr: &ast::Instr) -> Result<Family, Diagnostic> {
         groups,
         operand_types,
         requires,
+        rejects,
         sem,
     })
 }
