@@ -394,15 +394,21 @@ impl Spec {
             v
         };
         if let Some(bad) = tokens.iter().find(|t| !vocab.iter().any(|v| v == *t)) {
-            return Diagnostic::plain(format!("`.{bad}` is not a modifier of `{opcode}`"))
-                .with_hint(format!(
-                    "`{opcode}` takes {}",
-                    vocab
-                        .iter()
-                        .map(|v| format!(".{v}"))
-                        .collect::<Vec<_>>()
-                        .join(" ")
-                ));
+            let dotted: Vec<String> = vocab.iter().map(|v| format!(".{v}")).collect();
+            let mut d = Diagnostic::plain(format!("`.{bad}` is not a modifier of `{opcode}`"));
+            if let Some(near) =
+                crate::pattern::did_you_mean(&format!(".{bad}"), dotted.iter().map(String::as_str))
+            {
+                d = d.with_hint(near);
+            }
+            return d.with_hint(format!(
+                "`{opcode}` takes {}",
+                vocab
+                    .iter()
+                    .map(|v| format!(".{v}"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            ));
         }
         let exists = |ts: &[&str]| {
             let t = std::iter::once(opcode)
@@ -427,8 +433,20 @@ impl Spec {
                 }
             }
         }
+        // Two tokens that could fill each other's place mean different things in each order
+        // (`cvt.rn.f32.f16` is not `cvt.rn.f16.f32`): swapping them is no repair.
+        let interchangeable = |a: &str, b: &str| {
+            (self.format(a).is_some() && self.format(b).is_some())
+                || fam
+                    .groups
+                    .iter()
+                    .any(|g| g.members.iter().any(|m| m == a) && g.members.iter().any(|m| m == b))
+        };
         for i in 0..tokens.len() {
             for j in i + 1..tokens.len() {
+                if interchangeable(tokens[i], tokens[j]) {
+                    continue;
+                }
                 let mut t = tokens.clone();
                 t.swap(i, j);
                 if let Some(fixed) = exists(&t) {
@@ -481,7 +499,8 @@ impl Spec {
         for (form_ix, form) in fam.forms.iter().enumerate() {
             for choice in form::expand(&form.pattern, &fam.group_refs()) {
                 let text = choice.text(&form.pattern.opcode);
-                let within = |d: Diagnostic| d.with_note(format!("while building variant `{text}`"));
+                let within =
+                    |d: Diagnostic| d.with_note(format!("while building variant `{text}`"));
                 let why = match &form.rejected {
                     Some(why) => Some(why.clone()),
                     None => self.rejection(&fam, form_ix, &choice).map_err(within)?,
@@ -493,7 +512,9 @@ impl Spec {
                     });
                     continue;
                 }
-                let variant = self.build_variant(&fam, form_ix, &choice, &text).map_err(within)?;
+                let variant = self
+                    .build_variant(&fam, form_ix, &choice, &text)
+                    .map_err(within)?;
                 self.add_variant(&fam, text, variant)?;
             }
         }
@@ -521,12 +542,18 @@ impl Spec {
     /// could never choose, so they must mean the same (the same program), and are one variant,
     /// valid wherever either form allows it (the lower requirement). Otherwise the spec is
     /// wrong, and loading it fails naming both forms.
-    fn add_variant(&mut self, fam: &Family, text: String, variant: Variant) -> Result<(), Diagnostic> {
+    fn add_variant(
+        &mut self,
+        fam: &Family,
+        text: String,
+        variant: Variant,
+    ) -> Result<(), Diagnostic> {
         let same_operands = |v: &Variant| v.sources == variant.sources && v.dests == variant.dests;
-        let twin = self
-            .by_text
-            .get(&text)
-            .and_then(|ids| ids.iter().copied().find(|&i| same_operands(&self.variants[i])));
+        let twin = self.by_text.get(&text).and_then(|ids| {
+            ids.iter()
+                .copied()
+                .find(|&i| same_operands(&self.variants[i]))
+        });
         if let Some(i) = twin {
             let prev = &self.variants[i];
             if prev.program != variant.program {

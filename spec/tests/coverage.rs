@@ -68,11 +68,15 @@ fn added_sections_are_declared_and_sourced() {
         let shared = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../../shared/isa-docs")
             .join(name);
-        assert!(!shared.exists(), "{name} is in the shared excerpt now: drop it from ADDED");
+        assert!(
+            !shared.exists(),
+            "{name} is in the shared excerpt now: drop it from ADDED"
+        );
     }
     let cvt = excerpt_lines(&EXCERPT[EXCERPT.len() - 1..]);
     assert!(
-        cvt.iter().any(|l| l.text.starts_with("cvt.frnd2{.relu}{.satfinite}.f16x2.f32")),
+        cvt.iter()
+            .any(|l| l.text.starts_with("cvt.frnd2{.relu}{.satfinite}.f16x2.f32")),
         "the added cvt section's syntax lines are part of the excerpt's coverage"
     );
 }

@@ -216,10 +216,17 @@ fn half_of(v: &Variant) -> Half16 {
 #[test]
 fn every_cvt_variant_is_a_conversion_between_f32_and_a_half_format() {
     let vs = cvt_variants();
-    assert_eq!(vs.len(), 60, "{:?}", vs.iter().map(|v| &v.text).collect::<Vec<_>>());
+    assert_eq!(
+        vs.len(),
+        60,
+        "{:?}",
+        vs.iter().map(|v| &v.text).collect::<Vec<_>>()
+    );
     for v in vs {
         assert!(
-            v.text.ends_with(".f32") || v.text.ends_with(".f32.f16") || v.text.ends_with(".f32.bf16"),
+            v.text.ends_with(".f32")
+                || v.text.ends_with(".f32.f16")
+                || v.text.ends_with(".f32.bf16"),
             "{}",
             v.text
         );
@@ -230,7 +237,10 @@ fn every_cvt_variant_is_a_conversion_between_f32_and_a_half_format() {
 #[test]
 fn widening_is_exact_on_every_16_bit_input() {
     let mut checked = 0u64;
-    for v in cvt_variants().into_iter().filter(|v| v.dests[0].ty == "f32") {
+    for v in cvt_variants()
+        .into_iter()
+        .filter(|v| v.dests[0].ty == "f32")
+    {
         let (fmt, m) = (half_of(v), mods(&v.text));
         let mut ev = Evaluator::new(&v.program);
         let mut out = [Accept::default()];
@@ -275,7 +285,17 @@ fn narrowing_inputs(fmt: Half16) -> Vec<u64> {
         }
     }
     // Beyond MAX_NORM up to and including infinity, NaNs, and random patterns.
-    for x in [0x7F7F_FFFF, 0x7F80_0000, 0x7F80_0001, 0x7FC0_0000, 0x7FFF_FFFF, 0x477F_F000, 0x477F_EFFF, 0x477F_E001, 0x4780_0000] {
+    for x in [
+        0x7F7F_FFFF,
+        0x7F80_0000,
+        0x7F80_0001,
+        0x7FC0_0000,
+        0x7FFF_FFFF,
+        0x477F_F000,
+        0x477F_EFFF,
+        0x477F_E001,
+        0x4780_0000,
+    ] {
         xs.push(x);
         xs.push(x | F32_SIGN);
     }
@@ -297,9 +317,16 @@ fn narrowing_matches_apfloat_in_every_rounding_with_relu_satfinite_sat_and_ftz()
         let xs = narrowing_inputs(fmt);
         let narrow: Vec<&Variant> = cvt_variants()
             .into_iter()
-            .filter(|v| v.dests[0].ty.starts_with(fmt.name()) && v.text.ends_with(&format!(".{}.f32", fmt.name())))
+            .filter(|v| {
+                v.dests[0].ty.starts_with(fmt.name())
+                    && v.text.ends_with(&format!(".{}.f32", fmt.name()))
+            })
             .collect();
-        assert_eq!(narrow.len(), if fmt == Half16::F16 { 22 } else { 14 }, "{fmt:?}");
+        assert_eq!(
+            narrow.len(),
+            if fmt == Half16::F16 { 22 } else { 14 },
+            "{fmt:?}"
+        );
         for v in narrow {
             let m = mods(&v.text);
             let mut ev = Evaluator::new(&v.program);
@@ -362,7 +389,12 @@ fn packed_conversions_put_a_in_the_upper_half() {
 /// and `eval` takes it without asking which form.
 #[test]
 fn the_two_spellings_of_cvt_rn_f16_f32_are_one_variant() {
-    for text in ["cvt.rn.f16.f32", "cvt.rz.f16.f32", "cvt.rn.bf16.f32", "cvt.rz.bf16.f32"] {
+    for text in [
+        "cvt.rn.f16.f32",
+        "cvt.rz.f16.f32",
+        "cvt.rn.bf16.f32",
+        "cvt.rz.bf16.f32",
+    ] {
         let vs = spec().variants_named(text);
         assert_eq!(vs.len(), 1, "{text}");
         assert!(spec().lookup(text, None).is_ok(), "{text}");
@@ -371,11 +403,22 @@ fn the_two_spellings_of_cvt_rn_f16_f32_are_one_variant() {
     assert_eq!(v.requirement.ptx, Some((1, 0)));
     assert_eq!(v.requirement.sm, None);
     let v = spec().lookup("cvt.rn.relu.f16.f32", None).expect("loads");
-    assert_eq!((v.requirement.ptx, v.requirement.sm), (Some((7, 0)), Some(80)));
-    let v = spec().lookup("cvt.rn.satfinite.f16.f32", None).expect("loads");
-    assert_eq!((v.requirement.ptx, v.requirement.sm), (Some((8, 1)), Some(80)));
+    assert_eq!(
+        (v.requirement.ptx, v.requirement.sm),
+        (Some((7, 0)), Some(80))
+    );
+    let v = spec()
+        .lookup("cvt.rn.satfinite.f16.f32", None)
+        .expect("loads");
+    assert_eq!(
+        (v.requirement.ptx, v.requirement.sm),
+        (Some((8, 1)), Some(80))
+    );
     let v = spec().lookup("cvt.ftz.f32.bf16", None).expect("loads");
-    assert_eq!((v.requirement.ptx, v.requirement.sm), (Some((7, 8)), Some(90)));
+    assert_eq!(
+        (v.requirement.ptx, v.requirement.sm),
+        (Some((7, 8)), Some(90))
+    );
 }
 
 /// What the general line allows but the prose forbids is refused, with the manual's reason.
@@ -386,11 +429,17 @@ fn forbidden_combinations_are_refused_with_the_manual_reason() {
         ("cvt.ftz.bf16.f32", "Rounding modifier is mandatory"),
         ("cvt.rn.f32.f16", "Floating-point rounding is illegal"),
         ("cvt.rz.f32.bf16", "Floating-point rounding is illegal"),
-        ("cvt.rn.sat.bf16.f32", "Applies to .f16, .f32, and .f64 types"),
+        (
+            "cvt.rn.sat.bf16.f32",
+            "Applies to .f16, .f32, and .f64 types",
+        ),
         ("cvt.rn.f16.bf16", "between .f32 and the half formats"),
         ("cvt.f32.f32", "between .f32 and the half formats"),
     ] {
         let e = spec().lookup(text, None).expect_err(text).to_string();
-        assert!(e.contains("is not supported") && e.contains(why), "{text}: {e}");
+        assert!(
+            e.contains("is not supported") && e.contains(why),
+            "{text}: {e}"
+        );
     }
 }

@@ -3,7 +3,7 @@
 
 use super::{err, rounding, Binding, Env, Lowerer, OldDest, Ty, Val, MAX_INLINE_DEPTH};
 use crate::ast::{Expr, ExprKind};
-use crate::diag::{Diagnostic, Span};
+use crate::diag::{with_article, Diagnostic, Span};
 use crate::form::FieldKind;
 use crate::ir::{mask, ApproxFn, Bound, Class, Op, Outcome, ValueId};
 use crate::resolved::FormatInfo;
@@ -106,7 +106,9 @@ impl Lowerer<'_> {
         }
         let rm_of = |l: &Self, v: &Val, s: &Span| match v {
             Val::Mod(m) => rounding(m).ok_or_else(|| {
-                err(s, format!("`.{m}` is not a rounding mode")).with_hint("use .rn .rz .rm or .rp")
+                err(s, format!("`.{m}` is not a rounding mode")).with_hint(
+                    "use .rn .rz .rm .rp, or .rna (to nearest, ties away from zero: 9.7.9.21 cvt)",
+                )
             }),
             other => Err(l.type_err(s, "a rounding mode such as `.rn` or `rnd`", other)),
         };
@@ -410,7 +412,7 @@ impl Lowerer<'_> {
                         other => {
                             return Err(self.type_err(
                                 &a.span,
-                                &format!("a {}", self.ty_name(ty)),
+                                &with_article(&self.ty_name(ty)),
                                 &other,
                             ))
                         }

@@ -3,7 +3,7 @@
 
 use super::{err, Binding, Env, Lowerer, Ty, Val};
 use crate::ast::{BinOp, Expr, ExprKind, Index, UnOp};
-use crate::diag::{Diagnostic, Span};
+use crate::diag::{with_article, Diagnostic, Span};
 use crate::ir::{Cmp, Op, Outcome, ValueId};
 use semfuzz_fp::{Format, Round};
 
@@ -258,8 +258,8 @@ impl Lowerer<'_> {
                     return Err(err(
                         &i.span,
                         format!(
-                            "lane {l} of a {} value, which has {} lane(s)",
-                            self.ty_name(ty),
+                            "lane {l} of {} value, which has {} lane(s)",
+                            with_article(&self.ty_name(ty)),
                             ty.lanes()
                         ),
                     ));
@@ -287,7 +287,10 @@ impl Lowerer<'_> {
                 if lo < 0 || hi >= i64::from(ty.width()) {
                     return Err(err(
                         span,
-                        format!("bits [{hi}:{lo}] of a {}-bit value", ty.width()),
+                        format!(
+                            "bits [{hi}:{lo}] of {} value",
+                            with_article(&format!("{}-bit", ty.width()))
+                        ),
                     ));
                 }
                 let w = (hi - lo + 1) as u32;
@@ -365,6 +368,13 @@ impl Lowerer<'_> {
             (BinOp::Eq | BinOp::Ne, Val::Member(id, members), Val::Mod(m))
             | (BinOp::Eq | BinOp::Ne, Val::Mod(m), Val::Member(id, members)) => {
                 let Some(ix) = members.iter().position(|x| x == m) else {
+                    // A helper shared by instructions (HMUL2's `component`) may test members
+                    // some of their groups lack: the text can never write those, so the test
+                    // is false there, and each instruction keeps its own group. Directly in an
+                    // instruction's `sem`, such a test is a mistake.
+                    if self.depth > 0 {
+                        return Ok(Val::Bool(op == BinOp::Ne));
+                    }
                     let all: Vec<String> = members.iter().map(|x| format!(".{x}")).collect();
                     return Err(err(span, format!("`.{m}` is not a member of this group"))
                         .with_hint(format!("its members are {}", all.join(" "))));

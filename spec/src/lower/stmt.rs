@@ -3,7 +3,7 @@
 
 use super::{err, Binding, Env, Lowerer, Slice, Ty, Val, MAX_UNROLL};
 use crate::ast::{Block, Else, Expr, Index, Stmt};
-use crate::diag::{Diagnostic, Span};
+use crate::diag::{with_article, Diagnostic, Span};
 use crate::ir::{Op, ValueId};
 
 impl Lowerer<'_> {
@@ -306,7 +306,11 @@ impl Lowerer<'_> {
                     other => {
                         return Err(self.type_err(
                             span,
-                            &format!("a {} for `{}`", self.ty_name(ty.lane()), name.text),
+                            &format!(
+                                "{} for `{}`",
+                                with_article(&self.ty_name(ty.lane())),
+                                name.text
+                            ),
                             other,
                         ))
                     }
@@ -359,7 +363,10 @@ impl Lowerer<'_> {
             other => {
                 return Err(self.type_err(
                     span,
-                    &format!("a {width}-bit value for bits [{hi}:{lo}] of `{name}`"),
+                    &format!(
+                        "{} value for bits [{hi}:{lo}] of `{name}`",
+                        with_article(&format!("{width}-bit"))
+                    ),
                     other,
                 ))
             }
