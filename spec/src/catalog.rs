@@ -506,9 +506,11 @@ impl Spec {
                     None => self.rejection(&fam, form_ix, &choice).map_err(within)?,
                 };
                 if let Some(why) = why {
+                    // The manual's line: without the spec's restrictions (`; .dtype = {...}`).
+                    let manual = form.syntax.split(';').next().unwrap_or("").trim();
                     self.refused.entry(text).or_insert(Refusal {
                         why,
-                        syntax: form.syntax.clone(),
+                        syntax: manual.to_string(),
                     });
                     continue;
                 }
