@@ -530,6 +530,9 @@ impl Spec {
         form_ix: usize,
         choice: &Choice,
     ) -> Result<Option<String>, Diagnostic> {
+        if fam.rejects.is_empty() {
+            return Ok(None);
+        }
         let params = lower::Params::new(&self.resolved, fam, &fam.forms[form_ix], choice)?;
         for (why, cond) in &fam.rejects {
             if params.const_bool(&self.resolved, cond)? {
