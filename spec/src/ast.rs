@@ -112,6 +112,15 @@ pub enum InstrItem {
         /// When it applies.
         cond: Expr,
     },
+    /// `reject "why" if cond;`: the variants whose modifiers satisfy `cond` are not built
+    /// (combinations a syntax line allows but the manual's prose forbids); their text is
+    /// refused with `why`.
+    Reject {
+        /// Why, as the instruction-text error says it.
+        why: String,
+        /// Which variants (decided by the modifiers).
+        cond: Expr,
+    },
     /// `sem { ... }`
     Sem(Block),
 }

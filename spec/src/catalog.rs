@@ -1,11 +1,11 @@
-//! Loading specs: resolution of files into instruction families, expansion of every family
-//! into its variants, lowering each variant, and lookup of instruction text.
+//! Loading specs: files parsed and resolved ([`crate::resolved`]), checked, every family
+//! expanded into its variants and each variant lowered; lookup of instruction text.
 
-use crate::ast::{self, InstrItem, Item};
-use crate::diag::{Diagnostic, Diagnostics, SourceFile, Span};
-use crate::form::{self, Choice, GroupRef, Pattern};
+use crate::diag::{Diagnostic, Diagnostics, SourceFile};
+use crate::form::{self, Choice};
 use crate::ir::Program;
 use crate::lower;
+pub use crate::resolved::{Family, Form, FormatInfo, Group, Requirement, Resolved};
 use semfuzz_fp::Format;
 use std::collections::HashMap;
 use std::path::Path;
@@ -31,109 +31,11 @@ pub const EMBEDDED: &[(&str, &str)] = &[
         include_str!("../isa/ptx-9.7.7.1-half-set.sem"),
     ),
     ("sass-hmul2.sem", include_str!("../isa/sass-hmul2.sem")),
+    (
+        "ptx-9.7.9.21-cvt.sem",
+        include_str!("../isa/ptx-9.7.9.21-cvt.sem"),
+    ),
 ];
-
-/// A declared format.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum FormatInfo {
-    /// An IEEE binary format.
-    Scalar(Format),
-    /// `count` lanes of a format.
-    Packed(Format, u32),
-}
-
-/// A PTX ISA version and target requirement; `None` means "any".
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Requirement {
-    /// Minimum PTX ISA version (major, minor).
-    pub ptx: Option<(u32, u32)>,
-    /// Minimum `sm_XX` target.
-    pub sm: Option<u32>,
-}
-
-impl Requirement {
-    /// The stricter of two requirements, field by field.
-    pub fn max(self, other: Requirement) -> Requirement {
-        Requirement {
-            ptx: self.ptx.max(other.ptx),
-            sm: self.sm.max(other.sm),
-        }
-    }
-}
-
-impl std::fmt::Display for Requirement {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.ptx {
-            Some((a, b)) => write!(f, "PTX ISA {a}.{b}")?,
-            None => write!(f, "any PTX ISA")?,
-        }
-        match self.sm {
-            Some(sm) => write!(f, ", sm_{sm}"),
-            None => write!(f, ", any target"),
-        }
-    }
-}
-
-/// A modifier group of a family.
-#[derive(Clone, Debug)]
-pub struct Group {
-    /// Its name (`rnd`).
-    pub name: String,
-    /// Members without dots.
-    pub members: Vec<String>,
-    /// The member meant when not written.
-    pub default: Option<String>,
-    /// Whether the unwritten default may be fused by the optimizer.
-    pub fusable: bool,
-}
-
-/// One syntax line of a family.
-#[derive(Clone, Debug)]
-pub struct Form {
-    /// The syntax as written in the spec.
-    pub syntax: String,
-    /// Where.
-    pub span: Span,
-    /// The parsed pattern.
-    pub pattern: Pattern,
-    /// Its requirement.
-    pub requirement: Requirement,
-    /// Why semfuzz refuses it, if it does.
-    pub rejected: Option<String>,
-}
-
-/// An instruction family: one `instr` block.
-#[derive(Clone, Debug)]
-pub struct Family {
-    /// The opcodes, joined for display (`min, max`).
-    pub name: String,
-    /// The opcodes it specifies.
-    pub opcodes: Vec<String>,
-    /// Where it is declared.
-    pub span: Span,
-    /// Its forms.
-    pub forms: Vec<Form>,
-    /// Its modifier groups.
-    pub groups: Vec<Group>,
-    /// Explicit operand types, each with the condition under which it applies, in order.
-    pub operand_types: HashMap<String, Vec<(ast::Name, Option<ast::Expr>)>>,
-    /// Conditional requirements.
-    pub requires: Vec<(Requirement, ast::Expr)>,
-    /// The semantics.
-    pub sem: ast::Block,
-}
-
-impl Family {
-    fn group_refs(&self) -> Vec<GroupRef<'_>> {
-        self.groups
-            .iter()
-            .map(|g| GroupRef {
-                name: &g.name,
-                members: &g.members,
-            })
-            .collect()
-    }
-}
 
 /// An operand of a variant, with its type as the spec names it.
 #[derive(Clone, Debug, PartialEq)]
@@ -255,48 +157,22 @@ impl Variant {
 /// Everything loaded from a set of spec files.
 #[derive(Debug)]
 pub struct Spec {
-    /// Declared formats by name.
-    pub formats: HashMap<String, FormatInfo>,
-    /// Constants by name.
-    pub consts: HashMap<String, ast::Expr>,
-    /// Helper definitions by name.
-    pub defs: HashMap<String, ast::Def>,
-    /// Families by name, in load order.
-    pub families: Vec<Family>,
+    /// What the files declare: formats, constants, helpers, families.
+    pub resolved: Resolved,
     /// Every variant of every family.
     pub variants: Vec<Variant>,
     by_text: HashMap<String, Vec<usize>>,
-    rejected: HashMap<String, (usize, usize)>,
+    refused: HashMap<String, Refusal>,
 }
 
-/// Parses a PTX version literal `8.6`.
-fn parse_ptx(name: &ast::Name) -> Result<(u32, u32), Diagnostic> {
-    let bad = || {
-        Diagnostic::at(
-            &name.span,
-            format!("`{}` is not a PTX ISA version", name.text),
-        )
-        .with_hint("write e.g. `8.6`")
-    };
-    let (a, b) = name.text.split_once('.').ok_or_else(bad)?;
-    Ok((a.parse().map_err(|_| bad())?, b.parse().map_err(|_| bad())?))
-}
-
-fn parse_requirement(req: &ast::Requirement) -> Result<Requirement, Diagnostic> {
-    let ptx = req.ptx.as_ref().map(parse_ptx).transpose()?;
-    let sm = match &req.sm {
-        Some(n) => Some(
-            n.text
-                .strip_prefix("sm_")
-                .and_then(|s| s.parse().ok())
-                .ok_or_else(|| {
-                    Diagnostic::at(&n.span, format!("`{}` is not a target", n.text))
-                        .with_hint("targets are written `sm_20`, `sm_100`")
-                })?,
-        ),
-        None => None,
-    };
-    Ok(Requirement { ptx, sm })
+/// Instruction text a form spells but semfuzz does not build: a `rejected` form, or a
+/// combination of modifiers a `reject` item forbids.
+#[derive(Debug)]
+struct Refusal {
+    /// Why, as the spec says it.
+    why: String,
+    /// The form's syntax line.
+    syntax: String,
 }
 
 impl Spec {
@@ -357,70 +233,20 @@ impl Spec {
         if !errors.is_empty() {
             return Err(Diagnostics(errors));
         }
+        let (resolved, mut errors) = Resolved::resolve(&parsed);
         let mut spec = Spec {
-            formats: HashMap::new(),
-            consts: HashMap::new(),
-            defs: HashMap::new(),
-            families: Vec::new(),
+            resolved,
             variants: Vec::new(),
             by_text: HashMap::new(),
-            rejected: HashMap::new(),
+            refused: HashMap::new(),
         };
-        let mut seen: HashMap<String, Span> = HashMap::new();
-        let mut declare = |name: &ast::Name, errors: &mut Vec<Diagnostic>| -> bool {
-            if let Some(prev) = seen.get(&name.text) {
-                let (l, c) = prev.file.line_col(prev.start);
-                errors.push(
-                    Diagnostic::at(&name.span, format!("`{}` is declared twice", name.text))
-                        .with_note(format!("first declared at {}:{l}:{c}", prev.file.name)),
-                );
-                return false;
-            }
-            seen.insert(name.text.clone(), name.span.clone());
-            true
-        };
-        for file in &parsed {
-            for item in &file.items {
-                match item {
-                    Item::Format(f) => {
-                        if !declare(&f.name, &mut errors) {
-                            continue;
-                        }
-                        match spec.resolve_format(f) {
-                            Ok(info) => {
-                                spec.formats.insert(f.name.text.clone(), info);
-                            }
-                            Err(d) => errors.push(d),
-                        }
-                    }
-                    Item::Const(c) => {
-                        if declare(&c.name, &mut errors) {
-                            spec.consts.insert(c.name.text.clone(), c.value.clone());
-                        }
-                    }
-                    Item::Def(d) => {
-                        if declare(&d.name, &mut errors) {
-                            spec.defs.insert(d.name.text.clone(), d.clone());
-                        }
-                    }
-                    Item::Instr(i) => {
-                        if i.names.iter().all(|n| declare(n, &mut errors)) {
-                            match resolve_family(i) {
-                                Ok(f) => spec.families.push(f),
-                                Err(d) => errors.push(d),
-                            }
-                        }
-                    }
-                }
-            }
-        }
         if errors.is_empty() {
-            errors.extend(crate::check::check_spec(&spec));
+            errors.extend(crate::check::check_spec(&spec.resolved));
         }
         if !errors.is_empty() {
             return Err(Diagnostics(errors));
         }
-        for fi in 0..spec.families.len() {
+        for fi in 0..spec.resolved.families.len() {
             if let Err(d) = spec.expand_family(fi) {
                 errors.push(d);
             }
@@ -429,43 +255,6 @@ impl Spec {
             Ok(spec)
         } else {
             Err(Diagnostics(errors))
-        }
-    }
-
-    fn resolve_format(&self, f: &ast::FormatDecl) -> Result<FormatInfo, Diagnostic> {
-        match &f.kind {
-            ast::FormatKind::Ieee {
-                exp_bits,
-                precision,
-            } => {
-                let e = u32::try_from(*exp_bits).unwrap_or(u32::MAX);
-                let p = u32::try_from(*precision).unwrap_or(u32::MAX);
-                Format::try_ieee(e, p).map(FormatInfo::Scalar).map_err(|err| {
-                    Diagnostic::at(&f.name.span, format!("invalid format `{}`: {err}", f.name.text))
-                        .with_hint("ieee(E, P): exponent width E >= 2, precision P >= 2 with the hidden bit, 1+E+P-1 <= 64 bits")
-                })
-            }
-            ast::FormatKind::Packed { lane, count } => {
-                let Some(FormatInfo::Scalar(l)) = self.formats.get(&lane.text) else {
-                    return Err(Diagnostic::at(
-                        &lane.span,
-                        format!(
-                            "`{}` is not a scalar format declared before this",
-                            lane.text
-                        ),
-                    ));
-                };
-                if *count < 2 || u64::from(l.width()) * count > 64 {
-                    return Err(Diagnostic::at(
-                        &f.name.span,
-                        format!(
-                            "`{}` must have 2 or more lanes in at most 64 bits",
-                            f.name.text
-                        ),
-                    ));
-                }
-                Ok(FormatInfo::Packed(*l, *count as u32))
-            }
         }
     }
 
@@ -536,6 +325,7 @@ impl Spec {
     /// The form a variant was built from.
     pub fn form_of(&self, v: &Variant) -> &Form {
         let fam = self
+            .resolved
             .families
             .iter()
             .find(|f| f.opcodes.contains(&v.family))
@@ -545,7 +335,8 @@ impl Spec {
 
     /// The default member of group `group` of a variant's instruction, if it has one.
     pub fn group_default(&self, v: &Variant, group: &str) -> Option<String> {
-        self.families
+        self.resolved
+            .families
             .iter()
             .find(|f| f.opcodes.contains(&v.family))?
             .groups
@@ -557,23 +348,21 @@ impl Spec {
 
     /// Explains why `text` names no variant, suggesting the nearest one.
     fn diagnose_unknown(&self, text: &str) -> Diagnostic {
-        if let Some(&(fi, form)) = self.rejected.get(text) {
-            let f = &self.families[fi].forms[form];
-            return Diagnostic::plain(format!(
-                "`{text}` is not supported: {}",
-                f.rejected.as_deref().unwrap_or("")
-            ))
-            .with_note(format!("manual syntax: {}", f.syntax));
+        if let Some(r) = self.refused.get(text) {
+            return Diagnostic::plain(format!("`{text}` is not supported: {}", r.why))
+                .with_note(format!("manual syntax: {}", r.syntax));
         }
         let mut parts = text.split('.');
         let opcode = parts.next().unwrap_or("");
         let tokens: Vec<&str> = parts.collect();
         let Some(fam) = self
+            .resolved
             .families
             .iter()
             .find(|f| f.opcodes.iter().any(|o| o == opcode))
         else {
             let mut names: Vec<&str> = self
+                .resolved
                 .families
                 .iter()
                 .flat_map(|f| f.opcodes.iter().map(String::as_str))
@@ -605,22 +394,28 @@ impl Spec {
             v
         };
         if let Some(bad) = tokens.iter().find(|t| !vocab.iter().any(|v| v == *t)) {
-            return Diagnostic::plain(format!("`.{bad}` is not a modifier of `{opcode}`"))
-                .with_hint(format!(
-                    "`{opcode}` takes {}",
-                    vocab
-                        .iter()
-                        .map(|v| format!(".{v}"))
-                        .collect::<Vec<_>>()
-                        .join(" ")
-                ));
+            let dotted: Vec<String> = vocab.iter().map(|v| format!(".{v}")).collect();
+            let mut d = Diagnostic::plain(format!("`.{bad}` is not a modifier of `{opcode}`"));
+            if let Some(near) =
+                crate::pattern::did_you_mean(&format!(".{bad}"), dotted.iter().map(String::as_str))
+            {
+                d = d.with_hint(near);
+            }
+            return d.with_hint(format!(
+                "`{opcode}` takes {}",
+                vocab
+                    .iter()
+                    .map(|v| format!(".{v}"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            ));
         }
         let exists = |ts: &[&str]| {
             let t = std::iter::once(opcode)
                 .chain(ts.iter().copied())
                 .collect::<Vec<_>>()
                 .join(".");
-            (self.by_text.contains_key(&t) || self.rejected.contains_key(&t)).then_some(t)
+            (self.by_text.contains_key(&t) || self.refused.contains_key(&t)).then_some(t)
         };
         // A missing required group member: try inserting each group's members.
         for g in &fam.groups {
@@ -638,8 +433,20 @@ impl Spec {
                 }
             }
         }
+        // Two tokens that could fill each other's place mean different things in each order
+        // (`cvt.rn.f32.f16` is not `cvt.rn.f16.f32`): swapping them is no repair.
+        let interchangeable = |a: &str, b: &str| {
+            (self.format(a).is_some() && self.format(b).is_some())
+                || fam
+                    .groups
+                    .iter()
+                    .any(|g| g.members.iter().any(|m| m == a) && g.members.iter().any(|m| m == b))
+        };
         for i in 0..tokens.len() {
             for j in i + 1..tokens.len() {
+                if interchangeable(tokens[i], tokens[j]) {
+                    continue;
+                }
                 let mut t = tokens.clone();
                 t.swap(i, j);
                 if let Some(fixed) = exists(&t) {
@@ -688,25 +495,93 @@ impl Spec {
     }
 
     fn expand_family(&mut self, fi: usize) -> Result<(), Diagnostic> {
-        let fam = self.families[fi].clone();
+        let fam = self.resolved.families[fi].clone();
         for (form_ix, form) in fam.forms.iter().enumerate() {
             for choice in form::expand(&form.pattern, &fam.group_refs()) {
-                let text = std::iter::once(form.pattern.opcode.clone())
-                    .chain(choice.tokens.iter().cloned())
-                    .collect::<Vec<_>>()
-                    .join(".");
-                if form.rejected.is_some() {
-                    self.rejected.entry(text).or_insert((fi, form_ix));
+                let text = choice.text(&form.pattern.opcode);
+                let within =
+                    |d: Diagnostic| d.with_note(format!("while building variant `{text}`"));
+                let why = match &form.rejected {
+                    Some(why) => Some(why.clone()),
+                    None => self.rejection(&fam, form_ix, &choice).map_err(within)?,
+                };
+                if let Some(why) = why {
+                    // The manual's line: without the spec's restrictions (`; .dtype = {...}`).
+                    let manual = form.syntax.split(';').next().unwrap_or("").trim();
+                    self.refused.entry(text).or_insert(Refusal {
+                        why,
+                        syntax: manual.to_string(),
+                    });
                     continue;
                 }
                 let variant = self
                     .build_variant(&fam, form_ix, &choice, &text)
-                    .map_err(|d| d.with_note(format!("while building variant `{text}`")))?;
-                let id = self.variants.len();
-                self.by_text.entry(text).or_default().push(id);
-                self.variants.push(variant);
+                    .map_err(within)?;
+                self.add_variant(&fam, text, variant)?;
             }
         }
+        Ok(())
+    }
+
+    /// Why the family's `reject` items refuse a choice of a form, if one does.
+    fn rejection(
+        &self,
+        fam: &Family,
+        form_ix: usize,
+        choice: &Choice,
+    ) -> Result<Option<String>, Diagnostic> {
+        if fam.rejects.is_empty() {
+            return Ok(None);
+        }
+        let params = lower::Params::new(&self.resolved, fam, &fam.forms[form_ix], choice)?;
+        for (why, cond) in &fam.rejects {
+            if params.const_bool(&self.resolved, cond)? {
+                return Ok(Some(why.clone()));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Adds a built variant. Two forms may spell the same text: with operands that tell them
+    /// apart (`min` with two or three sources) both stay; with the same operands, `lookup`
+    /// could never choose, so they must mean the same (the same program), and are one variant,
+    /// valid wherever either form allows it (the lower requirement). Otherwise the spec is
+    /// wrong, and loading it fails naming both forms.
+    fn add_variant(
+        &mut self,
+        fam: &Family,
+        text: String,
+        variant: Variant,
+    ) -> Result<(), Diagnostic> {
+        let same_operands = |v: &Variant| v.sources == variant.sources && v.dests == variant.dests;
+        let twin = self.by_text.get(&text).and_then(|ids| {
+            ids.iter()
+                .copied()
+                .find(|&i| same_operands(&self.variants[i]))
+        });
+        if let Some(i) = twin {
+            let prev = &self.variants[i];
+            if prev.program != variant.program {
+                let first = &fam.forms[prev.form].span;
+                let (l, c) = first.file.line_col(first.start);
+                return Err(Diagnostic::at(
+                    &fam.forms[variant.form].span,
+                    format!(
+                        "this form and the one at {}:{l}:{c} both spell `{text}` with the same operands, but mean different things",
+                        first.file.name
+                    ),
+                )
+                .with_note(format!("the other form: {}:{l}:{c}: {}", first.file.name, prev.syntax))
+                .with_hint("instruction text must name one variant: give the forms distinct spellings (restrict a group with `; .g = { ... }`, or `reject` the combination in one form), or make them mean the same so they merge"));
+            }
+            if variant.requirement < prev.requirement {
+                self.variants[i] = variant;
+            }
+            return Ok(());
+        }
+        let id = self.variants.len();
+        self.by_text.entry(text).or_default().push(id);
+        self.variants.push(variant);
         Ok(())
     }
 
@@ -718,10 +593,10 @@ impl Spec {
         text: &str,
     ) -> Result<Variant, Diagnostic> {
         let form = &fam.forms[form_ix];
-        let params = lower::Params::new(self, fam, form, choice)?;
+        let params = lower::Params::new(&self.resolved, fam, form, choice)?;
         let mut requirement = form.requirement;
         for (req, cond) in &fam.requires {
-            if params.const_bool(self, cond)? {
+            if params.const_bool(&self.resolved, cond)? {
                 requirement = requirement.max(*req);
             }
         }
@@ -730,9 +605,9 @@ impl Spec {
             .iter()
             .zip(&choice.written)
             .any(|(g, w)| g.fusable && w.is_none());
-        let program = lower::lower(self, fam, &params)?;
+        let program = lower::lower(&self.resolved, fam, &params)?;
         let sig = |name: &String| -> Result<OperandSig, Diagnostic> {
-            let (ty, width) = params.operand_type(self, fam, name)?;
+            let (ty, width) = params.operand_type(&self.resolved, fam, name)?;
             let at = form.pattern.operands.iter().position(|o| o == name);
             let immediate =
                 at.is_some_and(|i| form.pattern.mods[i].kind == form::OperandKind::Immediate);
@@ -803,144 +678,11 @@ impl Spec {
 
     /// The format a name denotes, if it is one.
     pub fn format(&self, name: &str) -> Option<FormatInfo> {
-        self.formats.get(name).copied()
+        self.resolved.format(name)
     }
 
     /// The name of a scalar format (for messages).
     pub fn format_name(&self, f: Format) -> String {
-        let mut names: Vec<&String> = self
-            .formats
-            .iter()
-            .filter(|(_, i)| **i == FormatInfo::Scalar(f))
-            .map(|(n, _)| n)
-            .collect();
-        names.sort();
-        names.first().map_or_else(
-            || format!("ieee({}, {})", f.exp_bits(), f.precision()),
-            |n| n.to_string(),
-        )
+        self.resolved.format_name(f)
     }
-}
-
-/// Edit distance, for "did you mean".
-fn resolve_family(instr: &ast::Instr) -> Result<Family, Diagnostic> {
-    let opcodes: Vec<String> = instr.names.iter().map(|n| n.text.clone()).collect();
-    let first = &instr.names[0];
-    let mut groups: Vec<Group> = Vec::new();
-    let mut sem = None;
-    let mut operand_types = HashMap::new();
-    let mut requires = Vec::new();
-    for item in &instr.items {
-        match item {
-            InstrItem::Group(g) => {
-                if groups.iter().any(|x| x.name == g.name.text) {
-                    return Err(Diagnostic::at(
-                        &g.name.span,
-                        format!("group `{}` is declared twice", g.name.text),
-                    ));
-                }
-                let members: Vec<String> = g.members.iter().map(|m| m.text.clone()).collect();
-                if let Some(d) = &g.default {
-                    if !members.contains(&d.text) {
-                        return Err(Diagnostic::at(
-                            &d.span,
-                            format!(
-                                "default `.{}` is not a member of group `{}`",
-                                d.text, g.name.text
-                            ),
-                        ));
-                    }
-                }
-                if g.fusable && g.default.is_none() {
-                    return Err(Diagnostic::at(&g.name.span, "`fusable` needs a `default`")
-                        .with_hint("write `default .rn fusable`"));
-                }
-                groups.push(Group {
-                    name: g.name.text.clone(),
-                    members,
-                    default: g.default.as_ref().map(|d| d.text.clone()),
-                    fusable: g.fusable,
-                });
-            }
-            InstrItem::Sem(b) => {
-                if sem.is_some() {
-                    return Err(Diagnostic::at(
-                        &first.span,
-                        format!("`{}` has two `sem` blocks", opcodes.join(", ")),
-                    ));
-                }
-                sem = Some(b.clone());
-            }
-            InstrItem::Operand { name, ty, cond } => {
-                operand_types
-                    .entry(name.text.clone())
-                    .or_insert_with(Vec::new)
-                    .push((ty.clone(), cond.clone()));
-            }
-            InstrItem::Require { req, cond } => {
-                requires.push((parse_requirement(req)?, cond.clone()))
-            }
-            InstrItem::Form(_) => {}
-        }
-    }
-    let refs: Vec<GroupRef<'_>> = groups
-        .iter()
-        .map(|g| GroupRef {
-            name: &g.name,
-            members: &g.members,
-        })
-        .collect();
-    let mut forms = Vec::new();
-    for item in &instr.items {
-        if let InstrItem::Form(f) = item {
-            let pattern = form::parse_pattern(&f.syntax, &f.span, &refs)?;
-            if !opcodes.contains(&pattern.opcode) {
-                return Err(Diagnostic::at(
-                    &f.span,
-                    format!(
-                        "form of `{}` inside `instr {}`",
-                        pattern.opcode,
-                        opcodes.join(", ")
-                    ),
-                )
-                .with_hint("list every opcode the block specifies: `instr min, max { ... }`"));
-            }
-            let requirement = f
-                .req
-                .as_ref()
-                .map(parse_requirement)
-                .transpose()?
-                .unwrap_or_default();
-            forms.push(Form {
-                syntax: f.syntax.clone(),
-                span: f.span.clone(),
-                pattern,
-                requirement,
-                rejected: f.rejected.clone(),
-            });
-        }
-    }
-    if forms.is_empty() {
-        return Err(Diagnostic::at(
-            &first.span,
-            format!("`{}` has no `form`", opcodes.join(", ")),
-        )
-        .with_hint("copy the manual's syntax line: form \"add{.rnd}.f32 d, a, b\";"));
-    }
-    let sem = sem.ok_or_else(|| {
-        Diagnostic::at(
-            &first.span,
-            format!("`{}` has no `sem` block", opcodes.join(", ")),
-        )
-    })?;
-    Ok(Family {
-        name: opcodes.join(", "),
-        opcodes,
-        span: first.span.clone(),
-        forms,
-        groups,
-        operand_types,
-        requires,
-        sem,
-    })
 }

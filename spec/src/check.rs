@@ -5,8 +5,9 @@
 //! when each variant is lowered ([`crate::lower`]).
 
 use crate::ast::{Block, Else, Expr, ExprKind, Index, Stmt};
-use crate::catalog::{Family, Spec};
 use crate::diag::Diagnostic;
+use crate::pattern::did_you_mean;
+use crate::resolved::{Family, Resolved};
 
 /// Built-in functions and their argument counts (`None`: any number).
 pub const BUILTINS: &[(&str, Option<usize>)] = &[
@@ -52,14 +53,14 @@ pub const BUILTINS: &[(&str, Option<usize>)] = &[
 const ROUNDING: &[&str] = &["rn", "rz", "rm", "rp", "rna"];
 
 struct Scope<'a> {
-    spec: &'a Spec,
+    spec: &'a Resolved,
     family: Option<&'a Family>,
     names: Vec<String>,
     errors: Vec<Diagnostic>,
 }
 
 /// Checks every def and instruction; returns all problems found.
-pub fn check_spec(spec: &Spec) -> Vec<Diagnostic> {
+pub fn check_spec(spec: &Resolved) -> Vec<Diagnostic> {
     let mut errors = Vec::new();
     let mut defs: Vec<_> = spec.defs.values().collect();
     defs.sort_by_key(|d| (d.name.span.file.name.clone(), d.name.span.start));
@@ -96,7 +97,12 @@ pub fn check_spec(spec: &Spec) -> Vec<Diagnostic> {
             names,
             errors: Vec::new(),
         };
-        for (_, cond) in &fam.requires {
+        for cond in fam
+            .requires
+            .iter()
+            .map(|(_, c)| c)
+            .chain(fam.rejects.iter().map(|(_, c)| c))
+        {
             s.expr(cond);
         }
         for cond in fam
@@ -210,20 +216,68 @@ impl Scope<'_> {
             })
     }
 
+    /// The families whose groups and opcodes a modifier in this scope may name: its own in
+    /// an instruction (a member of another file's group means nothing there), any in a `def`,
+    /// which every instruction may call.
+    fn families(&self) -> Vec<&Family> {
+        match self.family {
+            Some(f) => vec![f],
+            None => self.spec.families.iter().collect(),
+        }
+    }
+
+    /// Every modifier a `sem` in this scope may compare: rounding modes, approximated
+    /// functions, formats, and the opcodes and group members of [`Scope::families`].
+    fn modifiers(&self) -> Vec<&str> {
+        let mut all: Vec<&str> = ROUNDING.to_vec();
+        all.extend(crate::ir::ApproxFn::ALL.iter().map(|f| f.name()));
+        all.extend(self.spec.formats.keys().map(String::as_str));
+        for f in self.families() {
+            all.extend(f.opcodes.iter().map(String::as_str));
+            all.extend(
+                f.groups
+                    .iter()
+                    .flat_map(|g| g.members.iter().map(String::as_str)),
+            );
+        }
+        all
+    }
+
     fn known_modifier(&self, m: &str) -> bool {
-        ROUNDING.contains(&m)
-            || crate::ir::ApproxFn::from_name(m).is_some()
-            || self.spec.formats.contains_key(m)
-            || self
-                .spec
-                .families
-                .iter()
-                .any(|f| f.opcodes.iter().any(|o| o == m))
-            || self
-                .spec
-                .families
-                .iter()
-                .any(|f| f.groups.iter().any(|g| g.members.iter().any(|x| x == m)))
+        self.modifiers().contains(&m)
+    }
+
+    /// The names a `sem` or `def` of this scope may read, for "did you mean".
+    fn names_in_scope(&self) -> Vec<&str> {
+        let mut all: Vec<&str> = self.names.iter().map(String::as_str).collect();
+        all.extend(self.spec.consts.keys().map(String::as_str));
+        if let Some(f) = self.family {
+            all.extend(["type", "opcode"]);
+            all.extend(f.groups.iter().map(|g| g.name.as_str()));
+            for form in &f.forms {
+                for e in &form.pattern.elems {
+                    match e {
+                        crate::form::Elem::Flags(fs) => all.extend(fs.iter().map(String::as_str)),
+                        crate::form::Elem::Lit(l) if !self.spec.formats.contains_key(l) => {
+                            all.push(l)
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+        all
+    }
+
+    /// The functions this scope may call, for "did you mean".
+    fn functions(&self) -> Vec<&str> {
+        let mut all: Vec<&str> = BUILTINS.iter().map(|(n, _)| *n).collect();
+        all.extend(self.spec.defs.keys().map(String::as_str));
+        all.extend(self.spec.formats.keys().map(String::as_str));
+        if let Some(f) = self.family {
+            all.extend(f.groups.iter().map(|g| g.name.as_str()));
+        }
+        all
     }
 
     fn expr(&mut self, e: &Expr) {
@@ -231,10 +285,25 @@ impl Scope<'_> {
             ExprKind::Int(_) | ExprKind::Real(_) | ExprKind::Bool(_) => {}
             ExprKind::Mod(m) => {
                 if !self.known_modifier(m) {
-                    self.errors.push(
-                        Diagnostic::at(&e.span, format!("`.{m}` is not a rounding mode, a format, an approximated function, or a member of any group"))
-                            .with_hint("modifiers compared in `sem` must be declared in a `group` or be a format"),
-                    );
+                    let (what, hint) = match self.family {
+                        Some(f) => (
+                            format!("a member of a group of `{}`", f.name),
+                            "modifiers compared in `sem` must be declared in a `group` of the instruction or be a format (another instruction's groups mean nothing here)",
+                        ),
+                        None => (
+                            "a member of any group".to_string(),
+                            "modifiers compared in `sem` must be declared in a `group` or be a format",
+                        ),
+                    };
+                    let dotted: Vec<String> =
+                        self.modifiers().iter().map(|x| format!(".{x}")).collect();
+                    let mut d = Diagnostic::at(&e.span, format!("`.{m}` is not a rounding mode, a format, an approximated function, or {what}"));
+                    if let Some(near) =
+                        did_you_mean(&format!(".{m}"), dotted.iter().map(String::as_str))
+                    {
+                        d = d.with_hint(near);
+                    }
+                    self.errors.push(d.with_hint(hint));
                 }
             }
             ExprKind::Name(n) => {
@@ -244,9 +313,11 @@ impl Scope<'_> {
                     } else {
                         "names are operands, lets, loop variables, flags, groups, `type` and constants"
                     };
-                    self.errors.push(
-                        Diagnostic::at(&e.span, format!("unknown name `{n}`")).with_hint(hint),
-                    );
+                    let mut d = Diagnostic::at(&e.span, format!("unknown name `{n}`"));
+                    if let Some(near) = did_you_mean(n, self.names_in_scope()) {
+                        d = d.with_hint(near);
+                    }
+                    self.errors.push(d.with_hint(hint));
                 }
             }
             ExprKind::Call { func, args } => {
@@ -267,13 +338,22 @@ impl Scope<'_> {
                         .map(|(_, a)| *a)
                 };
                 match expected {
-                    None => self.errors.push(
-                        Diagnostic::at(&func.span, format!("unknown function `{}`", func.text))
-                            .with_hint("built-ins are listed in docs/spec-language.md; helpers are declared with `def`"),
-                    ),
+                    None => {
+                        let mut d =
+                            Diagnostic::at(&func.span, format!("unknown function `{}`", func.text));
+                        if let Some(near) = did_you_mean(&func.text, self.functions()) {
+                            d = d.with_hint(near);
+                        }
+                        self.errors.push(d.with_hint("built-ins are listed in docs/spec-language.md; helpers are declared with `def`"));
+                    }
                     Some(Some(n)) if n != args.len() => self.errors.push(Diagnostic::at(
                         &e.span,
-                        format!("`{}` takes {n} argument{}, found {}", func.text, if n == 1 { "" } else { "s" }, args.len()),
+                        format!(
+                            "`{}` takes {n} argument{}, found {}",
+                            func.text,
+                            if n == 1 { "" } else { "s" },
+                            args.len()
+                        ),
                     )),
                     _ => {}
                 }

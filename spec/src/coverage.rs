@@ -10,7 +10,8 @@ use crate::catalog::Spec;
 
 /// The ISA excerpt the specs were written against, compiled into the binary (file name,
 /// markdown), so coverage can be listed without `../shared` beside the checkout. A copy of
-/// `../shared/isa-docs`; `spec/tests/coverage.rs` fails when the two differ.
+/// `../shared/isa-docs` (`spec/tests/coverage.rs` fails when the two differ), plus the
+/// sections semfuzz added, named in [`ADDED`].
 pub const EXCERPT: &[(&str, &str)] = &[
     (
         "ptx-9.7.3-floating-point.md",
@@ -29,7 +30,15 @@ pub const EXCERPT: &[(&str, &str)] = &[
         include_str!("../isa-docs/ptx-9.7.7.1-half-set.md"),
     ),
     ("sass-hmul2.md", include_str!("../isa-docs/sass-hmul2.md")),
+    (
+        "ptx-9.7.9.21-cvt.md",
+        include_str!("../isa-docs/ptx-9.7.9.21-cvt.md"),
+    ),
 ];
+
+/// The files of [`EXCERPT`] that are not in `../shared/isa-docs`: manual sections semfuzz's
+/// specs rely on beyond the shared excerpt, each quoting its source in its opening lines.
+pub const ADDED: &[&str] = &["ptx-9.7.9.21-cvt.md"];
 
 /// The syntax lines of excerpt files given as (file name, markdown), in file-name order.
 pub fn excerpt_lines<N: AsRef<str>, T: AsRef<str>>(files: &[(N, T)]) -> Vec<SyntaxLine> {
@@ -205,8 +214,8 @@ pub fn cover(spec: &Spec, lines: &[SyntaxLine]) -> Vec<Status> {
         .iter()
         .map(|l| {
             let key = normalize(&l.text);
-            for fam in &spec.families {
-                for (fi, form) in fam.forms.iter().enumerate() {
+            for fam in &spec.resolved.families {
+                for form in &fam.forms {
                     let syntax = form.syntax.split(';').next().unwrap_or("");
                     if normalize(syntax) != key && form_key(fam, form) != key {
                         continue;
@@ -214,15 +223,11 @@ pub fn cover(spec: &Spec, lines: &[SyntaxLine]) -> Vec<Status> {
                     if let Some(why) = &form.rejected {
                         return Status::Refused(why.clone());
                     }
-                    let variants = spec
-                        .variants
+                    // By text: a variant two forms spell alike is built once, from one of them.
+                    let variants = crate::form::expand(&form.pattern, &fam.group_refs())
                         .iter()
-                        .filter(|v| {
-                            v.form == fi
-                                && fam.opcodes.contains(&v.family)
-                                && v.syntax == form.syntax
-                        })
-                        .map(|v| v.text.clone())
+                        .map(|c| c.text(&form.pattern.opcode))
+                        .filter(|t| !spec.variants_named(t).is_empty())
                         .collect();
                     return Status::Covered(variants);
                 }

@@ -50,6 +50,24 @@ impl SourceFile {
     }
 }
 
+/// `noun` with its indefinite article as it is read aloud: "an f16", "a bf16", "an 8-bit
+/// value", "a b32", "an integer". Type names are read letter by letter (`f16`: "ef sixteen"),
+/// numbers as numbers.
+pub fn with_article(noun: &str) -> String {
+    let mut chars = noun.chars();
+    let first = chars.next().unwrap_or(' ').to_ascii_lowercase();
+    let spelled = chars.next().is_none_or(|c| c.is_ascii_digit());
+    let an = if first.is_ascii_digit() {
+        let number: String = noun.chars().take_while(char::is_ascii_digit).collect();
+        number.starts_with('8') || number == "11" || number == "18"
+    } else if spelled {
+        "aefhilmnorsx".contains(first)
+    } else {
+        "aeiou".contains(first)
+    };
+    format!("{} {noun}", if an { "an" } else { "a" })
+}
+
 /// A byte range in one source file.
 #[derive(Clone, Debug)]
 pub struct Span {
@@ -126,9 +144,13 @@ impl Diagnostic {
         }
     }
 
-    /// Adds the hint line.
+    /// Adds a hint line (after any given before: "did you mean", then what the rule is).
     pub fn with_hint(mut self, hint: impl Into<String>) -> Diagnostic {
-        self.hint = Some(hint.into());
+        let hint = hint.into();
+        self.hint = Some(match self.hint.take() {
+            Some(before) => format!("{before}\n{hint}"),
+            None => hint,
+        });
         self
     }
 

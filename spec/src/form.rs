@@ -258,7 +258,19 @@ pub fn parse_pattern(
             let mut j = i + 1;
             while j < close {
                 if !head[j..].starts_with('.') {
-                    return Err(err(j, j + 1, "expected `.modifier` inside `{}`".into()));
+                    let d = err(j, j + 1, "expected `.modifier` inside `{}`".into());
+                    if !head[j..].starts_with('|') {
+                        return Err(d);
+                    }
+                    // `{.FTZ|.FMZ}`: the manual writes alternatives as a group.
+                    let alternatives: Vec<&str> = head[i + 1..close]
+                        .split('|')
+                        .map(|a| a.trim_start_matches('.'))
+                        .collect();
+                    return Err(d.with_hint(format!(
+                        "alternatives are a named group: declare `group g = {{ .{} }};` and write `{{.g}}` in the form (the manual's `{{.fmz}}` with `.fmz: {{ .FTZ, .FMZ }}`)",
+                        alternatives.join(", .")
+                    )));
                 }
                 let (name, end) = name_at(j + 1);
                 if name.is_empty() {
@@ -389,12 +401,15 @@ fn restrict(
             .with_hint(hint));
         };
         let Some(gi) = groups.iter().position(|g| g.name == gname) else {
-            return Err(err(
+            let mut d = err(
                 s,
                 s + name.len(),
                 format!("`{name}` is not a group of this instruction"),
-            )
-            .with_hint(hint));
+            );
+            if let Some(near) = crate::pattern::did_you_mean(gname, groups.iter().map(|g| g.name)) {
+                d = d.with_hint(near);
+            }
+            return Err(d.with_hint(hint));
         };
         let set = set.trim();
         let inner = set
@@ -413,10 +428,13 @@ fn restrict(
             let m = m.strip_prefix('.').unwrap_or(m);
             if !groups[gi].members.iter().any(|x| x == m) {
                 let all: Vec<String> = groups[gi].members.iter().map(|x| format!(".{x}")).collect();
-                return Err(
-                    err(s, e, format!("`.{m}` is not a member of group `{gname}`"))
-                        .with_hint(format!("its members are {}", all.join(" "))),
-                );
+                let mut d = err(s, e, format!("`.{m}` is not a member of group `{gname}`"));
+                if let Some(near) =
+                    crate::pattern::did_you_mean(&format!(".{m}"), all.iter().map(String::as_str))
+                {
+                    d = d.with_hint(near);
+                }
+                return Err(d.with_hint(format!("its members are {}", all.join(" "))));
             }
             members.push(m.to_string());
         }
@@ -445,6 +463,16 @@ pub struct Choice {
     pub flags: Vec<String>,
     /// Per group of the instruction: the member written, if any.
     pub written: Vec<Option<String>>,
+}
+
+impl Choice {
+    /// The instruction text of this choice: `add.rn.ftz.f32`.
+    pub fn text(&self, opcode: &str) -> String {
+        std::iter::once(opcode)
+            .chain(self.tokens.iter().map(String::as_str))
+            .collect::<Vec<_>>()
+            .join(".")
+    }
 }
 
 /// Every modifier sequence a pattern allows.

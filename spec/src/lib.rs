@@ -20,6 +20,7 @@ pub mod outcome;
 pub mod parser;
 pub mod pattern;
 pub mod printer;
+pub mod resolved;
 pub mod samples;
 pub mod sass;
 pub mod sass_print;

@@ -298,10 +298,16 @@ impl Parser {
             let cond = self.expr()?;
             self.expect_punct(";")?;
             Ok(InstrItem::Require { req, cond })
+        } else if self.eat_keyword("reject") {
+            let why = self.string("the reason as a string")?.0;
+            self.expect_keyword("if")?;
+            let cond = self.expr()?;
+            self.expect_punct(";")?;
+            Ok(InstrItem::Reject { why, cond })
         } else if self.eat_keyword("sem") {
             Ok(InstrItem::Sem(self.block()?))
         } else {
-            Err(self.error("`form`, `group`, `operand`, `require` or `sem`"))
+            Err(self.error("`form`, `group`, `operand`, `require`, `reject` or `sem`"))
         }
     }
 

@@ -195,6 +195,31 @@ fn listing(names: &[&str]) -> String {
     }
 }
 
+/// "did you mean `x`?" for the `candidates` nearest to `word` (case ignored), when one is
+/// within a third of its length (at least one edit); `None` when nothing is that near. For
+/// every misspelt name a message reports: functions, modifiers, groups.
+pub fn did_you_mean<'c>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'c str>,
+) -> Option<String> {
+    let limit = (word.chars().count() / 3).max(1);
+    let word = word.to_lowercase();
+    let mut best = usize::MAX;
+    let mut near: Vec<&str> = Vec::new();
+    for c in candidates {
+        let d = edit_distance(&word, &c.to_lowercase(), false);
+        if d > limit || d > best || near.contains(&c) {
+            continue;
+        }
+        if d < best {
+            best = d;
+            near.clear();
+        }
+        near.push(c);
+    }
+    (!near.is_empty()).then(|| format!("did you mean {}?", listing(&near)))
+}
+
 /// Levenshtein distance between `pattern` and `text`; with `within`, between `pattern` and the
 /// part of `text` it is nearest to (Sellers' approximate substring matching: skipping text
 /// before and after is free).

@@ -115,6 +115,9 @@ fn print_instr_item(out: &mut String, item: &InstrItem) {
                 print_expr(cond)
             );
         }
+        InstrItem::Reject { why, cond } => {
+            let _ = writeln!(out, "  reject \"{why}\" if {};", print_expr(cond));
+        }
         InstrItem::Sem(b) => {
             out.push_str("  sem ");
             print_block(out, b, 1);
@@ -238,11 +241,13 @@ fn print_prec(e: &Expr, ctx: u8) -> String {
         }
         ExprKind::Binary { op, lhs, rhs } => {
             let p = op.precedence();
-            // Left-associative: the right operand must bind strictly tighter.
+            // Left-associative: the right operand must bind strictly tighter; comparisons do
+            // not chain, so a comparison operand of one is parenthesised on either side.
+            let left = if op.is_comparison() { p + 1 } else { p };
             (
                 format!(
                     "{} {} {}",
-                    print_prec(lhs, p),
+                    print_prec(lhs, left),
                     op.symbol(),
                     print_prec(rhs, p + 1)
                 ),

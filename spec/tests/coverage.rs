@@ -3,7 +3,7 @@
 //! the test.
 
 mod common;
-use semfuzz_spec::coverage::{cover, excerpt_lines, Status, SyntaxLine, EXCERPT};
+use semfuzz_spec::coverage::{cover, excerpt_lines, Status, SyntaxLine, ADDED, EXCERPT};
 
 fn excerpt() -> Vec<SyntaxLine> {
     excerpt_lines(EXCERPT)
@@ -11,7 +11,8 @@ fn excerpt() -> Vec<SyntaxLine> {
 
 /// The built-in copy of the excerpt (`spec/isa-docs`) is `../shared/isa-docs`, file for file,
 /// wherever the shared directory sits beside the repository (a clone elsewhere has only the
-/// copy, which is then the excerpt the specs are held to).
+/// copy, which is then the excerpt the specs are held to), besides the files declared
+/// `ADDED`, which the shared excerpt lacks.
 #[test]
 fn the_built_in_excerpt_is_the_shared_one() {
     let shared = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/isa-docs");
@@ -28,14 +29,18 @@ fn the_built_in_excerpt_is_the_shared_one() {
         .filter(|n| n.ends_with(".md"))
         .collect();
     names.sort();
-    let built_in: Vec<&str> = EXCERPT.iter().map(|(n, _)| *n).collect();
+    let built_in: Vec<&str> = EXCERPT
+        .iter()
+        .map(|(n, _)| *n)
+        .filter(|n| !ADDED.contains(n))
+        .collect();
     assert_eq!(
         names,
         built_in,
         "copy {} into spec/isa-docs and list it in coverage::EXCERPT",
         shared.display()
     );
-    for (name, text) in EXCERPT {
+    for (name, text) in EXCERPT.iter().filter(|(n, _)| !ADDED.contains(n)) {
         let original = std::fs::read_to_string(shared.join(name)).expect("readable");
         assert!(
             original == *text,
@@ -43,6 +48,37 @@ fn the_built_in_excerpt_is_the_shared_one() {
             shared.display()
         );
     }
+}
+
+/// A section semfuzz added to the excerpt says so, and where its text comes from, before any
+/// of it, is in `spec/isa-docs`, and is not a file of the shared excerpt it would shadow.
+#[test]
+fn added_sections_are_declared_and_sourced() {
+    assert!(!ADDED.is_empty());
+    for name in ADDED {
+        let (_, text) = EXCERPT
+            .iter()
+            .find(|(n, _)| n == name)
+            .unwrap_or_else(|| panic!("{name} is declared ADDED but is not in EXCERPT"));
+        let head: String = text.lines().take(12).collect::<Vec<_>>().join("\n");
+        assert!(
+            head.contains("not part of `shared/isa-docs`") && head.contains("Source:"),
+            "{name} must open with its source and say it is not part of the shared excerpt"
+        );
+        let shared = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../shared/isa-docs")
+            .join(name);
+        assert!(
+            !shared.exists(),
+            "{name} is in the shared excerpt now: drop it from ADDED"
+        );
+    }
+    let cvt = excerpt_lines(&EXCERPT[EXCERPT.len() - 1..]);
+    assert!(
+        cvt.iter()
+            .any(|l| l.text.starts_with("cvt.frnd2{.relu}{.satfinite}.f16x2.f32")),
+        "the added cvt section's syntax lines are part of the excerpt's coverage"
+    );
 }
 
 #[test]

@@ -84,7 +84,7 @@ fn parser_errors() {
     assert_diag(
         "instr foo {\n  frob;\n}",
         "test.sem:2:3",
-        "expected `form`, `group`, `operand`, `require` or `sem`",
+        "expected `form`, `group`, `operand`, `require`, `reject` or `sem`",
     );
 }
 
@@ -206,7 +206,7 @@ fn lowering_errors() {
     assert_diag(
         &with_sem("    d = bits(a);"),
         "test.sem:4:9",
-        "expected a f32 for `d`, found a value of type b32",
+        "expected an f32 for `d`, found a value of type b32",
     );
     assert_diag(
         &with_sem("    let n = any_nan(a);\n    d = fabs(n);"),
@@ -226,7 +226,7 @@ fn lowering_errors() {
     assert_diag(
         &with_sem("    d = a[1];"),
         "test.sem:4:11",
-        "lane 1 of a f32 value",
+        "lane 1 of an f32 value",
     );
     assert_diag(
         &with_sem("    d = is_nan(a) ? 0.1 : a;"),

@@ -37,6 +37,7 @@ instr p, q {
   group rnd = { .rn, .rz } default .rn fusable;
   operand d: pred;
   require since ptx 7.0 sm_80 if x && (rnd == .rz || !y);
+  reject "no .rz with .x" if (rnd == .rz) == x;
   sem {
     d[0] = (a + b) * c - (d - e) - f(1.5, 2) << 3 >> 1 & 4 | 5 ^ 6 % 7 / 8 != (9 == true);
     d = a <= b || a >= b && a > b;
@@ -53,6 +54,7 @@ instr p, q {
         "[3:0][1]",
         "hx4 = h x 4",
         "-x : ~y",
+        "reject \"no .rz with .x\" if (rnd == .rz) == x;",
     ] {
         assert!(once.contains(needle), "`{needle}` missing from:\n{once}");
     }

@@ -177,6 +177,17 @@ enum SignOp {
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 enum Compute {
     Sign(SignOp),
+    /// `cvt` between binary32 and a 16-bit format (`Plan::ty` is the destination):
+    /// `vcvtph2ps` or a shift to widen, `vcvtps2ph` (rounding from MXCSR) or
+    /// `vcvtneps2bf16` to narrow, with `.sat`/`.relu` on the binary32 value between.
+    Convert {
+        /// The source format.
+        from: Ty,
+        /// `.sat`: `maxps` with +0.0 then `minps` with 1.0.
+        sat: bool,
+        /// `.relu`: `maxps` with +0.0 before narrowing.
+        relu: bool,
+    },
     Float {
         op: Arith,
         /// `.sat`: `maxss` with +0.0 then `minss` with 1.0 after the operation.
@@ -200,15 +211,63 @@ struct Plan {
     csr: u32,
 }
 
+/// Maps a `cvt` variant (`cvt.rn.relu.f16.f32`: modifiers, then the destination
+/// and source types) to the host's conversions.
+fn plan_cvt(words: &Words, bf16: bool) -> Result<Plan, String> {
+    let [modifiers @ .., to, from] = words.modifiers.as_slice() else {
+        return Err("a conversion names two types".to_string());
+    };
+    let (to, from) = match (Ty::parse(to), Ty::parse(from)) {
+        (Some(t), Some(f)) => (t, f),
+        _ => return Err(format!("no host format for `.{to}.{from}`")),
+    };
+    let (mut round, mut ftz, mut sat, mut relu) = (Round::NearestEven, false, false, false);
+    for &m in modifiers {
+        match m {
+            "rn" => round = Round::NearestEven,
+            "rz" => round = Round::TowardZero,
+            "rm" => round = Round::Down,
+            "rp" => round = Round::Up,
+            "ftz" => ftz = true,
+            "sat" => sat = true,
+            "relu" => relu = true,
+            other => return Err(format!("no x86 counterpart of `.{other}`")),
+        }
+    }
+    if to.half() == Some(Half::Bf16) {
+        if !bf16 {
+            return Err(
+                "this CPU lacks AVX512-BF16 (vcvtneps2bf16), which narrows bf16 results".into(),
+            );
+        }
+        if round != Round::NearestEven {
+            return Err("vcvtneps2bf16 rounds to nearest even only".to_string());
+        }
+    }
+    let csr = mxcsr(Mode {
+        round,
+        ftz,
+        daz: ftz,
+    })
+    .ok_or("a rounding mode SSE lacks")?;
+    Ok(Plan {
+        ty: to,
+        compute: Compute::Convert { from, sat, relu },
+        csr,
+    })
+}
+
 /// Maps `variant` to the host's instructions, or says why the host has none.
 fn plan(variant: &Variant, bf16: bool) -> Result<Plan, String> {
     let words = Words::of(variant);
+    if words.opcode == "cvt" && variant.sources.iter().all(|s| s.role == OperandRole::Value) {
+        return plan_cvt(&words, bf16);
+    }
     let why_not = match words.opcode {
         "set" | "setp" | "testp" => Some("comparisons and class tests are not mapped to the host"),
         "sin" | "cos" | "lg2" | "ex2" | "tanh" | "rsqrt" => {
             Some("SSE/AVX has no instruction for this approximated function")
         }
-        "cvt" => Some("conversions are not mapped to the host"),
         op if op.chars().any(|c| c.is_ascii_uppercase()) => {
             Some("a SASS instruction: the host maps PTX only")
         }
@@ -353,6 +412,12 @@ impl Backend for Host {
                     *o = Verdict::Bits(bits & dest_mask);
                 }
             }
+            Compute::Convert { from, sat, relu } => {
+                self.convert(plan, from, sat, relu, inputs, stride)?;
+                for (r, o) in self.results.iter().zip(out.iter_mut()) {
+                    *o = Verdict::Bits(r & dest_mask);
+                }
+            }
             Compute::Float {
                 op,
                 sat,
@@ -387,6 +452,51 @@ impl Backend for Host {
 }
 
 impl Host {
+    /// Runs a conversion of `plan` from `from` on the batch into `self.results`:
+    /// each source as binary32 lanes (the two sources of `.f16x2`/`.bf16x2`,
+    /// `a` in the upper lane), `.sat`/`.relu`, then narrowed to the destination.
+    fn convert(
+        &mut self,
+        plan: Plan,
+        from: Ty,
+        sat: bool,
+        relu: bool,
+        inputs: &[u64],
+        stride: usize,
+    ) -> Result<(), BackendError> {
+        let (cpu, csr) = (self.cpu, plan.csr);
+        self.results.clear();
+        self.results.extend(
+            inputs
+                .chunks_exact(stride.max(1))
+                .map(|row| match (from, row) {
+                    (Ty::F32, [a, b]) => (b & 0xFFFF_FFFF) | (a & 0xFFFF_FFFF) << 32,
+                    // A bf16 is the high half of the binary32 with the same value.
+                    (Ty::Bf16, [h, ..]) => (h & 0xFFFF) << 16,
+                    (_, [x, ..]) => *x,
+                    (_, []) => 0,
+                }),
+        );
+        if from == Ty::F16 {
+            cpu.widen_f16(csr, &mut self.results);
+        }
+        if sat {
+            cpu.sat(csr, &mut self.results);
+        }
+        if relu {
+            cpu.relu(csr, &mut self.results);
+        }
+        match plan.ty.half() {
+            Some(Half::F16) => cpu.narrow_f16(csr, &mut self.results),
+            Some(Half::Bf16) => self
+                .bf16
+                .ok_or_else(|| BackendError::failed(NAME, "no AVX512-BF16 on this CPU"))?
+                .narrow_bf16(csr, &mut self.results),
+            None => {}
+        }
+        Ok(())
+    }
+
     /// Runs `op` of `plan` on the batch into `self.results` (binary32 lanes
     /// for the 16-bit formats, not yet narrowed).
     fn compute(

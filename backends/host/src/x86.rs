@@ -360,9 +360,9 @@ batch_kernel!(
     f16_widen: "movd xmm0, dword ptr [rdi]", "vcvtph2ps xmm0, xmm0", "movq qword ptr [r8], xmm0"
 );
 batch_kernel!(
-    /// `vcvtps2ph` with round to nearest even (immediate 0): two binary32
+    /// `vcvtps2ph` rounding as MXCSR.RC says (immediate 4): two binary32
     /// lanes to two binary16 lanes.
-    f16_narrow: "movq xmm0, qword ptr [rdi]", "vcvtps2ph xmm0, xmm0, 0",
+    f16_narrow: "movq xmm0, qword ptr [rdi]", "vcvtps2ph xmm0, xmm0, 4",
     "movq qword ptr [r8], xmm0"
 );
 batch_kernel!(
@@ -461,7 +461,8 @@ impl Cpu {
         self.in_place(f16_widen, csr, buf)
     }
 
-    /// Each value's two binary32 lanes to two binary16 lanes (low 32 bits), to nearest even.
+    /// Each value's two binary32 lanes to two binary16 lanes (low 32 bits), rounded as
+    /// `csr`'s rounding control says.
     pub(crate) fn narrow_f16(self, csr: u32, buf: &mut [u64]) {
         self.in_place(f16_narrow, csr, buf)
     }

@@ -298,3 +298,42 @@ fn a_batch_of_the_wrong_shape_is_an_error() {
         .expect("runs");
     assert_eq!(out[0], Verdict::Bits(pack(3.0, 0.75)));
 }
+
+/// `cvt` (9.7.9.21) between binary32 and binary16 is one `vcvtps2ph` (rounding
+/// from MXCSR) or `vcvtph2ps`: in every rounding, with `.ftz` (MXCSR DAZ on
+/// the binary32 input) and `.sat`, exactly what the spec says.
+#[test]
+fn f16_conversions_agree_with_the_spec_in_every_rounding() {
+    for text in [
+        "cvt.rn.f16.f32",
+        "cvt.rz.f16.f32",
+        "cvt.rm.f16.f32",
+        "cvt.rp.ftz.sat.f16.f32",
+        "cvt.rz.f16x2.f32",
+        "cvt.ftz.sat.f32.f16",
+    ] {
+        let n = if text.contains("x2") { 2 } else { 1 };
+        check(text, n, &[], none);
+    }
+}
+
+/// `cvt.rn.relu` as `maxps x, +0.0` then a conversion turns a NaN into +0.0
+/// (PTX: the canonical NaN); to bf16, `vcvtneps2bf16` also reads binary32
+/// subnormals as zero and flushes subnormal results; from bf16, a 16-bit
+/// shift widens, so `.ftz` flushes nothing.
+#[test]
+fn conversions_without_fix_ups_differ_where_the_mapping_says() {
+    check("cvt.rn.relu.f16.f32", 1, &["NaN to +0"], |l| {
+        (l.got == 0 && l.exact()? == 0x7FFF).then_some("NaN to +0")
+    });
+    check("cvt.rn.bf16.f32", 1, &["subnormal flushed"], |l| {
+        let want = l.exact()?;
+        let subnormal_in = l.input(0) & 0x7F80_0000 == 0;
+        let subnormal_out = want & 0x7F80 == 0 && want & 0x7F != 0;
+        ((subnormal_in || subnormal_out) && l.got == want & 0x8000).then_some("subnormal flushed")
+    });
+    check("cvt.ftz.f32.bf16", 1, &["f32 subnormal kept"], |l| {
+        (l.exact()? & 0x7FFF_FFFF == 0 && l.got & 0x7F80_0000 == 0 && l.got & 0x7F_FFFF != 0)
+            .then_some("f32 subnormal kept")
+    });
+}

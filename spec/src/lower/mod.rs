@@ -1,0 +1,410 @@
+//! Lowering: one variant's semantics, with every modifier fixed, to the variant IR.
+//!
+//! This is a small symbolic executor over the syntax tree. Compile-time values (modifiers,
+//! flags, integers, literals) are folded as it goes, so only the branches a variant can take
+//! are lowered and type-checked; run-time conditions become selects, and `for` loops and `def`s
+//! are unrolled and inlined. Identical ops are shared and constant bit operations are folded.
+
+mod call;
+mod expr;
+mod params;
+mod stmt;
+
+use params::type_from_name;
+pub use params::{member_index_width, Params};
+
+use crate::diag::{Diagnostic, Span};
+use crate::ir::{mask, Dest, Op, Outcome, Part, PartKind, Program, ValueId};
+use crate::resolved::{Family, Resolved};
+use semfuzz_fp::{Format, Round};
+use std::collections::HashMap;
+
+/// The type of a run-time value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ty {
+    /// A predicate.
+    Pred,
+    /// An N-bit vector.
+    Bits(u32),
+    /// A floating-point value.
+    Float(Format),
+    /// Packed lanes of a format.
+    Packed(Format, u32),
+}
+
+impl Ty {
+    /// Register width.
+    pub fn width(self) -> u32 {
+        match self {
+            Ty::Pred => 1,
+            Ty::Bits(n) => n,
+            Ty::Float(f) => f.width(),
+            Ty::Packed(f, n) => f.width() * n,
+        }
+    }
+
+    fn lanes(self) -> u32 {
+        match self {
+            Ty::Packed(_, n) => n,
+            _ => 1,
+        }
+    }
+
+    fn lane(self) -> Ty {
+        match self {
+            Ty::Packed(f, _) => Ty::Float(f),
+            t => t,
+        }
+    }
+}
+
+/// A value during lowering.
+#[derive(Clone, Debug, PartialEq)]
+enum Val {
+    Int(i64),
+    Bool(bool),
+    Mod(String),
+    Real(f64),
+    Rt(ValueId, Ty),
+    /// A nondeterministic choice: only assignable to a destination.
+    Choice(Outcome, Ty),
+    /// A group member written on an operand, known at run time (`iswz(Ra)`): the index of the
+    /// member in the group's list. Only compared with a member (`iswz(Ra) == .F32`).
+    Member(ValueId, Vec<String>),
+}
+
+fn err(span: &Span, msg: impl Into<String>) -> Diagnostic {
+    Diagnostic::at(span, msg)
+}
+
+/// Lowers the family's semantics for one variant.
+pub fn lower(spec: &Resolved, fam: &Family, params: &Params) -> Result<Program, Diagnostic> {
+    let mut l = Lowerer::new(spec, params);
+    let mut env = Env::default();
+    let mut input_widths = Vec::new();
+    for (i, name) in params.operands.iter().enumerate() {
+        let (ty_name, _) = params.operand_type(spec, fam, name)?;
+        let ty = type_from_name(spec, &ty_name)
+            .ok_or_else(|| err(&fam.span, format!("`{ty_name}` is not a type")))?;
+        if i == 0 {
+            env.vars.push((
+                name.clone(),
+                Binding::Dest {
+                    ty,
+                    lanes: vec![None; ty.lanes() as usize],
+                    slices: Vec::new(),
+                },
+            ));
+        } else {
+            let id = l.emit(Op::Input((i - 1) as u16), ty.width());
+            input_widths.push(ty.width());
+            env.vars.push((name.clone(), Binding::Val(Val::Rt(id, ty))));
+        }
+    }
+    for f in &params.fields {
+        let ty = f.ty();
+        let id = l.emit(Op::Input(input_widths.len() as u16), ty.width());
+        input_widths.push(ty.width());
+        l.fields.push(id);
+    }
+    if let Some((_, Binding::Dest { ty, .. })) = env.vars.first() {
+        l.old_dest = OldDest::Unread(*ty, input_widths.len() as u16);
+    }
+    l.block(&mut env, &fam.sem, false)?;
+    if let OldDest::Read(_, ty) = l.old_dest {
+        input_widths.push(ty.width());
+    }
+    let Some((name, Binding::Dest { ty, lanes, slices })) = env.vars.first().cloned() else {
+        return Err(err(&fam.span, "internal: destination binding lost"));
+    };
+    if !slices.is_empty() {
+        let parts = slice_parts(&name, ty, slices, &fam.span)?;
+        let dests = vec![Dest {
+            name,
+            width: ty.width(),
+            parts,
+            by_range: true,
+        }];
+        return Ok(l.finish(input_widths, dests));
+    }
+    let lane_ty = ty.lane();
+    let mut parts = Vec::new();
+    for (i, lane) in lanes.into_iter().enumerate() {
+        let val = lane.ok_or_else(|| {
+            let what = if ty.lanes() > 1 {
+                format!("lane {i} of `{name}`")
+            } else {
+                format!("`{name}`")
+            };
+            err(&fam.span, format!("{what} is never assigned")).with_hint(format!(
+                "assign it in `sem`: `{name}{} = ...;`",
+                if ty.lanes() > 1 { "[i]" } else { "" }
+            ))
+        })?;
+        let outcome = match val {
+            Val::Rt(id, _) => Outcome::Exact(id),
+            Val::Choice(o, _) => o,
+            _ => return Err(err(&fam.span, "internal: unmaterialized destination")),
+        };
+        let w = lane_ty.width();
+        let kind = match lane_ty {
+            Ty::Pred => PartKind::Pred,
+            Ty::Float(f) => PartKind::Float(f),
+            _ => PartKind::Bits,
+        };
+        parts.push(Part {
+            lo: i as u32 * w,
+            width: w,
+            kind,
+            outcome,
+        });
+    }
+    let dests = vec![Dest {
+        name,
+        width: ty.width(),
+        parts,
+        by_range: false,
+    }];
+    Ok(l.finish(input_widths, dests))
+}
+
+/// The parts of a destination assigned by bit range (`d[63:32] = ...; d[31:0] = ...;`), which
+/// must tile it: bits lo..lo+width, and the value.
+fn slice_parts(
+    name: &str,
+    ty: Ty,
+    mut slices: Vec<Slice>,
+    span: &Span,
+) -> Result<Vec<Part>, Diagnostic> {
+    slices.sort_by_key(|s| s.lo);
+    let mut next = 0;
+    let mut parts = Vec::new();
+    for s in slices {
+        if s.lo != next {
+            return Err(err(
+                span,
+                format!(
+                    "bits [{}:{next}] of `{name}` are never assigned",
+                    s.lo.saturating_sub(1)
+                ),
+            )
+            .with_hint("the bit ranges assigned to a destination must cover all of it"));
+        }
+        next = s.lo + s.width;
+        let (outcome, t) = match s.val {
+            Val::Rt(id, t) => (Outcome::Exact(id), t),
+            Val::Choice(o, t) => (o, t),
+            _ => return Err(err(span, "internal: unmaterialized destination range")),
+        };
+        parts.push(Part {
+            lo: s.lo,
+            width: s.width,
+            kind: match t {
+                Ty::Pred => PartKind::Pred,
+                Ty::Float(f) => PartKind::Float(f),
+                _ => PartKind::Bits,
+            },
+            outcome,
+        });
+    }
+    if next != ty.width() {
+        return Err(err(
+            span,
+            format!(
+                "bits [{}:{next}] of `{name}` are never assigned",
+                ty.width() - 1
+            ),
+        )
+        .with_hint("the bit ranges assigned to a destination must cover all of it"));
+    }
+    Ok(parts)
+}
+
+/// A bit range of a destination and its value.
+#[derive(Clone, Debug, PartialEq)]
+struct Slice {
+    lo: u32,
+    width: u32,
+    val: Val,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum Binding {
+    Val(Val),
+    /// The destination: assigned whole or by lane (`lanes`), or by bit range (`slices`).
+    Dest {
+        ty: Ty,
+        lanes: Vec<Option<Val>>,
+        slices: Vec<Slice>,
+    },
+}
+
+#[derive(Clone, Default)]
+struct Env {
+    vars: Vec<(String, Binding)>,
+}
+
+impl Env {
+    fn find(&self, name: &str) -> Option<usize> {
+        self.vars.iter().rposition(|(n, _)| n == name)
+    }
+}
+
+/// The destination's value before the instruction (`old(Rd)`): an input after every other,
+/// created when `sem` first reads it.
+#[derive(Clone, Copy)]
+enum OldDest {
+    /// Not available (no destination known yet).
+    None,
+    /// Not read yet; its type and the input index it will take.
+    Unread(Ty, u16),
+    /// Read: the input value.
+    Read(ValueId, Ty),
+}
+
+struct Lowerer<'a> {
+    spec: &'a Resolved,
+    params: &'a Params,
+    /// The value of each of `params.fields`.
+    fields: Vec<ValueId>,
+    old_dest: OldDest,
+    ops: Vec<Op>,
+    widths: Vec<u32>,
+    known: Vec<Option<u64>>,
+    memo: HashMap<(Op, u32), ValueId>,
+    depth: usize,
+}
+
+const MAX_INLINE_DEPTH: usize = 32;
+const MAX_UNROLL: i64 = 1024;
+
+fn rounding(m: &str) -> Option<Round> {
+    Some(match m {
+        "rn" => Round::NearestEven,
+        "rz" => Round::TowardZero,
+        "rm" => Round::Down,
+        "rp" => Round::Up,
+        "rna" => Round::NearestAway,
+        _ => return None,
+    })
+}
+
+impl<'a> Lowerer<'a> {
+    fn new(spec: &'a Resolved, params: &'a Params) -> Lowerer<'a> {
+        Lowerer {
+            spec,
+            params,
+            fields: Vec::new(),
+            old_dest: OldDest::None,
+            ops: Vec::new(),
+            widths: Vec::new(),
+            known: Vec::new(),
+            memo: HashMap::new(),
+            depth: 0,
+        }
+    }
+
+    /// Adds an op (or finds an identical one), folding bit-level ops on constants. FP
+    /// arithmetic is never folded: its NaN results are a choice the SMT encoding leaves open.
+    fn emit(&mut self, op: Op, width: u32) -> ValueId {
+        let foldable = !matches!(
+            op,
+            Op::Input(_)
+                | Op::Const(_)
+                | Op::Add(..)
+                | Op::Sub(..)
+                | Op::Mul(..)
+                | Op::Div(..)
+                | Op::Fma(..)
+                | Op::Sqrt(..)
+                | Op::Cvt(..)
+        );
+        let op = match op {
+            Op::Select(c, a, b) if self.known[c as usize].is_some() => {
+                return if self.known[c as usize] != Some(0) {
+                    a
+                } else {
+                    b
+                };
+            }
+            Op::Select(_, a, b) if a == b => return a,
+            op if foldable && op.args().iter().all(|a| self.known[*a as usize].is_some()) => {
+                let vals: Vec<u64> = self.known.iter().map(|k| k.unwrap_or(0)).collect();
+                Op::Const(op.exec(&vals) & mask(width))
+            }
+            op => op,
+        };
+        if let Some(&id) = self.memo.get(&(op.clone(), width)) {
+            return id;
+        }
+        let id = self.ops.len() as ValueId;
+        self.known
+            .push(if let Op::Const(c) = op { Some(c) } else { None });
+        self.memo.insert((op.clone(), width), id);
+        self.ops.push(op);
+        self.widths.push(width);
+        id
+    }
+
+    fn konst(&mut self, v: u64, width: u32) -> ValueId {
+        self.emit(Op::Const(v & mask(width)), width)
+    }
+
+    /// Drops ops no destination depends on and renumbers the rest.
+    fn finish(self, input_widths: Vec<u32>, mut dests: Vec<Dest>) -> Program {
+        let mut live = vec![false; self.ops.len()];
+        let mut stack = Vec::new();
+        for d in &dests {
+            for p in &d.parts {
+                p.outcome.values(&mut stack);
+            }
+        }
+        while let Some(v) = stack.pop() {
+            if !std::mem::replace(&mut live[v as usize], true) {
+                stack.extend(self.ops[v as usize].args());
+            }
+        }
+        let mut new_id = vec![0; self.ops.len()];
+        let mut ops = Vec::new();
+        let mut widths = Vec::new();
+        for (i, op) in self.ops.into_iter().enumerate() {
+            if live[i] {
+                new_id[i] = ops.len() as ValueId;
+                ops.push(renumber(op, &new_id));
+                widths.push(self.widths[i]);
+            }
+        }
+        for d in &mut dests {
+            for p in &mut d.parts {
+                renumber_outcome(&mut p.outcome, &new_id);
+            }
+        }
+        Program {
+            input_widths,
+            ops,
+            widths,
+            dests,
+        }
+    }
+}
+
+fn renumber(mut op: Op, n: &[ValueId]) -> Op {
+    for a in op.args_mut() {
+        *a = n[*a as usize];
+    }
+    op
+}
+
+fn renumber_outcome(o: &mut Outcome, n: &[ValueId]) {
+    match o {
+        Outcome::Exact(v) => *v = n[*v as usize],
+        Outcome::AnyNan(_) | Outcome::Any(_) => {}
+        Outcome::Within { args, .. } => args.iter_mut().for_each(|v| *v = n[*v as usize]),
+        Outcome::OneOf(vs) => vs.iter_mut().for_each(|v| *v = n[*v as usize]),
+        Outcome::Select(c, a, b) => {
+            *c = n[*c as usize];
+            renumber_outcome(a, n);
+            renumber_outcome(b, n);
+        }
+    }
+}
