@@ -31,7 +31,10 @@ pub const EMBEDDED: &[(&str, &str)] = &[
         include_str!("../isa/ptx-9.7.7.1-half-set.sem"),
     ),
     ("sass-hmul2.sem", include_str!("../isa/sass-hmul2.sem")),
-    ("sass-half-lanes.sem", include_str!("../isa/sass-half-lanes.sem")),
+    (
+        "sass-half-lanes.sem",
+        include_str!("../isa/sass-half-lanes.sem"),
+    ),
     ("sass-hfma2.sem", include_str!("../isa/sass-hfma2.sem")),
     ("sass-hadd2.sem", include_str!("../isa/sass-hadd2.sem")),
     ("sass-hmnmx2.sem", include_str!("../isa/sass-hmnmx2.sem")),

@@ -630,10 +630,18 @@ fn operand(c: &mut Cursor) -> Result<Operand, Diagnostic> {
             span: c.span(start, c.pos),
         });
     }
-    let neg = c.eat("-");
+    // A number with its own sign, as the disassembler prints one (`HADD2 R5, R0, -1.5, -1`).
+    let digit_after_minus = {
+        let r = c.rest().trim_start();
+        r.strip_prefix('-')
+            .is_some_and(|n| n.trim_start().starts_with(|ch: char| ch.is_ascii_digit()))
+    };
+    let neg = !digit_after_minus && c.eat("-");
     let abs = c.eat("|");
     c.skip_ws();
-    if c.rest().starts_with(|ch: char| ch.is_ascii_digit()) {
+    if c.rest()
+        .starts_with(|ch: char| ch.is_ascii_digit() || ch == '-')
+    {
         let written = immediate(c)?;
         if neg || abs {
             let Written::Immediate { at, .. } = &written else {
@@ -643,7 +651,7 @@ fn operand(c: &mut Cursor) -> Result<Operand, Diagnostic> {
                 .error(
                     start,
                     c.pos,
-                    "`-` and `|..|` on an immediate are written inside braces",
+                    "`-|..|` and `|..|` on an immediate are written inside braces",
                 )
                 .with_hint(format!(
                     "write `{{{}{}{}{}}}`: the assembler folds them into the immediate",

@@ -298,7 +298,7 @@ fn negating_either_operand_is_the_same_instruction() {
     for v in s
         .variants
         .iter()
-        .filter(|v| v.sources.iter().any(|x| x.name == "Rb"))
+        .filter(|v| v.family == "HMUL2" && v.sources.iter().any(|x| x.name == "Rb"))
     {
         let neg = |name: &str| {
             v.sources
@@ -400,12 +400,17 @@ fn encoding_rules_are_enforced_with_the_manual_s_words() {
     assert!(error("HMUL2_32I R0, |R1|, 0x3c00, 0x3c00;").contains("absolute value of operand Ra"));
     let e = error("HMUL2_32I.F32 R0, R1, 0x3c00, 0x3c00;");
     assert!(e.contains("`.F32` is not a modifier of `HMUL2_32I`"), "{e}");
-    // Immediates take - and |..| inside braces only.
-    let e = error("HMUL2 R0, R1, -0x3c00, 0xbc00;");
+    // Immediates take |..| inside braces only; a leading `-` is the number's own sign, as the
+    // disassembler prints it (`HADD2 R5, R0, -1.5, -1`).
+    let e = error("HMUL2 R0, R1, |0x3c00|, 0x3c00;");
     assert!(
-        e.contains("inside braces") && e.contains("{-0x3c00}"),
+        e.contains("inside braces") && e.contains("{|0x3c00|}"),
         "{e}"
     );
+    let e = error("HMUL2 R0, R1, -|0x3c00|, 0xbc00;");
+    assert!(e.contains("{-|0x3c00|}"), "{e}");
+    let i = sass::parse(spec(), "HMUL2 R0, R1, -0x3c00, -1;").unwrap();
+    assert_eq!(i.fixed("Immfp10H1"), Some(0xbc00 >> 6));
 }
 
 #[test]
