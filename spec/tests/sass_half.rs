@@ -18,12 +18,19 @@ const CANONICAL_NAN: u64 = 0x7FFF;
 
 /// Evaluates SASS text on the values it reads; one accept set per lane.
 fn run(text: &str, values: &[u64]) -> Vec<Accept> {
+    prepare(text)(values)
+}
+
+/// SASS text parsed once, as a function of the values it reads.
+fn prepare(text: &str) -> impl FnMut(&[u64]) -> Vec<Accept> + '_ {
     let i = sass::parse(spec(), text).unwrap_or_else(|d| panic!("{text}:\n{d}"));
-    let inputs = i.inputs(values).unwrap_or_else(|e| panic!("{text}: {e}"));
     let mut ev = Evaluator::new(&i.variant.program);
-    let mut out = vec![Accept::default(); ev.n_parts()];
-    ev.eval(&inputs, &mut out);
-    out
+    move |values| {
+        let inputs = i.inputs(values).unwrap_or_else(|e| panic!("{text}: {e}"));
+        let mut out = vec![Accept::default(); ev.n_parts()];
+        ev.eval(&inputs, &mut out);
+        out
+    }
 }
 
 fn pack(hi: u64, lo: u64) -> u64 {
@@ -83,13 +90,14 @@ fn lane_values() -> Vec<u64> {
 fn check2(text: &str, values: impl Fn(u64, u64) -> Vec<u64>, model: impl Fn(u64, u64) -> Accept) {
     let vs = lane_values();
     let mut n = 0;
+    let mut eval = prepare(text);
     for (k, &x) in vs.iter().enumerate() {
         for &y in &vs {
             let (x1, y1) = (vs[(k * 7 + 3) % vs.len()], y ^ NEG);
             let v0 = values(x, y);
             let v1 = values(x1, y1);
             let regs: Vec<u64> = v0.iter().zip(&v1).map(|(lo, hi)| pack(*hi, *lo)).collect();
-            let got = run(text, &regs);
+            let got = eval(&regs);
             let want = vec![model(x, y), model(x1, y1)];
             assert_eq!(got, want, "{text} {regs:#x?}");
             n += 1;
@@ -136,12 +144,13 @@ fn hfma2_registers_are_fma_rn_per_lane() {
             }
         };
         let mut rng = SplitMix64::new(3);
+        let mut eval = prepare(text);
         for &a in &vs {
             for &b in &vs {
                 for _ in 0..6 {
                     let c = vs[rng.below(vs.len() as u64) as usize];
                     let (a1, b1, c1) = (b, c, a ^ NEG);
-                    let got = run(text, &[pack(a1, a), pack(b1, b), pack(c1, c)]);
+                    let got = eval(&[pack(a1, a), pack(b1, b), pack(c1, c)]);
                     assert_eq!(
                         got,
                         vec![model(a, b, c), model(a1, b1, c1)],
@@ -244,13 +253,17 @@ fn hadd2_immediates_are_whole_fp16_in_h1_h0_order() {
 // sign flipped or cleared for every number, zeros included.
 #[test]
 fn hadd2_with_negative_rz_is_neg_and_abs() {
+    let (mut neg_of, mut abs_of) = (
+        prepare("HADD2 R5, -R0, -RZ.H0_H0"),
+        prepare("HADD2 R5, |R0|, -RZ.H0_H0"),
+    );
     for &x in &lane_values() {
         if is_nan(x) {
             continue;
         }
-        let neg = run("HADD2 R5, -R0, -RZ.H0_H0", &[pack(x, x)]);
+        let neg = neg_of(&[pack(x, x)]);
         assert_eq!(neg, vec![Accept::Exact(x ^ NEG); 2], "neg {x:#x}");
-        let abs = run("HADD2 R5, |R0|, -RZ.H0_H0", &[pack(x, x)]);
+        let abs = abs_of(&[pack(x, x)]);
         assert_eq!(abs, vec![Accept::Exact(x & !NEG); 2], "abs {x:#x}");
     }
 }
