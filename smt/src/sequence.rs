@@ -320,7 +320,8 @@ fn resolve_sass<'s>(
                 }
                 let word: String = bytes[start..i].iter().collect();
                 let is_bank = word == "c" && bytes.get(i) == Some(&'[');
-                if word == "RZ" || is_bank {
+                // `RZ` and the true predicate `PT` (`!PT`) are constants of the text, not variables.
+                if word == "RZ" || word == "PT" || is_bank {
                     out.push_str(&word);
                 } else {
                     let k = match names.iter().position(|(n, _)| *n == word) {

@@ -121,6 +121,15 @@ pub enum InstrItem {
         /// Which variants (decided by the modifiers).
         cond: Expr,
     },
+    /// `text negated(Ra) == negated(Rb) else "the manual's words";`: a rule on what SASS
+    /// instruction text may write, beyond its form; text that breaks it is refused with the
+    /// message (see `sass::TextRule`).
+    Text {
+        /// What must hold of the text.
+        cond: Expr,
+        /// Why, as the manual says it.
+        message: String,
+    },
     /// `sem { ... }`
     Sem(Block),
 }

@@ -35,6 +35,13 @@ pub const EMBEDDED: &[(&str, &str)] = &[
         "ptx-9.7.9.21-cvt.sem",
         include_str!("../isa/ptx-9.7.9.21-cvt.sem"),
     ),
+    (
+        "sass-half-lanes.sem",
+        include_str!("../isa/sass-half-lanes.sem"),
+    ),
+    ("sass-hfma2.sem", include_str!("../isa/sass-hfma2.sem")),
+    ("sass-hadd2.sem", include_str!("../isa/sass-hadd2.sem")),
+    ("sass-hmnmx2.sem", include_str!("../isa/sass-hmnmx2.sem")),
 ];
 
 /// An operand of a variant, with its type as the spec names it.

@@ -282,7 +282,17 @@ impl Parser {
         } else if self.eat_keyword("operand") {
             let name = self.name("an operand name")?;
             self.expect_punct(":")?;
-            let ty = self.name("a type (`pred`, `b32`, a format or a group of formats)")?;
+            let mut ty = self.name("a type (`pred`, `b32`, a format or a group of formats)")?;
+            // `f16[15:6]`: bits of a format, for a SASS immediate field that keeps part of
+            // the value the text writes.
+            if self.eat_punct("[") {
+                let hi = self.int("the high bit")?;
+                self.expect_punct(":")?;
+                let lo = self.int("the low bit")?;
+                let end = self.expect_punct("]")?;
+                ty.text = format!("{}[{hi}:{lo}]", ty.text);
+                ty.span = Span::new(&ty.span.file, ty.span.start, end.end);
+            }
             let cond = if self.eat_keyword("if") {
                 Some(self.expr()?)
             } else {
@@ -304,10 +314,16 @@ impl Parser {
             let cond = self.expr()?;
             self.expect_punct(";")?;
             Ok(InstrItem::Reject { why, cond })
+        } else if self.eat_keyword("text") {
+            let cond = self.expr()?;
+            self.expect_keyword("else")?;
+            let (message, _) = self.string("the message as a string")?;
+            self.expect_punct(";")?;
+            Ok(InstrItem::Text { cond, message })
         } else if self.eat_keyword("sem") {
             Ok(InstrItem::Sem(self.block()?))
         } else {
-            Err(self.error("`form`, `group`, `operand`, `require`, `reject` or `sem`"))
+            Err(self.error("`form`, `group`, `operand`, `require`, `reject`, `text` or `sem`"))
         }
     }
 

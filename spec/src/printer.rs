@@ -118,6 +118,9 @@ fn print_instr_item(out: &mut String, item: &InstrItem) {
         InstrItem::Reject { why, cond } => {
             let _ = writeln!(out, "  reject \"{why}\" if {};", print_expr(cond));
         }
+        InstrItem::Text { cond, message } => {
+            let _ = writeln!(out, "  text {} else \"{message}\";", print_expr(cond));
+        }
         InstrItem::Sem(b) => {
             out.push_str("  sem ");
             print_block(out, b, 1);

@@ -101,6 +101,8 @@ pub struct Family {
     pub rejects: Vec<(String, ast::Expr)>,
     /// The semantics.
     pub sem: ast::Block,
+    /// Rules on what SASS instruction text may write (`text COND else "why";`).
+    pub text_rules: Vec<crate::sass::TextRule>,
 }
 
 impl Family {
@@ -283,6 +285,7 @@ fn resolve_family(instr: &ast::Instr) -> Result<Family, Diagnostic> {
     let mut operand_types = HashMap::new();
     let mut requires = Vec::new();
     let mut rejects = Vec::new();
+    let mut texts = Vec::new();
     for item in &instr.items {
         match item {
             InstrItem::Group(g) => {
@@ -334,6 +337,7 @@ fn resolve_family(instr: &ast::Instr) -> Result<Family, Diagnostic> {
                 requires.push((parse_requirement(req)?, cond.clone()))
             }
             InstrItem::Reject { why, cond } => rejects.push((why.clone(), cond.clone())),
+            InstrItem::Text { cond, message } => texts.push((cond.clone(), message.clone())),
             InstrItem::Form(_) => {}
         }
     }
@@ -387,6 +391,19 @@ fn resolve_family(instr: &ast::Instr) -> Result<Family, Diagnostic> {
             format!("`{}` has no `sem` block", opcodes.join(", ")),
         )
     })?;
+    for cond in operand_types
+        .values()
+        .flatten()
+        .filter_map(|(_, c)| c.as_ref())
+    {
+        if crate::sass::is_text_condition(&groups, cond) {
+            crate::sass::validate(&forms, &groups, cond)?;
+        }
+    }
+    let text_rules = texts
+        .into_iter()
+        .map(|(cond, message)| crate::sass::TextRule::new(&forms, &groups, cond, message))
+        .collect::<Result<_, _>>()?;
     Ok(Family {
         name: opcodes.join(", "),
         opcodes,
@@ -397,5 +414,6 @@ fn resolve_family(instr: &ast::Instr) -> Result<Family, Diagnostic> {
         requires,
         rejects,
         sem,
+        text_rules,
     })
 }

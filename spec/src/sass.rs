@@ -4,11 +4,13 @@
 //! constant-bank values the caller supplies.
 //!
 //! What the text may write follows the form (`{-}{|}Ra{|}{.iswz}`, `c[#BankU05][#AddrU16]`,
-//! `{{-}{|}#Immfp10H1{|}}`), plus the rules the manual states in prose for HMUL2 (see
-//! [`hmul2_rules`] and docs/ambiguities.md, "SASS HMUL2"). Errors point at the text with a
-//! caret; nothing panics on any input.
+//! `{{-}{|}#Immfp10H1{|}}`), plus the rules a family declares with `text COND else "why";`
+//! ([`TextRule`]). An immediate is read in its operand's declared type (`f16`, `f32`, `bN`, or
+//! bits of a format: `f16[15:6]`). Nothing here knows an instruction: everything specific is in
+//! the `.sem` files. Errors point at the text with a caret; nothing panics on any input.
 
-use crate::catalog::{ModifierKind, OperandRole, Spec, Variant};
+use crate::ast::{BinOp, Expr, ExprKind, UnOp};
+use crate::catalog::{Family, FormatInfo, ModifierKind, OperandRole, Spec, Variant};
 use crate::diag::{Diagnostic, SourceFile, Span};
 use crate::form::{OperandKind, OperandMods};
 use semfuzz_fp::{Format, Round};
@@ -32,6 +34,10 @@ pub struct SassInstr<'s> {
     pub dest: String,
     /// Per variant input: its value from the text, or an index into `values`.
     inputs: Vec<Input>,
+    /// The family the variant belongs to (its `operand` items and `text` rules).
+    family: &'s Family,
+    /// What the text writes, by the form's operand names.
+    text: TextFacts,
 }
 
 /// Where one input of a SASS variant comes from.
@@ -83,8 +89,9 @@ impl SassInstr<'_> {
     }
 
     /// The type of value `k` of [`SassInstr::values`], as the variant's input that reads it
-    /// names it (`f16x2` for a register, `f32` for a constant).
-    /// A register the text reads with `.F32` (`-|R4|.F32`) is one f32, not two fp16.
+    /// names it (`f16x2` for a register, `f32` for a constant), or as an `operand` item whose
+    /// condition is on the text says (`operand Ra: f32 if iswz(Ra) == .F32;`: a register the
+    /// text reads with `.F32` is one f32, not two fp16).
     pub fn value_type(&self, k: usize) -> &str {
         let Some((_, src)) = self
             .inputs
@@ -94,24 +101,24 @@ impl SassInstr<'_> {
         else {
             return "b32";
         };
-        let read_as_f32 = self.inputs.iter().zip(&self.variant.sources).any(|(i, s)| {
-            matches!(
-                (&s.role, i),
-                (
-                    OperandRole::Modifier {
-                        operand,
-                        kind: ModifierKind::Member { members, .. },
-                    },
-                    Input::Fixed(m),
-                ) if *operand == src.name
-                    && members.get(*m as usize).is_some_and(|x| x.trim_start_matches('.') == "F32")
-            )
-        });
-        if read_as_f32 {
-            "f32"
-        } else {
-            src.ty.as_str()
+        let items = self
+            .family
+            .operand_types
+            .get(&src.name)
+            .into_iter()
+            .flatten();
+        for (ty, cond) in items {
+            match cond {
+                Some(c) if is_text_condition(&self.family.groups, c) => {
+                    if matches!(self.text.eval(c), Ok(TextValue::Bool(true))) {
+                        return &ty.text;
+                    }
+                }
+                // The first item decided by the modifiers alone gave the variant's type.
+                _ => break,
+            }
         }
+        src.ty.as_str()
     }
 
     /// The value a modifier field or immediate takes from the text (for display), by the
@@ -150,10 +157,45 @@ enum Written {
     Register(String),
     /// `c[6][60672]`.
     Const(u32, u32),
-    /// An immediate folded to its fp16 bits, and whether it was written `|..|`.
-    Immediate { bits: u64, abs: bool },
+    /// A predicate: `PT`, `P0`, `!PT`.
+    Predicate {
+        /// `PT`, `P0` .. `P6`.
+        name: String,
+        /// Written `!P`.
+        negated: bool,
+    },
+    /// An immediate as written (with its own leading `-`, if any) and the byte range of it;
+    /// it is read in its operand's declared type once the variant is known.
+    Immediate {
+        /// The literal: `0x3c00`, `-1.5`.
+        literal: String,
+        /// Its bytes in the text.
+        at: (usize, usize),
+    },
 }
 
+/// How one form operand is written, for matching the text against the forms.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Shape {
+    Register,
+    Const,
+    Immediate,
+    Predicate,
+}
+
+impl Shape {
+    fn describe(self) -> &'static str {
+        match self {
+            Shape::Register => "a register",
+            Shape::Const => "a constant c[bank][addr]",
+            Shape::Immediate => "an immediate",
+            Shape::Predicate => "a predicate",
+        }
+    }
+}
+
+/// One source operand as written. For an immediate, `neg` and `abs` are the `-` and `|..|`
+/// its braces fold into it (`{-|0x3c00|}`).
 #[derive(Clone, Debug)]
 struct Operand {
     written: Written,
@@ -163,9 +205,22 @@ struct Operand {
     span: Span,
 }
 
+impl Operand {
+    fn shape(&self) -> Shape {
+        match self.written {
+            Written::Register(_) => Shape::Register,
+            Written::Const(..) => Shape::Const,
+            Written::Immediate { .. } => Shape::Immediate,
+            Written::Predicate { .. } => Shape::Predicate,
+        }
+    }
+}
+
 struct Cursor {
     file: Arc<SourceFile>,
     pos: usize,
+    /// The opcode, once read (for hints).
+    opcode: Option<String>,
 }
 
 impl Cursor {
@@ -197,9 +252,10 @@ impl Cursor {
     }
     /// An error at bytes `start..end`, with a general hint that specific errors replace.
     fn error(&self, start: usize, end: usize, msg: impl Into<String>) -> Diagnostic {
-        Diagnostic::at(&self.span(start, end), msg).with_hint(
-            "operands are written as in the manual: `-|R3|.H1_H1`, `RZ`, `-|c[6][60672]|`, `0x3c00`, `{-|0x3c00|}`; `semfuzz list HMUL2` shows the forms",
-        )
+        Diagnostic::at(&self.span(start, end), msg).with_hint(format!(
+            "operands are written as in the manual: `-|R3|.H1_H1`, `RZ`, `-|c[6][60672]|`, `0x3c00`, `{{-|0x3c00|}}`, `!PT`; `semfuzz list {}` shows the forms",
+            self.opcode.as_deref().unwrap_or("")
+        ))
     }
     /// A word of letters, digits and `_` (may be empty).
     fn word(&mut self) -> (String, usize) {
@@ -240,17 +296,17 @@ fn parse_int(text: &str) -> Option<u64> {
 pub fn parse<'s>(spec: &'s Spec, text: &str) -> Result<SassInstr<'s>, Diagnostic> {
     // No file name: the text is shown with a caret but no `--> file:line:col`.
     let file = SourceFile::new("", text.trim_end());
-    let mut c = Cursor { file, pos: 0 };
+    let mut c = Cursor {
+        file,
+        pos: 0,
+        opcode: None,
+    };
     // {@{!}Pg}
     let guard = if c.eat("@") {
         let start = c.pos - 1;
         let negated = c.eat("!");
         let (p, _) = c.word();
-        let valid = p == "PT"
-            || p.strip_prefix('P')
-                .and_then(|n| n.parse::<u32>().ok())
-                .is_some_and(|n| n <= 6);
-        if !valid {
+        if !is_predicate(&p) {
             return Err(c
                 .error(
                     start,
@@ -275,7 +331,7 @@ pub fn parse<'s>(spec: &'s Spec, text: &str) -> Result<SassInstr<'s>, Diagnostic
     } else {
         None
     };
-    // Opcode and modifiers: HMUL2{.ofmt}{.fmz}{.SAT}
+    // The opcode and its modifiers.
     c.skip_ws();
     let head_start = c.pos;
     let head_len = c
@@ -285,14 +341,21 @@ pub fn parse<'s>(spec: &'s Spec, text: &str) -> Result<SassInstr<'s>, Diagnostic
     c.pos += head_len;
     let head = c.text()[head_start..c.pos].to_string();
     if head.is_empty() {
+        let example = spec
+            .variants
+            .iter()
+            .find(|v| looks_like_sass(&v.text))
+            .map(|v| format!("e.g. a form of `{}`: `{}`", v.family, v.signature()))
+            .unwrap_or_else(|| "no SASS instruction is loaded".into());
         return Err(c
             .error(
                 head_start,
                 head_start + 1,
                 format!("expected an opcode, found {}", c.found()),
             )
-            .with_hint("e.g. `HMUL2.SAT R3, |R8|.H1_H1, -|c[6][60672]|;`"));
+            .with_hint(example));
     }
+    c.opcode = Some(head.split('.').next().unwrap_or_default().to_string());
     let candidates: Vec<&Variant> = spec.variants_named(&head);
     if candidates.is_empty() {
         let d = spec
@@ -347,32 +410,14 @@ pub fn parse<'s>(spec: &'s Spec, text: &str) -> Result<SassInstr<'s>, Diagnostic
             .with_hint("operands are separated by commas; the instruction ends with `;`"));
     }
     // The form whose operands the text's match.
-    let shape = |v: &Variant| -> Vec<OperandKind> {
-        spec.form_of(v).pattern.mods[1..]
-            .iter()
-            .map(|m| m.kind)
-            .collect()
-    };
-    let written_kinds: Vec<OperandKind> = operands
-        .iter()
-        .map(|o| match o.written {
-            Written::Register(_) => OperandKind::Register,
-            Written::Const(..) => OperandKind::ConstBank,
-            Written::Immediate { .. } => OperandKind::Immediate,
-        })
-        .collect();
+    let written: Vec<Shape> = operands.iter().map(Operand::shape).collect();
     let Some(variant) = candidates
         .iter()
         .copied()
-        .find(|v| shape(v) == written_kinds)
+        .find(|v| shapes(spec, v) == written)
     else {
         let forms: Vec<String> = candidates.iter().map(|v| v.signature()).collect();
-        let describe = |k: &OperandKind| match k {
-            OperandKind::Register => "a register",
-            OperandKind::ConstBank => "a constant c[bank][addr]",
-            OperandKind::Immediate => "an immediate",
-        };
-        let got: Vec<&str> = written_kinds.iter().map(describe).collect();
+        let got: Vec<&str> = written.iter().map(|k| k.describe()).collect();
         return Err(c
             .error(
                 head_start,
@@ -388,21 +433,35 @@ pub fn parse<'s>(spec: &'s Spec, text: &str) -> Result<SassInstr<'s>, Diagnostic
             )
             .with_hint(format!("its forms are: {}", forms.join(" | "))));
     };
-    let form = spec.form_of(variant);
+    let family = family_of(spec, variant)
+        .ok_or_else(|| Diagnostic::plain(format!("`{head}` belongs to no loaded family")))?;
+    let form = &family.forms[variant.form];
     let mods: Vec<OperandMods> = form.pattern.mods[1..].to_vec();
     let names: Vec<String> = form.pattern.operands[1..].to_vec();
+    // Immediates, read in their operands' declared types.
+    let mut immediates: Vec<Option<(u64, bool)>> = vec![None; operands.len()];
+    for (k, o) in operands.iter().enumerate() {
+        if let Written::Immediate { literal, at } = &o.written {
+            let src = variant.sources.iter().find(|s| s.name == names[k]);
+            let ty = src.map_or("", |s| s.ty.as_str());
+            let read = encode_immediate(spec, ty, literal, o.neg, o.abs)
+                .map_err(|(msg, hint)| Diagnostic::at(&c.span(at.0, at.1), msg).with_hint(hint))?;
+            immediates[k] = Some(read);
+        }
+    }
+    let facts = TextFacts::new(family, &mods, &names, &operands, &immediates);
+    for rule in &family.text_rules {
+        rule.check(&names, &facts, &operands, &head)?;
+    }
     for ((o, m), name) in operands.iter().zip(&mods).zip(&names) {
         let members = variant.sources.iter().find_map(|s| match &s.role {
             OperandRole::Modifier {
                 operand,
-                kind: ModifierKind::Member { members, .. },
-            } if operand == name => Some(members),
+                kind: ModifierKind::Member { group, members },
+            } if operand == name => Some((group, members)),
             _ => None,
         });
-        allowed(o, m, name, &variant.family, members)?;
-    }
-    if variant.family == "HMUL2" {
-        hmul2_rules(&operands)?;
+        allowed(o, m, name, &head, members)?;
     }
     // Inputs, in the variant's order.
     let mut values: Vec<String> = Vec::new();
@@ -417,32 +476,33 @@ pub fn parse<'s>(spec: &'s Spec, text: &str) -> Result<SassInstr<'s>, Diagnostic
     };
     let mut inputs = Vec::new();
     for src in &variant.sources {
-        let at = |n: &str| names.iter().position(|x| x == n);
+        let at = |n: &str| names.iter().position(|x| x == n).unwrap_or(0);
         inputs.push(match &src.role {
             OperandRole::Value | OperandRole::Immediate => {
-                let o = &operands[at(&src.name).unwrap_or(0)];
-                match &o.written {
+                let k = at(&src.name);
+                match &operands[k].written {
                     Written::Register(r) if r == "RZ" => Input::Fixed(0),
                     Written::Register(r) => value(r.clone()),
                     Written::Const(b, a) => value(format!("c[{b}][{a}]")),
-                    // A 10-bit field holds the "most significant 10 bits of fp16 immediate".
-                    Written::Immediate { bits, .. } => {
-                        Input::Fixed(bits >> 16u32.saturating_sub(src.width))
+                    Written::Predicate { name, negated } if name == "PT" => {
+                        Input::Fixed(u64::from(!negated))
                     }
+                    Written::Predicate { name, .. } => value(name.clone()),
+                    Written::Immediate { .. } => Input::Fixed(immediates[k].map_or(0, |i| i.0)),
                 }
             }
             OperandRole::Modifier { operand, kind } => {
-                let o = &operands[at(operand).unwrap_or(0)];
+                let o = &operands[at(operand)];
                 Input::Fixed(match kind {
                     ModifierKind::Neg => u64::from(o.neg),
                     ModifierKind::Abs => u64::from(o.abs),
-                    ModifierKind::Member { members, group } => match &o.member {
-                        None => spec
-                            .group_default(variant, group)
-                            .and_then(|d| members.iter().position(|m| *m == d))
-                            .unwrap_or(0) as u64,
-                        Some((m, _)) => members.iter().position(|x| x == m).unwrap_or(0) as u64,
-                    },
+                    ModifierKind::Member { members, group } => {
+                        let m = member_meant(o, group, family);
+                        members
+                            .iter()
+                            .position(|x| Some(x) == m.as_ref())
+                            .unwrap_or(0) as u64
+                    }
                 })
             }
             OperandRole::OldDest if dest == "RZ" => Input::Fixed(0),
@@ -464,7 +524,46 @@ pub fn parse<'s>(spec: &'s Spec, text: &str) -> Result<SassInstr<'s>, Diagnostic
         guard,
         dest,
         inputs,
+        family,
+        text: facts,
     })
+}
+
+/// The family a variant belongs to.
+fn family_of<'s>(spec: &'s Spec, v: &Variant) -> Option<&'s Family> {
+    spec.resolved.families.iter().find(|f| f.opcodes.contains(&v.family))
+}
+
+/// How each source operand of a variant's form is written: as the form says, and a
+/// predicate where the operand's type is `pred` (`{!}Pp`).
+fn shapes(spec: &Spec, v: &Variant) -> Vec<Shape> {
+    let form = spec.form_of(v);
+    form.pattern.operands[1..]
+        .iter()
+        .zip(&form.pattern.mods[1..])
+        .map(|(name, m)| match m.kind {
+            OperandKind::ConstBank => Shape::Const,
+            OperandKind::Immediate => Shape::Immediate,
+            OperandKind::Register
+                if v.sources.iter().any(|s| s.name == *name && s.ty == "pred") =>
+            {
+                Shape::Predicate
+            }
+            OperandKind::Register => Shape::Register,
+        })
+        .collect()
+}
+
+/// The member of `group` operand `o` is read with: as written, or the group's default.
+fn member_meant(o: &Operand, group: &str, family: &Family) -> Option<String> {
+    match &o.member {
+        Some((m, _)) => Some(m.clone()),
+        None => family
+            .groups
+            .iter()
+            .find(|g| g.name == group)
+            .and_then(|g| g.default.clone()),
+    }
 }
 
 fn is_register(r: &str) -> bool {
@@ -475,8 +574,17 @@ fn is_register(r: &str) -> bool {
             .is_some_and(|n| n <= 254)
 }
 
+/// `PT` or `P0` .. `P6`.
+fn is_predicate(p: &str) -> bool {
+    p == "PT"
+        || p.strip_prefix('P')
+            .filter(|n| n.len() == 1)
+            .and_then(|n| n.parse::<u32>().ok())
+            .is_some_and(|n| n <= 6)
+}
+
 /// One source operand: `{-}{|}Ra{|}{.iswz}`, `{-}{|}c[B][A]{|}`, an immediate `0x3c00` or
-/// `{-|0x3c00|}` / `{-1.5}`.
+/// `{-|0x3c00|}` / `{-1.5}`, a predicate `PT`, `!P0`.
 fn operand(c: &mut Cursor) -> Result<Operand, Diagnostic> {
     c.skip_ws();
     let start = c.pos;
@@ -484,7 +592,7 @@ fn operand(c: &mut Cursor) -> Result<Operand, Diagnostic> {
         // An immediate whose sign and absolute value the assembler folds into its bits.
         let neg = c.eat("-");
         let abs = c.eat("|");
-        let bits = immediate(c)?;
+        let written = immediate(c)?;
         close_abs(c, abs)?;
         if !c.eat("}") {
             return Err(c
@@ -495,40 +603,69 @@ fn operand(c: &mut Cursor) -> Result<Operand, Diagnostic> {
                 )
                 .with_hint("an immediate with modifiers is written `{-|0x3c00|}`"));
         }
-        let bits = if abs { bits & 0x7FFF } else { bits };
-        let bits = if neg { bits ^ 0x8000 } else { bits };
         return Ok(Operand {
-            written: Written::Immediate { bits, abs },
+            written,
+            neg,
+            abs,
+            member: None,
+            span: c.span(start, c.pos),
+        });
+    }
+    if c.eat("!") {
+        let (p, s) = c.word();
+        if !is_predicate(&p) {
+            return Err(c
+                .error(
+                    start,
+                    c.pos.max(s + 1),
+                    format!("`!{p}` is not a predicate"),
+                )
+                .with_hint("`!` negates a predicate: `!PT`, `!P0` .. `!P6`"));
+        }
+        return Ok(Operand {
+            written: Written::Predicate {
+                name: p,
+                negated: true,
+            },
             neg: false,
             abs: false,
             member: None,
             span: c.span(start, c.pos),
         });
     }
-    let neg = c.eat("-");
+    // A number with its own sign, as the disassembler prints one (`HADD2 R5, R0, -1.5, -1`).
+    let digit_after_minus = {
+        let r = c.rest().trim_start();
+        r.strip_prefix('-')
+            .is_some_and(|n| n.trim_start().starts_with(|ch: char| ch.is_ascii_digit()))
+    };
+    let neg = !digit_after_minus && c.eat("-");
     let abs = c.eat("|");
     c.skip_ws();
-    if c.rest().starts_with(|ch: char| ch.is_ascii_digit()) {
+    if c.rest()
+        .starts_with(|ch: char| ch.is_ascii_digit() || ch == '-')
+    {
+        let written = immediate(c)?;
         if neg || abs {
-            let at = c.pos;
-            let _ = immediate(c)?;
+            let Written::Immediate { at, .. } = &written else {
+                unreachable!("immediate() returns an immediate")
+            };
             return Err(c
                 .error(
                     start,
                     c.pos,
-                    "`-` and `|..|` on an immediate are written inside braces",
+                    "`-|..|` and `|..|` on an immediate are written inside braces",
                 )
                 .with_hint(format!(
                     "write `{{{}{}{}{}}}`: the assembler folds them into the immediate",
                     if neg { "-" } else { "" },
                     if abs { "|" } else { "" },
-                    &c.text()[at..c.pos],
+                    &c.text()[at.0..at.1],
                     if abs { "|" } else { "" }
                 )));
         }
-        let bits = immediate(c)?;
         return Ok(Operand {
-            written: Written::Immediate { bits, abs: false },
+            written,
             neg: false,
             abs: false,
             member: None,
@@ -549,10 +686,15 @@ fn operand(c: &mut Cursor) -> Result<Operand, Diagnostic> {
         Written::Const(bank, addr)
     } else if is_register(&name) {
         Written::Register(name)
+    } else if is_predicate(&name) {
+        Written::Predicate {
+            name,
+            negated: false,
+        }
     } else {
         return Err(c
-            .error(name_start, c.pos.max(name_start + 1), format!("expected a register, constant or immediate, found {}", if name.is_empty() { c.found() } else { format!("`{name}`") }))
-            .with_hint("registers are R0 .. R254 and RZ; constants c[bank][address]; immediates 0x3c00, 1.5 or {-|0x3c00|}"));
+            .error(name_start, c.pos.max(name_start + 1), format!("expected a register, constant, immediate or predicate, found {}", if name.is_empty() { c.found() } else { format!("`{name}`") }))
+            .with_hint("registers are R0 .. R254 and RZ; constants c[bank][address]; immediates 0x3c00, 1.5 or {-|0x3c00|}; predicates PT, P0 .. P6, !PT"));
     };
     close_abs(c, abs)?;
     c.skip_ws();
@@ -572,7 +714,6 @@ fn operand(c: &mut Cursor) -> Result<Operand, Diagnostic> {
     })
 }
 
-/// The bank or address of `c[bank][address]`, with its closing `]`.
 /// The `|` that closes an absolute value opened with `|`, when `abs`.
 fn close_abs(c: &mut Cursor, abs: bool) -> Result<(), Diagnostic> {
     if abs && !c.eat("|") {
@@ -588,6 +729,7 @@ fn close_abs(c: &mut Cursor, abs: bool) -> Result<(), Diagnostic> {
     Ok(())
 }
 
+/// The bank or address of `c[bank][address]`, with its closing `]`.
 fn const_index(c: &mut Cursor, what: &str, max: u64) -> Result<u32, Diagnostic> {
     let (w, s) = c.word();
     match parse_int(&w) {
@@ -609,71 +751,190 @@ fn const_index(c: &mut Cursor, what: &str, max: u64) -> Result<u32, Diagnostic> 
     }
 }
 
-/// An fp16 immediate: a hex bit pattern (at most 16 bits) or a decimal number exactly
-/// representable in fp16; a leading `-` negates it.
-fn immediate(c: &mut Cursor) -> Result<u64, Diagnostic> {
+/// An immediate literal, as written (a leading `-` included); it is read once its
+/// operand's type is known ([`encode_immediate`]).
+fn immediate(c: &mut Cursor) -> Result<Written, Diagnostic> {
     c.skip_ws();
     let start = c.pos;
-    let minus = c.eat("-");
+    c.eat("-");
     c.skip_ws();
     let n = c
         .rest()
         .find(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '.' || ch == '_'))
         .unwrap_or(c.rest().len());
-    let lit = c.rest()[..n].to_string();
     c.pos += n;
-    let bits = if let Some(h) = lit.strip_prefix("0x").or_else(|| lit.strip_prefix("0X")) {
-        match u64::from_str_radix(h, 16) {
-            Ok(v) if v <= 0xFFFF => v,
-            Ok(_) => {
-                return Err(c
-                    .error(start, c.pos, format!("`{lit}` does not fit in 16 bits"))
-                    .with_hint("an immediate is an fp16 bit pattern {sign, exp[4:0], mant[9:0]}, e.g. 0x3c00 for 1.0"))
-            }
-            Err(_) => {
-                return Err(c.error(start, c.pos, format!("`{lit}` is not a hex number")))
-            }
-        }
-    } else {
-        let x: f64 = lit.parse().map_err(|_| {
-            c.error(
+    if n == 0 {
+        return Err(c
+            .error(
                 start,
                 c.pos,
-                format!("expected an immediate, found `{lit}`"),
+                format!("expected an immediate, found {}", c.found()),
             )
-            .with_hint("an immediate is an fp16 bit pattern (0x3c00) or a decimal (1.5)")
-        })?;
-        let b = semfuzz_fp::convert(Format::F64, Format::F16, x.to_bits(), Round::NearestEven);
-        if Format::F16.to_f64(b) != x {
-            return Err(c
-                .error(
-                    start,
-                    c.pos,
-                    format!("{lit} is not exactly representable in fp16"),
-                )
-                .with_hint("write the fp16 bit pattern you mean, e.g. 0x3c66"));
-        }
-        b
-    };
-    Ok(if minus { bits ^ 0x8000 } else { bits })
+            .with_hint("an immediate is a hex bit pattern (0x3c00) or a decimal (1.5)"));
+    }
+    let literal: String = c.text()[start..c.pos]
+        .chars()
+        .filter(|ch| !ch.is_whitespace())
+        .collect();
+    Ok(Written::Immediate {
+        literal,
+        at: (start, c.pos),
+    })
 }
 
-/// What the form allows on an operand: `-`, `|..|`, a member of `members` (the group the
-/// form writes after it).
+/// `f16[15:6]` as (`f16`, (15, 6)): bits of a format, the type of a SASS immediate field that
+/// keeps part of the value the text writes ("Most significant 10 bits of fp16 immediate").
+pub fn format_slice(ty: &str) -> Option<(&str, (u32, u32))> {
+    let (format, bits) = ty.strip_suffix(']')?.split_once('[')?;
+    let (hi, lo) = bits.split_once(':')?;
+    Some((format, (hi.parse().ok()?, lo.parse().ok()?)))
+}
+
+/// "a" or "an" before a type name, as it is read aloud (`an f16`, `a b32`).
+fn article(word: &str) -> &'static str {
+    match word.chars().next() {
+        Some('a' | 'e' | 'f' | 'h' | 'i' | 'l' | 'm' | 'n' | 'o' | 'r' | 's' | 'x') => "an",
+        _ => "a",
+    }
+}
+
+/// Reads immediate `literal` (with the `-` and `|..|` its braces fold in) as operand type
+/// `ty`: a scalar format (a hex bit pattern or an exact decimal; `-` flips the sign bit,
+/// `|..|` clears it), bits of a format (`f16[15:6]`: read as the format, then those bits), or
+/// an integer `bN`/`uN` (`sN` may be negative). Returns the field's bits and whether the value
+/// is negative (its sign bit), or a message and a hint.
+fn encode_immediate(
+    spec: &Spec,
+    ty: &str,
+    literal: &str,
+    neg: bool,
+    abs: bool,
+) -> Result<(u64, bool), (String, String)> {
+    let (base, slice) = match format_slice(ty) {
+        Some((f, bits)) => (f, Some(bits)),
+        None => (ty, None),
+    };
+    let (minus, digits) = match literal.strip_prefix('-') {
+        Some(d) => (true, d),
+        None => (false, literal),
+    };
+    let hex = digits
+        .strip_prefix("0x")
+        .or_else(|| digits.strip_prefix("0X"));
+    let (bits, width, signed) = match spec.format(base) {
+        Some(FormatInfo::Scalar(f)) => {
+            let w = f.width();
+            let bits = match hex {
+                Some(h) => match u64::from_str_radix(h, 16) {
+                    Ok(v) if v <= f.mask() => v,
+                    Ok(_) => {
+                        return Err((
+                            format!("`{literal}` does not fit in {w} bits"),
+                            format!(
+                                "this immediate is {} {base}: a bit pattern of {w} bits (0x{:x} is 1.0) or a decimal exact in {base}",
+                                article(base),
+                                one(f)
+                            ),
+                        ))
+                    }
+                    Err(_) => {
+                        return Err((
+                            format!("`{literal}` is not a hex number"),
+                            "write the bit pattern in hex: 0x3c00".into(),
+                        ))
+                    }
+                },
+                None => {
+                    let x: f64 = digits.parse().map_err(|_| {
+                        (
+                            format!("expected an immediate, found `{literal}`"),
+                            format!("this immediate is {} {base}: a hex bit pattern (0x{:x} is 1.0) or a decimal (1.5)", article(base), one(f)),
+                        )
+                    })?;
+                    let b = semfuzz_fp::convert(Format::F64, f, x.to_bits(), Round::NearestEven);
+                    if f.to_f64(b) != x {
+                        return Err((
+                            format!("{digits} is not exactly representable in {base}"),
+                            format!("write the {base} bit pattern you mean in hex"),
+                        ));
+                    }
+                    b
+                }
+            };
+            let sign = 1u64 << (w - 1);
+            let bits = if minus { bits ^ sign } else { bits };
+            let bits = if abs { bits & !sign } else { bits };
+            (if neg { bits ^ sign } else { bits }, w, true)
+        }
+        _ => {
+            let Some((kind, w)) = base
+                .split_at_checked(1)
+                .and_then(|(k, n)| Some((k, n.parse::<u32>().ok()?)))
+                .filter(|(k, w)| matches!(*k, "b" | "u" | "s") && (1..=64).contains(w))
+            else {
+                return Err((
+                    format!("an immediate cannot be {} {ty}", article(ty)),
+                    "the spec declares an immediate operand as a scalar format (f16, f32), bits of one (f16[15:6]) or an integer (b8, u16, s32)".into(),
+                ));
+            };
+            if abs || (neg || minus) && kind != "s" {
+                return Err((
+                    format!("the integer immediate `{literal}` takes no `-` or `|..|` here"),
+                    format!("this immediate is {} {base}", article(base)),
+                ));
+            }
+            let m = crate::ir::mask(w);
+            let v = parse_int(digits).ok_or_else(|| {
+                (
+                    format!("expected an integer immediate, found `{literal}`"),
+                    format!("this immediate is {} {base}: 0x1f or 31", article(base)),
+                )
+            })?;
+            let limit = if kind == "s" { m >> 1 } else { m };
+            if v > limit + u64::from(kind == "s" && (minus != neg)) {
+                return Err((
+                    format!("`{literal}` does not fit in {base}"),
+                    format!("this immediate is {} {base}", article(base)),
+                ));
+            }
+            let v = if minus != neg {
+                v.wrapping_neg() & m
+            } else {
+                v
+            };
+            (v, w, kind == "s")
+        }
+    };
+    let negative = signed && bits >> (width - 1) & 1 == 1;
+    Ok(match slice {
+        Some((hi, lo)) => ((bits >> lo) & crate::ir::mask(hi - lo + 1), negative),
+        None => (bits, negative),
+    })
+}
+
+/// The bits of 1.0 in `f`, for hints.
+fn one(f: Format) -> u64 {
+    semfuzz_fp::convert(Format::F64, f, 1f64.to_bits(), Round::NearestEven)
+}
+
+/// What the form allows on an operand: `-`, `|..|`, a member of `group` (the group the form
+/// writes after it, with its members).
 fn allowed(
     o: &Operand,
     m: &OperandMods,
     name: &str,
     opcode: &str,
-    members: Option<&Vec<String>>,
+    group: Option<(&String, &Vec<String>)>,
 ) -> Result<(), Diagnostic> {
-    if o.neg && !m.neg {
+    // An immediate's `-` and `|..|` are folded into its value by the assembler.
+    let folded = o.shape() == Shape::Immediate;
+    if o.neg && !m.neg && !folded {
         return Err(
             Diagnostic::at(&o.span, format!("`{opcode}` cannot negate operand {name}"))
                 .with_hint(format!("the syntax writes {name} without `{{-}}`")),
         );
     }
-    if o.abs && !m.abs {
+    if o.abs && !m.abs && !folded {
         return Err(Diagnostic::at(
             &o.span,
             format!("`{opcode}` cannot take the absolute value of operand {name}"),
@@ -681,21 +942,19 @@ fn allowed(
         .with_hint(format!("the syntax writes {name} without `{{|}}`")));
     }
     if let Some((member, span)) = &o.member {
-        let Some(members) = members else {
-            let why = match m.kind {
-                OperandKind::ConstBank => "the manual: \"For HMUL2 with a constant \"Sb\" operand, .iswz is not encoded and behavior defaults to .F32\"".to_string(),
-                _ => format!("the syntax writes {name} without a `{{.member}}`"),
-            };
+        let Some((group, members)) = group else {
             return Err(
                 Diagnostic::at(span, format!("`.{member}` cannot follow operand {name}"))
-                    .with_hint(why),
+                    .with_hint(format!(
+                        "the syntax of `{opcode}` writes {name} without a `{{.member}}`"
+                    )),
             );
         };
         if !members.contains(member) {
             let all: Vec<String> = members.iter().map(|x| format!(".{x}")).collect();
             return Err(Diagnostic::at(
                 span,
-                format!("`.{member}` is not an input format of operand {name}"),
+                format!("`.{member}` is not a member of `.{group}`, which operand {name} takes"),
             )
             .with_hint(format!("write one of {}", all.join(" "))));
         }
@@ -703,35 +962,329 @@ fn allowed(
     Ok(())
 }
 
-/// The encoding rules the HMUL2 text states in prose, beyond its syntax lines. "For immediate
-/// operands forms: - Sign of both immediates must be same. - Absolute operator must be present
-/// or absent on both immediates together." They are read as rules of the fp10 pair of HMUL2:
-/// HMUL2_32I's example `0xffff, {-|0x8ef7|}` writes `|..|` on one immediate only (docs/
-/// ambiguities.md). "Sign" is the sign bit of the immediate after folding `{-}` and `|..|`.
-fn hmul2_rules(operands: &[Operand]) -> Result<(), Diagnostic> {
-    if let [_, h1, h0] = operands {
-        if let (
-            Written::Immediate { bits: b1, abs: a1 },
-            Written::Immediate { bits: b0, abs: a0 },
-        ) = (&h1.written, &h0.written)
-        {
-            if (b1 ^ b0) & 0x8000 != 0 {
-                return Err(Diagnostic::at(
-                    &h0.span,
-                    format!(
-                        "the immediates have different signs (0x{b1:04x}, 0x{b0:04x}): \"Sign of both immediates must be same\""
-                    ),
+/// A rule on what the instruction text may write, beyond its form: `text COND else "why";`
+/// in a family (the manual's prose rules, e.g. that two immediates share one sign bit). It
+/// applies to the forms that have every operand it names; text that breaks it is refused
+/// with the message.
+///
+/// COND is an expression over the text: `negated(x)` and `absolute(x)` (whether `-` or
+/// `|..|` is written on operand `x`, inside the braces for an immediate), `sign(x)` (the sign
+/// bit of immediate `x` as read, 0 or 1), `suffixed(x)` (whether `.member` follows `x`),
+/// `g(x)` for a group `g` the form writes on `x` (the member written, or the default), `.M`,
+/// integers, `true`/`false`, `==`, `!=`, `&&`, `||`, `!` and parentheses.
+#[derive(Clone, Debug)]
+pub struct TextRule {
+    /// What must hold.
+    pub cond: Expr,
+    /// Why, as the manual says it.
+    pub message: String,
+}
+
+impl TextRule {
+    /// Checks the rule's condition against `family` at load time: only the text functions
+    /// above, on operands of its forms.
+    pub fn new(
+        forms: &[crate::catalog::Form],
+        groups: &[crate::catalog::Group],
+        cond: Expr,
+        message: String,
+    ) -> Result<TextRule, Diagnostic> {
+        validate(forms, groups, &cond)?;
+        Ok(TextRule { cond, message })
+    }
+
+    fn check(
+        &self,
+        names: &[String],
+        facts: &TextFacts,
+        operands: &[Operand],
+        head: &str,
+    ) -> Result<(), Diagnostic> {
+        let mut named = Vec::new();
+        operand_names(&self.cond, &mut named);
+        if !named.iter().all(|n| names.contains(n)) {
+            return Ok(());
+        }
+        if matches!(facts.eval(&self.cond), Ok(TextValue::Bool(true))) {
+            return Ok(());
+        }
+        // Point at the last operand the rule names: the one that breaks it, in text order.
+        let at = names
+            .iter()
+            .rposition(|n| named.contains(n))
+            .map_or_else(|| operands[0].span.clone(), |k| operands[k].span.clone());
+        let (line, _) = self.cond.span.file.line_col(self.cond.span.start);
+        Err(Diagnostic::at(
+            &at,
+            format!("`{head}` cannot be written so: \"{}\"", self.message),
+        )
+        .with_hint(format!(
+            "the spec requires `{}` ({}:{line})",
+            crate::printer::print_expr(&self.cond),
+            self.cond.span.file.name
+        )))
+    }
+}
+
+/// The functions a text condition may call, besides the groups of the family.
+const TEXT_FUNCTIONS: [&str; 4] = ["negated", "absolute", "sign", "suffixed"];
+
+/// Whether `cond` (of an `operand` item) is about the text (`iswz(Ra) == .F32`) rather than
+/// the modifiers: it calls a text function or a group on an operand. Such an item says how a
+/// value the caller gives is read (`SassInstr::value_type`), not the variant's type.
+pub fn is_text_condition(groups: &[crate::catalog::Group], cond: &Expr) -> bool {
+    let mut found = false;
+    visit(cond, &mut |e| {
+        if let ExprKind::Call { func, args } = &e.kind {
+            let is_group = groups.iter().any(|g| g.name == func.text);
+            if (TEXT_FUNCTIONS.contains(&func.text.as_str()) || is_group)
+                && matches!(
+                    args.as_slice(),
+                    [Expr {
+                        kind: ExprKind::Name(_),
+                        ..
+                    }]
                 )
-                .with_hint("negate both or neither (`-Ra` negates the product instead)"));
-            }
-            if a1 != a0 {
-                return Err(Diagnostic::at(
-                    &h0.span,
-                    "`|..|` on one immediate only: \"Absolute operator must be present or absent on both immediates together\"",
-                )
-                .with_hint("write `|..|` on both immediates or on neither"));
+            {
+                found = true;
             }
         }
+    });
+    found
+}
+
+fn visit(e: &Expr, f: &mut dyn FnMut(&Expr)) {
+    f(e);
+    match &e.kind {
+        ExprKind::Call { args, .. } => args.iter().for_each(|a| visit(a, f)),
+        ExprKind::Unary { expr, .. } => visit(expr, f),
+        ExprKind::Binary { lhs, rhs, .. } => {
+            visit(lhs, f);
+            visit(rhs, f);
+        }
+        ExprKind::Ternary { cond, then, els } => {
+            visit(cond, f);
+            visit(then, f);
+            visit(els, f);
+        }
+        ExprKind::Index { base, .. } => visit(base, f),
+        _ => {}
     }
-    Ok(())
+}
+
+/// The operands a text condition names, in order of appearance.
+fn operand_names(e: &Expr, out: &mut Vec<String>) {
+    visit(e, &mut |e| {
+        if let ExprKind::Call { args, .. } = &e.kind {
+            for a in args {
+                if let ExprKind::Name(n) = &a.kind {
+                    if !out.contains(n) {
+                        out.push(n.clone());
+                    }
+                }
+            }
+        }
+    });
+}
+
+/// Load-time check of a text condition (see [`TextRule`]).
+pub fn validate(
+    forms: &[crate::catalog::Form],
+    groups: &[crate::catalog::Group],
+    e: &Expr,
+) -> Result<(), Diagnostic> {
+    let bad = |msg: String| {
+        Diagnostic::at(&e.span, msg).with_hint(
+            "a text condition uses negated(x), absolute(x), sign(x), suffixed(x), group(x), `.member`, integers, ==, !=, &&, ||, !",
+        )
+    };
+    match &e.kind {
+        ExprKind::Int(_) | ExprKind::Bool(_) | ExprKind::Mod(_) => Ok(()),
+        ExprKind::Unary {
+            op: UnOp::Not,
+            expr,
+        } => validate(forms, groups, expr),
+        ExprKind::Binary {
+            op: BinOp::Eq | BinOp::Ne | BinOp::And | BinOp::Or,
+            lhs,
+            rhs,
+        } => {
+            validate(forms, groups, lhs)?;
+            validate(forms, groups, rhs)
+        }
+        ExprKind::Call { func, args } => {
+            let [Expr {
+                kind: ExprKind::Name(x),
+                span,
+            }] = args.as_slice()
+            else {
+                return Err(bad(format!("`{}` takes one operand name", func.text)));
+            };
+            // Rejected forms are never parsed against.
+            let in_form =
+                |f: &&crate::catalog::Form| f.rejected.is_none() && f.pattern.operands.contains(x);
+            let Some(form) = forms.iter().find(in_form) else {
+                return Err(Diagnostic::at(
+                    span,
+                    format!("`{x}` is an operand of no form of this instruction"),
+                ));
+            };
+            let group = groups.iter().position(|g| g.name == func.text);
+            if func.text == "sign" {
+                let immediate = forms.iter().filter(in_form).all(|f| {
+                    f.pattern
+                        .operands
+                        .iter()
+                        .position(|o| o == x)
+                        .is_some_and(|i| f.pattern.mods[i].kind == OperandKind::Immediate)
+                });
+                if !immediate {
+                    return Err(Diagnostic::at(
+                        span,
+                        format!("`sign({x})`: `{x}` is not an immediate, so the text does not give its sign"),
+                    ));
+                }
+            } else if let Some(g) = group {
+                let writes = forms.iter().filter(in_form).all(|f| {
+                    f.pattern
+                        .operands
+                        .iter()
+                        .position(|o| o == x)
+                        .is_some_and(|i| f.pattern.mods[i].member == Some(g))
+                });
+                if !writes {
+                    return Err(Diagnostic::at(
+                        span,
+                        format!(
+                            "the forms do not write `.{}` on `{x}` (`{}`)",
+                            func.text, form.syntax
+                        ),
+                    ));
+                }
+            } else if !TEXT_FUNCTIONS.contains(&func.text.as_str()) {
+                return Err(bad(format!(
+                    "`{}` is not a function of the text",
+                    func.text
+                )));
+            }
+            Ok(())
+        }
+        _ => Err(bad(format!(
+            "`{}` is not a condition on the text",
+            crate::printer::print_expr(e)
+        ))),
+    }
+}
+
+/// A value of a text condition.
+#[derive(Clone, Debug, PartialEq)]
+enum TextValue {
+    Bool(bool),
+    Int(u64),
+    Member(String),
+}
+
+/// What the text writes on each operand, by the form's operand names.
+#[derive(Debug, Default)]
+struct TextFacts {
+    ops: Vec<(String, Fact)>,
+}
+
+#[derive(Debug, Default)]
+struct Fact {
+    neg: bool,
+    abs: bool,
+    /// The member written after it (`.H0_H0`), if any.
+    suffix: Option<String>,
+    /// Per group the form writes on it: the member meant.
+    groups: Vec<(String, Option<String>)>,
+    /// For an immediate, its sign bit as read.
+    sign: Option<bool>,
+}
+
+impl TextFacts {
+    fn new(
+        family: &Family,
+        mods: &[OperandMods],
+        names: &[String],
+        operands: &[Operand],
+        immediates: &[Option<(u64, bool)>],
+    ) -> TextFacts {
+        let ops = operands
+            .iter()
+            .zip(mods)
+            .zip(names)
+            .zip(immediates)
+            .map(|(((o, m), name), imm)| {
+                let groups = m
+                    .member
+                    .map(|g| {
+                        let g = &family.groups[g];
+                        (g.name.clone(), member_meant(o, &g.name, family))
+                    })
+                    .into_iter()
+                    .collect();
+                (
+                    name.clone(),
+                    Fact {
+                        neg: o.neg,
+                        abs: o.abs,
+                        suffix: o.member.as_ref().map(|(m, _)| m.clone()),
+                        groups,
+                        sign: imm.map(|i| i.1),
+                    },
+                )
+            })
+            .collect();
+        TextFacts { ops }
+    }
+
+    fn eval(&self, e: &Expr) -> Result<TextValue, ()> {
+        Ok(match &e.kind {
+            ExprKind::Int(v) => TextValue::Int(*v),
+            ExprKind::Bool(b) => TextValue::Bool(*b),
+            ExprKind::Mod(m) => TextValue::Member(m.clone()),
+            ExprKind::Unary {
+                op: UnOp::Not,
+                expr,
+            } => match self.eval(expr)? {
+                TextValue::Bool(b) => TextValue::Bool(!b),
+                _ => return Err(()),
+            },
+            ExprKind::Binary { op, lhs, rhs } => {
+                let (l, r) = (self.eval(lhs)?, self.eval(rhs)?);
+                match (op, l, r) {
+                    (BinOp::Eq, l, r) => TextValue::Bool(l == r),
+                    (BinOp::Ne, l, r) => TextValue::Bool(l != r),
+                    (BinOp::And, TextValue::Bool(l), TextValue::Bool(r)) => TextValue::Bool(l && r),
+                    (BinOp::Or, TextValue::Bool(l), TextValue::Bool(r)) => TextValue::Bool(l || r),
+                    _ => return Err(()),
+                }
+            }
+            ExprKind::Call { func, args } => {
+                let [Expr {
+                    kind: ExprKind::Name(x),
+                    ..
+                }] = args.as_slice()
+                else {
+                    return Err(());
+                };
+                let fact = &self.ops.iter().find(|(n, _)| n == x).ok_or(())?.1;
+                match func.text.as_str() {
+                    "negated" => TextValue::Bool(fact.neg),
+                    "absolute" => TextValue::Bool(fact.abs),
+                    "suffixed" => TextValue::Bool(fact.suffix.is_some()),
+                    "sign" => TextValue::Int(u64::from(fact.sign.ok_or(())?)),
+                    g => TextValue::Member(
+                        fact.groups
+                            .iter()
+                            .find(|(name, _)| name == g)
+                            .and_then(|(_, m)| m.clone())
+                            .ok_or(())?,
+                    ),
+                }
+            }
+            _ => return Err(()),
+        })
+    }
 }

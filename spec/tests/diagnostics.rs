@@ -84,7 +84,7 @@ fn parser_errors() {
     assert_diag(
         "instr foo {\n  frob;\n}",
         "test.sem:2:3",
-        "expected `form`, `group`, `operand`, `require`, `reject` or `sem`",
+        "expected `form`, `group`, `operand`, `require`, `reject`, `text` or `sem`",
     );
 }
 

@@ -298,7 +298,7 @@ fn negating_either_operand_is_the_same_instruction() {
     for v in s
         .variants
         .iter()
-        .filter(|v| v.sources.iter().any(|x| x.name == "Rb"))
+        .filter(|v| v.family == "HMUL2" && v.sources.iter().any(|x| x.name == "Rb"))
     {
         let neg = |name: &str| {
             v.sources
@@ -375,7 +375,12 @@ fn encoding_rules_are_enforced_with_the_manual_s_words() {
     let e = error("HMUL2 R0, R1, 0x3c00, 0xbc00;");
     assert!(e.contains("Sign of both immediates must be same"), "{e}");
     let e = error("HMUL2 R0, R1, {-0x3c00}, 0x3c00;");
-    assert!(e.contains("different signs"), "{e}");
+    assert!(e.contains("Sign of both immediates must be same"), "{e}");
+    // The rule is the spec's `text` item, and the message says where it is declared.
+    assert!(
+        e.contains("sign(Immfp10H1) == sign(Immfp10H0)") && e.contains("sass-hmul2.sem:"),
+        "{e}"
+    );
     // Folded signs may agree: -(-1) and 1.
     sass::parse(spec(), "HMUL2 R0, R1, {-0xbc00}, 0x3c00;").unwrap();
     // "- Absolute operator must be present or absent on both immediates together."
@@ -387,7 +392,7 @@ fn encoding_rules_are_enforced_with_the_manual_s_words() {
     // Constant: ".iswz is not encoded".
     let e = error("HMUL2 R0, R1, c[0][0].H0_H0;");
     assert!(
-        e.contains("cannot follow operand c") && e.contains(".F32"),
+        e.contains("For HMUL2 with a constant 'Sb' operand, .iswz is not encoded"),
         "{e}"
     );
     // HMUL2_32I: "Rd, Ra{.iswz}" has no - or |..| on Ra, and no .ofmt.
@@ -395,27 +400,40 @@ fn encoding_rules_are_enforced_with_the_manual_s_words() {
     assert!(error("HMUL2_32I R0, |R1|, 0x3c00, 0x3c00;").contains("absolute value of operand Ra"));
     let e = error("HMUL2_32I.F32 R0, R1, 0x3c00, 0x3c00;");
     assert!(e.contains("`.F32` is not a modifier of `HMUL2_32I`"), "{e}");
-    // Immediates take - and |..| inside braces only.
-    let e = error("HMUL2 R0, R1, -0x3c00, 0xbc00;");
+    // Immediates take |..| inside braces only; a leading `-` is the number's own sign, as the
+    // disassembler prints it (`HADD2 R5, R0, -1.5, -1`).
+    let e = error("HMUL2 R0, R1, |0x3c00|, 0x3c00;");
     assert!(
-        e.contains("inside braces") && e.contains("{-0x3c00}"),
+        e.contains("inside braces") && e.contains("{|0x3c00|}"),
         "{e}"
     );
+    let e = error("HMUL2 R0, R1, -|0x3c00|, 0xbc00;");
+    assert!(e.contains("{-|0x3c00|}"), "{e}");
+    let i = sass::parse(spec(), "HMUL2 R0, R1, -0x3c00, -1;").unwrap();
+    assert_eq!(i.fixed("Immfp10H1"), Some(0xbc00 >> 6));
 }
 
 #[test]
 fn bad_text_gets_a_located_error_with_a_hint() {
     for (text, says, col) in [
-        ("HMUL2 R0, R1.H2_H0, R2;", "not an input format", 13),
+        (
+            "HMUL2 R0, R1.H2_H0, R2;",
+            "`.H2_H0` is not a member of `.iswz`, which operand Ra takes",
+            13,
+        ),
         ("HMUL2 R0, R1, R2, R3;", "takes no operands like these", 1),
         ("HMUL2 R0, R1, c[32][0];", "not a bank", 17),
         ("HMUL2 R0, R1, 1.1, 1.0;", "not exactly representable", 15),
         ("HMUL2 R0, R1, R2 R3;", "unexpected `R3`", 18),
-        ("HMUL2 R0, R1, R2, 0x10000;", "does not fit in 16 bits", 19),
+        (
+            "HMUL2 R0, R1, 0x3c00, 0x10000;",
+            "does not fit in 16 bits",
+            23,
+        ),
         ("HMUL2 R256, R1, R2;", "destination register", 7),
         (
             "HMUL2 R0, R1, Q2;",
-            "expected a register, constant or immediate",
+            "expected a register, constant, immediate or predicate",
             15,
         ),
         ("HMUL3 R0, R1, R2;", "unknown instruction", 1),

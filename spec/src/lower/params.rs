@@ -137,6 +137,13 @@ impl Params {
         // The first `operand` item whose condition holds (`operand Rd: f32 if ofmt == .F32;`).
         let mut declared = None;
         for (n, cond) in fam.operand_types.get(name).into_iter().flatten() {
+            // A condition on the SASS text says how a value is read, not the variant's type.
+            if cond
+                .as_ref()
+                .is_some_and(|c| crate::sass::is_text_condition(&fam.groups, c))
+            {
+                continue;
+            }
             if cond
                 .as_ref()
                 .map_or(Ok(true), |c| self.const_bool(spec, c))?
@@ -192,6 +199,11 @@ pub fn member_index_width(n: usize) -> u32 {
 pub(super) fn type_from_name(spec: &Resolved, name: &str) -> Option<Ty> {
     if name == "pred" {
         return Some(Ty::Pred);
+    }
+    // `f16[15:6]`: bits `hi..lo` of a format (a SASS immediate field); `sem` reads the bits.
+    if let Some((format, (hi, lo))) = crate::sass::format_slice(name) {
+        let width = type_from_name(spec, format)?.width();
+        return (lo <= hi && hi < width).then_some(Ty::Bits(hi - lo + 1));
     }
     if let Some(n) = name
         .strip_prefix(['b', 'u', 's'])

@@ -1,0 +1,329 @@
+//! SASS HFMA2, HADD2 and HMNMX2 (spec/isa/sass-hfma2.sem, sass-hadd2.sem, sass-hmnmx2.sem),
+//! read as the instruction text ptxas 13.5 emits for the excerpt's half-precision PTX, against
+//! an independent model on `rustc_apfloat` (LLVM's APFloat) over boundary-heavy lane values:
+//! every pair (and for fma every triple) of the boundary values of f16, in both lanes.
+
+mod common;
+use common::spec;
+use rustc_apfloat::ieee::Half;
+use rustc_apfloat::{Float, Round as ApRound};
+use semfuzz_fp::vectors::{boundary_values, SplitMix64};
+use semfuzz_fp::Format;
+use semfuzz_spec::eval::Evaluator;
+use semfuzz_spec::outcome::Accept;
+use semfuzz_spec::sass;
+
+const NEG: u64 = 0x8000;
+const CANONICAL_NAN: u64 = 0x7FFF;
+
+/// Evaluates SASS text on the values it reads; one accept set per lane.
+fn run(text: &str, values: &[u64]) -> Vec<Accept> {
+    prepare(text)(values)
+}
+
+/// SASS text parsed once, as a function of the values it reads.
+fn prepare(text: &str) -> impl FnMut(&[u64]) -> Vec<Accept> + '_ {
+    let i = sass::parse(spec(), text).unwrap_or_else(|d| panic!("{text}:\n{d}"));
+    let mut ev = Evaluator::new(&i.variant.program);
+    move |values| {
+        let inputs = i.inputs(values).unwrap_or_else(|e| panic!("{text}: {e}"));
+        let mut out = vec![Accept::default(); ev.n_parts()];
+        ev.eval(&inputs, &mut out);
+        out
+    }
+}
+
+fn pack(hi: u64, lo: u64) -> u64 {
+    hi << 16 | lo
+}
+
+fn is_nan(x: u64) -> bool {
+    x & 0x7C00 == 0x7C00 && x & 0x03FF != 0
+}
+
+fn flush(x: u64) -> u64 {
+    if x & 0x7C00 == 0 {
+        x & NEG
+    } else {
+        x
+    }
+}
+
+fn h(x: u64) -> Half {
+    Half::from_bits(x.into())
+}
+
+fn bits(x: Half) -> u64 {
+    x.to_bits() as u64
+}
+
+/// [+0.0, 1.0], NaN and -0.0 to +0.0 (PTX 9.7.4 and HMUL2's .SAT).
+fn saturate(x: u64) -> u64 {
+    if is_nan(x) || x & NEG != 0 {
+        0
+    } else if x > 0x3C00 {
+        0x3C00
+    } else {
+        x
+    }
+}
+
+/// The value the model expects: exact bits, any NaN, or the canonical NaN.
+fn expect(x: u64, nan_is_canonical: bool) -> Accept {
+    match (is_nan(x), nan_is_canonical) {
+        (true, false) => Accept::AnyNan(Format::F16),
+        (true, true) => Accept::Exact(CANONICAL_NAN),
+        (false, _) => Accept::Exact(x),
+    }
+}
+
+/// The f16 boundary values plus a few random ones: the lane inputs.
+fn lane_values() -> Vec<u64> {
+    let mut v = boundary_values(Format::F16);
+    let mut rng = SplitMix64::new(8);
+    v.extend((0..8).map(|_| rng.next_u64() & 0xFFFF));
+    v
+}
+
+/// Checks `text` lane by lane: for each pair of lane-0 inputs (`x`, `y`) the register values
+/// `values(x, y)` (lane 1 gets another pair, to catch a lane mix-up) against `model`.
+fn check2(text: &str, values: impl Fn(u64, u64) -> Vec<u64>, model: impl Fn(u64, u64) -> Accept) {
+    let vs = lane_values();
+    let mut n = 0;
+    let mut eval = prepare(text);
+    for (k, &x) in vs.iter().enumerate() {
+        for &y in &vs {
+            let (x1, y1) = (vs[(k * 7 + 3) % vs.len()], y ^ NEG);
+            let v0 = values(x, y);
+            let v1 = values(x1, y1);
+            let regs: Vec<u64> = v0.iter().zip(&v1).map(|(lo, hi)| pack(*hi, *lo)).collect();
+            let got = eval(&regs);
+            let want = vec![model(x, y), model(x1, y1)];
+            assert_eq!(got, want, "{text} {regs:#x?}");
+            n += 1;
+        }
+    }
+    assert!(n > 1000, "{n} cases");
+}
+
+fn fma16(a: u64, b: u64, c: u64) -> u64 {
+    bits(h(a).mul_add_r(h(b), h(c), ApRound::NearestTiesToEven).value)
+}
+
+fn add16(a: u64, b: u64) -> u64 {
+    bits(h(a).add_r(h(b), ApRound::NearestTiesToEven).value)
+}
+
+fn mul16(a: u64, b: u64) -> u64 {
+    bits(h(a).mul_r(h(b), ApRound::NearestTiesToEven).value)
+}
+
+// fma.rn{.ftz}{.sat}{.relu}.f16x2 -> HFMA2.MMA{.FTZ}{.SAT|.RELU} R5, R0, R5, R4 (sm_90):
+// one rounding, inputs and result flushed under .FTZ, .SAT's and .RELU's clamps.
+#[test]
+fn hfma2_registers_are_fma_rn_per_lane() {
+    let vs = lane_values();
+    for (text, ftz, sat, relu) in [
+        ("HFMA2.MMA R5, R0, R1, R2", false, false, false),
+        ("HFMA2.MMA.FTZ R5, R0, R1, R2", true, false, false),
+        ("HFMA2.SAT R5, R0, R1, R2", false, true, false),
+        ("HFMA2.MMA.FTZ.RELU R5, R0, R1, R2", true, false, true),
+        ("HFMA2.RELU R5, R0, R1, R2", false, false, true),
+    ] {
+        let model = |a: u64, b: u64, c: u64| {
+            let f = |x: u64| if ftz { flush(x) } else { x };
+            let r = f(fma16(f(a), f(b), f(c)));
+            if sat {
+                expect(saturate(r), false)
+            } else if relu {
+                // 9.7.4.4: "clamps the result to 0 if negative. NaN result is converted to
+                // canonical NaN"; -0.0 counts as negative (docs/ambiguities.md).
+                expect(if !is_nan(r) && r & NEG != 0 { 0 } else { r }, true)
+            } else {
+                expect(r, false)
+            }
+        };
+        let mut rng = SplitMix64::new(3);
+        let mut eval = prepare(text);
+        for &a in &vs {
+            for &b in &vs {
+                for _ in 0..6 {
+                    let c = vs[rng.below(vs.len() as u64) as usize];
+                    let (a1, b1, c1) = (b, c, a ^ NEG);
+                    let got = eval(&[pack(a1, a), pack(b1, b), pack(c1, c)]);
+                    assert_eq!(
+                        got,
+                        vec![model(a, b, c), model(a1, b1, c1)],
+                        "{text} a={a:#x} b={b:#x} c={c:#x}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+// add.f16x2 -> HFMA2.MMA R5, R0, 1, 1, R5: a*1 + b rounds once, as add.rn does.
+#[test]
+fn hfma2_times_the_immediate_one_pair_is_add() {
+    check2(
+        "HFMA2.MMA R5, R0, 1, 1, R1",
+        |x, y| vec![x, y],
+        |x, y| expect(add16(x, y), false),
+    );
+}
+
+// mul.f16x2 -> HFMA2.MMA R5, R0, R5, -RZ: a*b + (-0.0) keeps the sign of a zero product.
+#[test]
+fn hfma2_plus_negative_rz_is_mul() {
+    check2(
+        "HFMA2.MMA R5, R0, R1, -RZ",
+        |x, y| vec![x, y],
+        |x, y| expect(mul16(x, y), false),
+    );
+}
+
+// fma.rn.f16 with c a parameter (sm_80): c[0x0] [0x168].H0_H0, as cuobjdump spaces it.
+#[test]
+fn hfma2_constant_operand_with_a_swizzle() {
+    let (a, b) = (0x4200, 0x3800); // 3, 0.5
+    let got = run(
+        "HFMA2 R0, R0.H0_H0, R5.H0_H0, c[0x0] [0x168].H0_H0",
+        &[a, b, 0x1234_3C00],
+    );
+    // 3 * 0.5 + 1 = 2.5 in both lanes (each source replicates its lower half).
+    assert_eq!(got, vec![Accept::Exact(0x4100), Accept::Exact(0x4100)]);
+    // The constant in the b position, without a swizzle: both halves.
+    let got = run(
+        "HFMA2.MMA R5, R0, c[0x0][0x168], -RZ",
+        &[pack(a, a), pack(b, 0x4000)],
+    );
+    assert_eq!(got, vec![Accept::Exact(0x4600), Accept::Exact(0x3E00)]);
+}
+
+// .FMZ (ASSUMPTION: HMUL2's rule on the product): a zero factor makes the product +0.0 even
+// against infinity or NaN, and +0 + c is c (or +0 for c = -0).
+#[test]
+fn hfma2_fmz_forces_a_positive_zero_product() {
+    let inf = 0x7C00;
+    let got = run(
+        "HFMA2.FMZ R0, R1, R2, R3",
+        &[pack(0, 0x8000), pack(0x7E00, inf), pack(NEG, 0x3C00)],
+    );
+    assert_eq!(got, vec![Accept::Exact(0x3C00), Accept::Exact(0)]);
+    // Without .FMZ, 0 * inf is invalid: a NaN.
+    let got = run("HFMA2 R0, R1, R2, R3", &[0, pack(0, inf), 0]);
+    assert_eq!(got[0], Accept::AnyNan(Format::F16));
+}
+
+// add/sub{.ftz}{.sat}.f16 -> HADD2{.FTZ}{.SAT} R0, R0.H0_H0, {-}R5.H0_H0.
+#[test]
+fn hadd2_is_add_rn_and_sub_rn_per_lane() {
+    for (text, neg_b, ftz, sat) in [
+        ("HADD2 R0, R1, R2", false, false, false),
+        ("HADD2.FTZ.SAT R0, R1, -R2", true, true, true),
+        ("HADD2.FTZ R0, R1, R2", false, true, false),
+        ("HADD2.SAT R0, R1, -R2", true, false, true),
+    ] {
+        check2(
+            text,
+            |x, y| vec![x, y],
+            |x, y| {
+                let f = |v: u64| if ftz { flush(v) } else { v };
+                let y = if neg_b { y ^ NEG } else { y };
+                let r = f(add16(f(x), f(y)));
+                expect(if sat { saturate(r) } else { r }, false)
+            },
+        );
+    }
+}
+
+// add.f16x2 with b a constant: `HADD2 R5, R0, 1.5, 1` (H1, H0); sub: `-1.5, -1`.
+#[test]
+fn hadd2_immediates_are_whole_fp16_in_h1_h0_order() {
+    let got = run("HADD2 R5, R0, 1.5, 1", &[pack(0x3C00, 0x3C00)]);
+    assert_eq!(got, vec![Accept::Exact(0x4000), Accept::Exact(0x4100)]);
+    let got = run("HADD2 R5, R0, -1.5, -1", &[pack(0x3C00, 0x3C00)]);
+    assert_eq!(got, vec![Accept::Exact(0), Accept::Exact(0xB800)]);
+    // An fp16 immediate keeps all 16 bits (HMUL2's fp10 fields do not apply here).
+    let got = run("HADD2 R5, RZ, 0x3c01, 0x3c01", &[]);
+    assert_eq!(got, vec![Accept::Exact(0x3C01), Accept::Exact(0x3C01)]);
+}
+
+// neg.f16x2 -> HADD2 R5, -R0, -RZ.H0_H0 and abs.f16x2 -> HADD2 R5, |R0|, -RZ.H0_H0: the
+// sign flipped or cleared for every number, zeros included.
+#[test]
+fn hadd2_with_negative_rz_is_neg_and_abs() {
+    let (mut neg_of, mut abs_of) = (
+        prepare("HADD2 R5, -R0, -RZ.H0_H0"),
+        prepare("HADD2 R5, |R0|, -RZ.H0_H0"),
+    );
+    for &x in &lane_values() {
+        if is_nan(x) {
+            continue;
+        }
+        let neg = neg_of(&[pack(x, x)]);
+        assert_eq!(neg, vec![Accept::Exact(x ^ NEG); 2], "neg {x:#x}");
+        let abs = abs_of(&[pack(x, x)]);
+        assert_eq!(abs, vec![Accept::Exact(x & !NEG); 2], "abs {x:#x}");
+    }
+}
+
+/// IEEE minNum/maxNum with -0.0 < +0.0 (PTX 9.7.4.7/8), on f16 bits; None: a NaN.
+fn min_max(x: u64, y: u64, max: bool, nan: bool) -> Option<u64> {
+    match (is_nan(x), is_nan(y)) {
+        (true, true) => return None,
+        (true, false) | (false, true) if nan => return None,
+        (true, false) => return Some(y),
+        (false, true) => return Some(x),
+        _ => {}
+    }
+    let key = |v: u64| -> i32 {
+        if v & NEG != 0 {
+            -((v & 0x7FFF) as i32) - 1
+        } else {
+            v as i32
+        }
+    };
+    let x_first = if max {
+        key(x) > key(y)
+    } else {
+        key(x) < key(y)
+    };
+    Some(if x_first || key(x) == key(y) { x } else { y })
+}
+
+// min/max{.ftz}{.NaN}.f16x2 -> HMNMX2{.FTZ}{.NAN} R5, R0, R5, PT (min) / !PT (max).
+#[test]
+fn hmnmx2_is_min_with_pt_and_max_with_not_pt() {
+    for (text, max, ftz, nan) in [
+        ("HMNMX2 R5, R0, R1, PT", false, false, false),
+        ("HMNMX2 R5, R0, R1, !PT", true, false, false),
+        ("HMNMX2.FTZ.NAN R5, R0, R1, PT", false, true, true),
+        ("HMNMX2.NAN R5, R0, R1, !PT", true, false, true),
+        ("HMNMX2.FTZ R5, R0, R1, !PT", true, true, false),
+    ] {
+        check2(
+            text,
+            |x, y| vec![x, y],
+            |x, y| {
+                let f = |v: u64| if ftz { flush(v) } else { v };
+                match min_max(f(x), f(y), max, nan) {
+                    Some(r) => Accept::Exact(r),
+                    None if nan => Accept::Exact(CANONICAL_NAN),
+                    None => Accept::AnyNan(Format::F16),
+                }
+            },
+        );
+    }
+    // A predicate register chooses at run time (ASSUMPTION: true is min).
+    let (one, two) = (0x3C00, 0x4000);
+    let regs = [pack(one, one), pack(two, two)];
+    assert_eq!(
+        run("HMNMX2 R5, R0, R1, P0", &[regs[0], regs[1], 1])[0],
+        Accept::Exact(one)
+    );
+    assert_eq!(
+        run("HMNMX2 R5, R0, R1, P0", &[regs[0], regs[1], 0])[0],
+        Accept::Exact(two)
+    );
+}
