@@ -176,7 +176,7 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 
 fn opcodes() -> Vec<String> {
     let mut ops: Vec<String> = common::spec()
-        .families
+        .resolved.families
         .iter()
         .flat_map(|f| f.opcodes.iter().cloned())
         .collect();
