@@ -8,7 +8,11 @@ use std::sync::Arc;
 /// Parses one spec source.
 pub fn parse_file(file: &Arc<SourceFile>) -> Result<File, Diagnostic> {
     let toks = lex(file)?;
-    let mut p = Parser { toks, pos: 0 };
+    let mut p = Parser {
+        toks,
+        pos: 0,
+        depth: 0,
+    };
     let mut items = Vec::new();
     while !p.at_eof() {
         items.push(p.item()?);
@@ -16,9 +20,18 @@ pub fn parse_file(file: &Arc<SourceFile>) -> Result<File, Diagnostic> {
     Ok(File { items })
 }
 
+/// How deep expressions and blocks may nest: far beyond any spec (the shipped ones stay
+/// below 20), and shallow enough that the recursive passes after parsing (checker, lowering,
+/// printer) stay within a 2 MiB thread stack. Without a bound, `((((…1…))))` overflowed the
+/// stack (a crash, not an error) in the parser itself.
+pub const MAX_NESTING: usize = 100;
+
 struct Parser {
     toks: Vec<Token>,
     pos: usize,
+    /// The nesting level of the syntax being parsed: an upper bound on the depth of the
+    /// tree built so far (each enclosing expression, block, operator of a chain and index).
+    depth: usize,
 }
 
 fn describe(tok: &Tok) -> String {
@@ -59,6 +72,20 @@ impl Parser {
             self.pos += 1;
         }
         t
+    }
+
+    /// One level deeper; an error past [`MAX_NESTING`]. Callers restore `depth` on success
+    /// (an error ends the parse).
+    fn nest(&mut self) -> Result<(), Diagnostic> {
+        self.depth += 1;
+        if self.depth > MAX_NESTING {
+            return Err(Diagnostic::at(
+                &self.span(),
+                format!("nested more than {MAX_NESTING} levels deep"),
+            )
+            .with_hint("name parts of the expression with `let`, or move a block into a `def`"));
+        }
+        Ok(())
     }
 
     fn error(&self, expected: &str) -> Diagnostic {
@@ -306,7 +333,9 @@ impl Parser {
     }
 
     fn block(&mut self) -> Result<Block, Diagnostic> {
+        let outer = self.depth;
         self.expect_punct("{")?;
+        self.nest()?;
         let mut stmts = Vec::new();
         while !self.eat_punct("}") {
             if self.at_eof() {
@@ -314,6 +343,7 @@ impl Parser {
             }
             stmts.push(self.stmt()?);
         }
+        self.depth = outer;
         Ok(Block { stmts })
     }
 
@@ -372,6 +402,9 @@ impl Parser {
     }
 
     fn if_rest(&mut self) -> Result<Stmt, Diagnostic> {
+        // `else if` chains nest in the tree.
+        let outer = self.depth;
+        self.nest()?;
         let cond = self.expr()?;
         let then = self.block()?;
         let els = if self.eat_keyword("else") {
@@ -383,6 +416,7 @@ impl Parser {
         } else {
             None
         };
+        self.depth = outer;
         Ok(Stmt::If { cond, then, els })
     }
 
@@ -400,6 +434,14 @@ impl Parser {
     }
 
     pub(crate) fn expr(&mut self) -> Result<Expr, Diagnostic> {
+        let outer = self.depth;
+        self.nest()?;
+        let e = self.ternary()?;
+        self.depth = outer;
+        Ok(e)
+    }
+
+    fn ternary(&mut self) -> Result<Expr, Diagnostic> {
         let cond = self.binary(1)?;
         if self.eat_punct("?") {
             let then = self.expr()?;
@@ -427,8 +469,11 @@ impl Parser {
     }
 
     fn binary(&mut self, min_prec: u8) -> Result<Expr, Diagnostic> {
+        let outer = self.depth;
         let mut lhs = self.unary()?;
         while let Some(op) = self.binop().filter(|op| op.precedence() >= min_prec) {
+            // A chain `a + b + c` is a tree as deep as it is long.
+            self.nest()?;
             let op_span = self.bump().span;
             let rhs = self.binary(op.precedence() + 1)?;
             if op.is_comparison() {
@@ -458,6 +503,7 @@ impl Parser {
                 span,
             };
         }
+        self.depth = outer;
         Ok(lhs)
     }
 
@@ -468,9 +514,12 @@ impl Parser {
             Tok::Punct("~") => Some(UnOp::BitNot),
             _ => None,
         };
+        let outer = self.depth;
         if let Some(op) = op {
+            self.nest()?;
             let start = self.bump().span;
             let expr = self.unary()?;
+            self.depth = outer;
             let span = start.to(&expr.span);
             return Ok(Expr {
                 kind: ExprKind::Unary {
@@ -482,6 +531,7 @@ impl Parser {
         }
         let mut e = self.primary()?;
         while self.eat_punct("[") {
+            self.nest()?;
             let index = self.index_rest()?;
             let span = e.span.to(&self.prev_span());
             e = Expr {
@@ -492,6 +542,7 @@ impl Parser {
                 span,
             };
         }
+        self.depth = outer;
         Ok(e)
     }
 
@@ -557,7 +608,11 @@ impl Parser {
 /// Parses a lone expression (used for tests and for `require` conditions in tools).
 pub fn parse_expr(file: &Arc<SourceFile>) -> Result<Expr, Diagnostic> {
     let toks = lex(file)?;
-    let mut p = Parser { toks, pos: 0 };
+    let mut p = Parser {
+        toks,
+        pos: 0,
+        depth: 0,
+    };
     let e = p.expr()?;
     if !p.at_eof() {
         return Err(p.error("the end of the expression"));
