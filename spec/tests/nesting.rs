@@ -1,6 +1,7 @@
-//! Deeply nested spec text is an error at the place it gets too deep, not a stack overflow
-//! (the `spec_parse` fuzz target's crash, reproduced by hand: a segmentation fault in the
-//! recursive parser, and in the recursive passes after it on long operator chains).
+//! Deeply nested spec text is an error at the place it gets too deep, not a stack overflow:
+//! the `spec_parse` and `rule_parse` fuzz targets crashed (segmentation fault) on hand-made
+//! deep inputs, which libFuzzer had not reached, in the recursive parser and, for long
+//! operator chains, in the recursive passes after it.
 
 use semfuzz_spec::catalog::EMBEDDED;
 use semfuzz_spec::diag::SourceFile;
