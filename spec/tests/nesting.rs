@@ -32,16 +32,25 @@ fn nesting_past_the_limit_is_a_located_error() {
         // Parentheses, unary operators, `if` blocks, `else if` chains: recursion in the parser.
         format!("const K = {}1{};\n", "(".repeat(n), ")".repeat(n)),
         format!("const K = {}1;\n", "-".repeat(n)),
-        format!("def f(x) {{ {} return x; }}\n", "if x { ".repeat(n) + &"}".repeat(n)),
-        format!("def f(x) {{ if x {{ return x; }} {}\n return x; }}\n", "else if x { return x; } ".repeat(n)),
+        format!(
+            "def f(x) {{ {} return x; }}\n",
+            "if x { ".repeat(n) + &"}".repeat(n)
+        ),
+        format!(
+            "def f(x) {{ if x {{ return x; }} {}\n return x; }}\n",
+            "else if x { return x; } ".repeat(n)
+        ),
         // Operator and index chains: loops in the parser, deep trees for what follows it.
         format!("const K = 1{};\n", " + 1".repeat(n)),
         format!("const K = a{};\n", "[0]".repeat(n)),
     ];
     for text in &cases {
-        let d = parse_file(&SourceFile::new("deep.sem", text.as_str()))
-            .expect_err("past the limit");
-        assert_eq!(d.message, format!("nested more than {MAX_NESTING} levels deep"));
+        let d =
+            parse_file(&SourceFile::new("deep.sem", text.as_str())).expect_err("past the limit");
+        assert_eq!(
+            d.message,
+            format!("nested more than {MAX_NESTING} levels deep")
+        );
         let shown = d.to_string();
         assert!(shown.contains(" --> deep.sem:1:"), "{shown}");
         assert!(load(text).unwrap_err().contains("levels deep"));
@@ -53,7 +62,11 @@ fn nesting_just_below_the_limit_loads_checks_lowers_and_prints() {
     // `d = with_sign(b, sign((((a)))))`, and a chain of `^`: the deepest the parser accepts,
     // through checker, lowering and printer on this test's thread (2 MiB stack).
     let depth = MAX_NESTING - 8;
-    let parens = format!("with_sign(b, sign({}a{}))", "(".repeat(depth), ")".repeat(depth));
+    let parens = format!(
+        "with_sign(b, sign({}a{}))",
+        "(".repeat(depth),
+        ")".repeat(depth)
+    );
     let chain = format!("with_sign(b, sign(a){})", " ^ sign(a)".repeat(depth));
     for expr in [parens, chain] {
         let text = instr_with(&expr);
