@@ -8,7 +8,11 @@ use std::sync::Arc;
 /// Parses one spec source.
 pub fn parse_file(file: &Arc<SourceFile>) -> Result<File, Diagnostic> {
     let toks = lex(file)?;
-    let mut p = Parser { toks, pos: 0 };
+    let mut p = Parser {
+        toks,
+        pos: 0,
+        depth: 0,
+    };
     let mut items = Vec::new();
     while !p.at_eof() {
         items.push(p.item()?);
@@ -16,9 +20,18 @@ pub fn parse_file(file: &Arc<SourceFile>) -> Result<File, Diagnostic> {
     Ok(File { items })
 }
 
+/// How deep expressions and blocks may nest: far beyond any spec (the shipped ones stay
+/// below 20), and shallow enough that the recursive passes after parsing (checker, lowering,
+/// printer) stay within a 2 MiB thread stack. Without a bound, `((((…1…))))` overflowed the
+/// stack (a crash, not an error) in the parser itself.
+pub const MAX_NESTING: usize = 100;
+
 struct Parser {
     toks: Vec<Token>,
     pos: usize,
+    /// The nesting level of the syntax being parsed: an upper bound on the depth of the
+    /// tree built so far (each enclosing expression, block, operator of a chain and index).
+    depth: usize,
 }
 
 fn describe(tok: &Tok) -> String {
@@ -59,6 +72,20 @@ impl Parser {
             self.pos += 1;
         }
         t
+    }
+
+    /// One level deeper; an error past [`MAX_NESTING`]. Callers restore `depth` on success
+    /// (an error ends the parse).
+    fn nest(&mut self) -> Result<(), Diagnostic> {
+        self.depth += 1;
+        if self.depth > MAX_NESTING {
+            return Err(Diagnostic::at(
+                &self.span(),
+                format!("nested more than {MAX_NESTING} levels deep"),
+            )
+            .with_hint("name parts of the expression with `let`, or move a block into a `def`"));
+        }
+        Ok(())
     }
 
     fn error(&self, expected: &str) -> Diagnostic {
@@ -328,7 +355,9 @@ impl Parser {
     }
 
     fn block(&mut self) -> Result<Block, Diagnostic> {
+        let outer = self.depth;
         self.expect_punct("{")?;
+        self.nest()?;
         let mut stmts = Vec::new();
         while !self.eat_punct("}") {
             if self.at_eof() {
@@ -336,6 +365,7 @@ impl Parser {
             }
             stmts.push(self.stmt()?);
         }
+        self.depth = outer;
         Ok(Block { stmts })
     }
 
@@ -394,6 +424,9 @@ impl Parser {
     }
 
     fn if_rest(&mut self) -> Result<Stmt, Diagnostic> {
+        // `else if` chains nest in the tree.
+        let outer = self.depth;
+        self.nest()?;
         let cond = self.expr()?;
         let then = self.block()?;
         let els = if self.eat_keyword("else") {
@@ -405,6 +438,7 @@ impl Parser {
         } else {
             None
         };
+        self.depth = outer;
         Ok(Stmt::If { cond, then, els })
     }
 
@@ -422,6 +456,14 @@ impl Parser {
     }
 
     pub(crate) fn expr(&mut self) -> Result<Expr, Diagnostic> {
+        let outer = self.depth;
+        self.nest()?;
+        let e = self.ternary()?;
+        self.depth = outer;
+        Ok(e)
+    }
+
+    fn ternary(&mut self) -> Result<Expr, Diagnostic> {
         let cond = self.binary(1)?;
         if self.eat_punct("?") {
             let then = self.expr()?;
@@ -449,8 +491,11 @@ impl Parser {
     }
 
     fn binary(&mut self, min_prec: u8) -> Result<Expr, Diagnostic> {
+        let outer = self.depth;
         let mut lhs = self.unary()?;
         while let Some(op) = self.binop().filter(|op| op.precedence() >= min_prec) {
+            // A chain `a + b + c` is a tree as deep as it is long.
+            self.nest()?;
             let op_span = self.bump().span;
             let rhs = self.binary(op.precedence() + 1)?;
             if op.is_comparison() {
@@ -480,6 +525,7 @@ impl Parser {
                 span,
             };
         }
+        self.depth = outer;
         Ok(lhs)
     }
 
@@ -490,9 +536,12 @@ impl Parser {
             Tok::Punct("~") => Some(UnOp::BitNot),
             _ => None,
         };
+        let outer = self.depth;
         if let Some(op) = op {
+            self.nest()?;
             let start = self.bump().span;
             let expr = self.unary()?;
+            self.depth = outer;
             let span = start.to(&expr.span);
             return Ok(Expr {
                 kind: ExprKind::Unary {
@@ -504,6 +553,7 @@ impl Parser {
         }
         let mut e = self.primary()?;
         while self.eat_punct("[") {
+            self.nest()?;
             let index = self.index_rest()?;
             let span = e.span.to(&self.prev_span());
             e = Expr {
@@ -514,6 +564,7 @@ impl Parser {
                 span,
             };
         }
+        self.depth = outer;
         Ok(e)
     }
 
@@ -579,7 +630,11 @@ impl Parser {
 /// Parses a lone expression (used for tests and for `require` conditions in tools).
 pub fn parse_expr(file: &Arc<SourceFile>) -> Result<Expr, Diagnostic> {
     let toks = lex(file)?;
-    let mut p = Parser { toks, pos: 0 };
+    let mut p = Parser {
+        toks,
+        pos: 0,
+        depth: 0,
+    };
     let e = p.expr()?;
     if !p.at_eof() {
         return Err(p.error("the end of the expression"));

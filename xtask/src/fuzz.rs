@@ -6,9 +6,10 @@
 use super::{cargo, describe, run_checked, step, Result};
 use std::ffi::OsString;
 use std::fs;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// cargo-fuzz, pinned: `cargo install cargo-fuzz --version CARGO_FUZZ_VERSION --locked`.
 const CARGO_FUZZ_VERSION: &str = "0.13.2";
@@ -28,6 +29,9 @@ const TARGETS: &[&str] = &[
 const SMOKE_SECONDS: u64 = 30;
 /// A single input that runs longer than this is a finding (a hang), in seconds.
 const INPUT_TIMEOUT_S: u64 = 20;
+/// How long past its time a run may take (loading the corpus, the final merge) before it is
+/// killed as hung.
+const HANG_GRACE_S: u64 = 120;
 
 /// `cargo xtask fuzz [TARGET...] [--time S]`: every target (or those named) for `S` seconds
 /// each (default 60); exit 1 when any crashed.
@@ -160,7 +164,9 @@ fn start_target(root: &Path, target: &str, seconds: u64) -> Result<Child> {
     if dict.exists() {
         cmd.arg(format!("-dict={}", dict.display()));
     }
-    cmd.stdout(log.try_clone().map_err(|e| e.to_string())?)
+    // A group of its own, so that a hung run is killed with the fuzz binary cargo-fuzz started.
+    cmd.process_group(0)
+        .stdout(log.try_clone().map_err(|e| e.to_string())?)
         .stderr(log)
         .spawn()
         .map_err(|e| format!("could not run `{}`: {e}", describe(&cmd)))
@@ -169,12 +175,30 @@ fn start_target(root: &Path, target: &str, seconds: u64) -> Result<Child> {
 /// Waits for a target; prints one summary line, or the log's tail when it failed. True when
 /// it ran clean.
 fn finish_target(root: &Path, target: &str, seconds: u64, mut child: Child) -> Result<bool> {
-    let status = child.wait().map_err(|e| format!("fuzz {target}: {e}"))?;
+    // libFuzzer's own timeout handler can deadlock (it allocates inside a signal handler that
+    // may interrupt malloc), so a run gets a deadline of its own.
+    let deadline = Instant::now() + Duration::from_secs(seconds + HANG_GRACE_S);
+    let status = loop {
+        if let Some(status) = child
+            .try_wait()
+            .map_err(|e| format!("fuzz {target}: {e}"))?
+        {
+            break Some(status);
+        }
+        if Instant::now() > deadline {
+            let _ = Command::new("kill")
+                .args(["-KILL", &format!("-{}", child.id())])
+                .status();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
     let log_path = log_path(root, target);
     let text = fs::read_to_string(&log_path).unwrap_or_default();
     let corpus = root.join(FUZZ_DIR).join("corpus").join(target);
     let corpus_files = fs::read_dir(&corpus).map_or(0, |d| d.count());
-    if status.success() {
+    if status.is_some_and(|s| s.success()) {
         step(&format!(
             "fuzz {target}: {seconds} s, {}, corpus {corpus_files} files: ok",
             last_status(&text)
@@ -186,7 +210,11 @@ fn finish_target(root: &Path, target: &str, seconds: u64, mut child: Child) -> R
         println!("  {line}");
     }
     step(&format!(
-        "fuzz {target}: FAILED ({status}); the input is in {}/, the log in {}",
+        "fuzz {target}: FAILED ({}); the input is in {}/, the log in {}",
+        status.map_or(
+            format!("hung past {seconds} + {HANG_GRACE_S} s, killed"),
+            |s| s.to_string()
+        ),
         root.join(FUZZ_DIR).join("artifacts").join(target).display(),
         log_path.display()
     ));

@@ -37,10 +37,15 @@ fn exact_on_host(v: &Variant) -> bool {
     !known_difference
 }
 
-/// The host backend and the variants it runs exactly; empty where the CPU lacks them.
-fn host() -> &'static (Mutex<Option<Box<dyn Backend>>>, Vec<&'static Variant>) {
-    static HOST: OnceLock<(Mutex<Option<Box<dyn Backend>>>, Vec<&'static Variant>)> =
-        OnceLock::new();
+/// The host backend, and the variants it runs exactly.
+struct Host {
+    /// `None` where the CPU lacks the instructions.
+    backend: Mutex<Option<Box<dyn Backend>>>,
+    variants: Vec<&'static Variant>,
+}
+
+fn host() -> &'static Host {
+    static HOST: OnceLock<Host> = OnceLock::new();
     HOST.get_or_init(|| match semfuzz_host::open(None) {
         Ok(backend) => {
             let variants = spec()
@@ -52,21 +57,27 @@ fn host() -> &'static (Mutex<Option<Box<dyn Backend>>>, Vec<&'static Variant>) {
                 "eval_vs_host: {} variants outside the known differences",
                 variants.len()
             );
-            (Mutex::new(Some(backend)), variants)
+            Host {
+                backend: Mutex::new(Some(backend)),
+                variants,
+            }
         }
         Err(e) => {
             eprintln!("note: {e}; eval_vs_host has nothing to run");
-            (Mutex::new(None), Vec::new())
+            Host {
+                backend: Mutex::new(None),
+                variants: Vec::new(),
+            }
         }
     })
 }
 
 fuzz_target!(|case: VariantCase| {
-    let (backend, variants) = host();
-    let Some((v, inputs)) = case.pick(variants) else {
+    let host = host();
+    let Some((v, inputs)) = case.pick(&host.variants) else {
         return;
     };
-    let mut guard = backend.lock().unwrap_or_else(|e| e.into_inner());
+    let mut guard = host.backend.lock().unwrap_or_else(|e| e.into_inner());
     let Some(backend) = guard.as_mut() else {
         return;
     };
