@@ -63,7 +63,7 @@ impl Encoded {
     pub fn constraints(&self) -> Bool {
         let mut terms: Vec<Bool> = self.definitions.clone();
         terms.extend(self.parts.iter().map(|p| p.allowed.clone()));
-        all(&terms)
+        Bool::and(&terms)
     }
 }
 
@@ -83,25 +83,6 @@ pub(crate) fn float(bv: &BV, f: Format) -> Float {
 
 fn bit(b: &Bool) -> BV {
     b.ite(&BV::from_u64(1, 1), &BV::from_u64(0, 1))
-}
-
-/// The conjunction of `terms`: `true` for none, the term itself for one (SMT-LIB's `and`
-/// takes two or more arguments; bitwuzla rejects the unary `and` Z3 would print).
-pub fn all(terms: &[Bool]) -> Bool {
-    match terms {
-        [] => Bool::from_bool(true),
-        [one] => one.clone(),
-        _ => Bool::and(terms),
-    }
-}
-
-/// The disjunction of `terms`: `false` for none, the term itself for one (see [`all`]).
-pub fn any(terms: &[Bool]) -> Bool {
-    match terms {
-        [] => Bool::from_bool(false),
-        [one] => one.clone(),
-        _ => Bool::or(terms),
-    }
 }
 
 pub(crate) fn truth(bv: &BV) -> Bool {
@@ -288,10 +269,10 @@ pub fn encode_over_as(
                     Class::Zero => x.is_zero(),
                     Class::Subnormal => x.is_subnormal(),
                     Class::Normal => x.is_normal(),
-                    Class::Finite => any(&[x.is_nan(), x.is_infinite()]).not(),
+                    Class::Finite => Bool::or(&[x.is_nan(), x.is_infinite()]).not(),
                     Class::SignalingNan => {
                         let quiet_bit = f.precision() - 2;
-                        all(&[
+                        Bool::and(&[
                             x.is_nan(),
                             v(a).extract(quiet_bit, quiet_bit).eq(BV::from_u64(0, 1)),
                         ])
@@ -449,10 +430,11 @@ fn allowed(o: &Outcome, r: &BV, values: &[BV], bits: &mut Bits) -> Bool {
     match o {
         Outcome::Exact(v) => r.eq(&values[*v as usize]),
         Outcome::AnyNan(f) => is_nan(r, *f),
-        Outcome::OneOf(vs) => any(&vs
-            .iter()
-            .map(|v| r.eq(&values[*v as usize]))
-            .collect::<Vec<_>>()),
+        Outcome::OneOf(vs) => Bool::or(
+            &vs.iter()
+                .map(|v| r.eq(&values[*v as usize]))
+                .collect::<Vec<_>>(),
+        ),
         Outcome::Select(c, a, b) => {
             let (a, b) = (allowed(a, r, values, bits), allowed(b, r, values, bits));
             truth(&values[*c as usize]).ite(&a, &b)
@@ -475,7 +457,7 @@ fn allowed(o: &Outcome, r: &BV, values: &[BV], bits: &mut Bits) -> Bool {
                 stated_bound(*func, *bound, *format, &actuals, r, *ftz, bits)
                     .unwrap_or_else(|| r.eq(uninterpreted(*func, *format, &actuals))),
             );
-            all(&cs)
+            Bool::and(&cs)
         }
     }
 }

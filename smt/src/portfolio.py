@@ -3,7 +3,9 @@ SMT-LIB2 file with that solver's Python API (the cvc5 and bitwuzla wheels ship n
 executable), prints `sat`, `unsat` or `unknown` on the first line and, after `sat`, one line
 `NAME HEX` per named bit-vector constant of the model. semfuzz runs one process per solver
 and kills the others when one answers (smt/src/portfolio.rs)."""
+import os
 import sys
+import threading
 
 
 def z3_solve(text, names):
@@ -69,7 +71,15 @@ def bitwuzla_solve(text, names):
     return result, values
 
 
+def exit_with_parent():
+    """semfuzz holds our stdin open and never writes to it: end of file means it is gone
+    (killed, interrupted), and a solver must not outlive it."""
+    sys.stdin.read()
+    os._exit(1)
+
+
 def main():
+    threading.Thread(target=exit_with_parent, daemon=True).start()
     solvers = {"z3": z3_solve, "cvc5": cvc5_solve, "bitwuzla": bitwuzla_solve}
     if len(sys.argv) < 3 or sys.argv[1] not in solvers:
         sys.exit("usage: portfolio.py z3|cvc5|bitwuzla FILE NAME...")

@@ -164,7 +164,9 @@ fn spawn(solver: Solver, file: &std::path::Path, names: &[String]) -> Result<Chi
         .arg(file)
         .args(names)
         .env("PYTHONPATH", path)
-        .stdin(Stdio::null())
+        // Held open and never written: the driver exits when it closes, so a solver never
+        // outlives a semfuzz that is killed or interrupted.
+        .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()

@@ -25,7 +25,7 @@
 //!
 //! A counterexample is re-run concretely by the evaluator ([`Query::confirm`]).
 
-use crate::encode::{all, any, encode_over_as, payload_blind_inputs, NanBits, ToBits};
+use crate::encode::{encode_over_as, payload_blind_inputs, NanBits, ToBits};
 use crate::rules::{InstrLine, Rule};
 use crate::solve::Answer;
 use semfuzz_spec::catalog::{OperandRole, Spec, Variant};
@@ -623,8 +623,8 @@ fn precondition(vars: &[Var], expr: &str, span: &Span) -> Result<Program, Diagno
 struct SideTerm {
     /// Everything that must hold for this alternative to produce `out`, but `definitions`.
     holds: Bool,
-    /// The encodings' definitions of their fresh variables (the NaNs of `NanBits::Free`, the
-    /// bits of `ToBits::Fresh`).
+    /// The source's definitions of its fresh variables (the bits of `ToBits::Fresh`); a
+    /// target's are in `holds`.
     definitions: Vec<Bool>,
     /// The bit-vectors `ToBits::Fresh` made: functions of the inputs and `choices`.
     fresh_bits: Vec<BV>,
@@ -715,7 +715,12 @@ impl<'s> Query<'s> {
                 to_bits,
                 inputs,
             );
-            definitions.extend(e.definitions.iter().cloned());
+            // The target's definitions hold where its formula does (a positive context); the
+            // source's are kept apart, to be stated outside its negation or quantified.
+            match nan {
+                NanBits::Free => holds.extend(e.definitions.iter().cloned()),
+                NanBits::Pinned => definitions.extend(e.definitions.iter().cloned()),
+            }
             fresh_bits.extend(e.fresh_bits.iter().cloned());
             let d = &step.variant.program.dests[0];
             let mut pieces: Vec<BV> = Vec::new();
@@ -760,7 +765,7 @@ impl<'s> Query<'s> {
             }
         }
         SideTerm {
-            holds: all(&holds),
+            holds: Bool::and(&holds),
             definitions,
             fresh_bits,
             choices,
@@ -808,12 +813,10 @@ impl<'s> Query<'s> {
             .map(|(a, steps)| {
                 let t = self.side(steps, &format!("tgt{a}_"), (NanBits::Free, to_bits), &out);
                 shown.extend(t.parts);
-                let mut holds = t.definitions;
-                holds.push(t.holds);
-                all(&holds)
+                t.holds
             })
             .collect();
-        common.push(any(&target));
+        common.push(Bool::or(&target));
         let sides: Vec<SideTerm> = self
             .source
             .iter()
@@ -844,7 +847,7 @@ impl<'s> Query<'s> {
                     .map(|c| &c.var as &dyn Ast)
                     .chain(s.fresh_bits.iter().map(|b| b as &dyn Ast))
                     .collect();
-                (exists_const(&bound, &[], &all(&body)), Vec::new())
+                (exists_const(&bound, &[], &Bool::and(&body)), Vec::new())
             }
         };
         let negated = |pin: bool| {
@@ -855,21 +858,23 @@ impl<'s> Query<'s> {
                 alternatives.push(negated);
                 query.extend(outside);
             }
-            query.push(any(&alternatives).not());
+            query.push(Bool::or(&alternatives).not());
             query
         };
         let has_choices = sides.iter().any(|s| !s.choices.is_empty());
         Posed {
             full: negated(false),
             pinned: has_choices.then(|| negated(true)),
-            source_allows: any(&sides
-                .iter()
-                .map(|s| {
-                    let mut terms = s.definitions.clone();
-                    terms.push(s.holds.clone());
-                    all(&terms)
-                })
-                .collect::<Vec<_>>()),
+            source_allows: Bool::or(
+                &sides
+                    .iter()
+                    .map(|s| {
+                        let mut terms = s.definitions.clone();
+                        terms.push(s.holds.clone());
+                        Bool::and(&terms)
+                    })
+                    .collect::<Vec<_>>(),
+            ),
             shown,
         }
     }
@@ -1185,12 +1190,24 @@ pub fn prove<'s>(
     // Each rule gets a fresh Z3 context (the `z3` crate keeps one per thread): solving in a
     // context full of earlier rules' terms changes Z3's internal order and, measured, turned
     // 1 s counterexamples into 60 s timeouts.
+    // The exported text is built in a context of its own too: its terms in the solving
+    // context slowed Z3 down as much (measured: a 0.1 s counterexample took 17-31 s).
+    let exported = std::thread::scope(|s| {
+        s.spawn(|| {
+            let portable = query.build(ToBits::Fresh);
+            (
+                crate::solve::smt2_text(&portable.full),
+                portable.declared_names(),
+            )
+        })
+        .join()
+    });
     let solved = std::thread::scope(|s| {
         s.spawn(|| {
+            let (text, names) = exported
+                .map_err(|_| std::io::Error::other("building the SMT-LIB2 text panicked"))?;
             let posed = query.build(ToBits::Native);
-            let portable = query.build(ToBits::Fresh);
-            let names = portable.declared_names();
-            let mut solved = crate::solve::solve(&rule.name, &portable.full, &names, opts, || {
+            let mut solved = crate::solve::solve(&rule.name, &text, &names, opts, || {
                 posed.answer(opts.timeout_ms)
             })?;
             if let (Answer::Counterexample(values), false) = (&solved.answer, solved.cached) {

@@ -60,7 +60,104 @@ pub fn smt2_text(assertions: &[Bool]) -> String {
     for a in assertions {
         solver.assert(a);
     }
-    solver.to_smt2()
+    without_unary_connectives(&solver.to_smt2())
+}
+
+/// SMT-LIB2 text with every `(and x)` and `(or x)` written `x`. Z3 prints a conjunction of
+/// one term so, but SMT-LIB's `and`/`or` take two or more arguments and bitwuzla refuses one;
+/// building the terms without them instead slowed Z3 in process down (a 0.1 s query took
+/// 20 s). Comments are dropped; symbols and strings are kept as written.
+pub fn without_unary_connectives(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut tokens: Vec<&str> = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let start = i;
+        match b[i] {
+            b'(' | b')' => i += 1,
+            b';' => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+                continue;
+            }
+            c if c.is_ascii_whitespace() => {
+                i += 1;
+                continue;
+            }
+            b'|' => {
+                i += 1 + b[i + 1..]
+                    .iter()
+                    .position(|&c| c == b'|')
+                    .map_or(b.len() - i - 1, |k| k + 1);
+            }
+            b'"' => {
+                i += 1;
+                while i < b.len() {
+                    // `""` is an escaped quote inside a string.
+                    if b[i] == b'"' && b.get(i + 1) != Some(&b'"') {
+                        i += 1;
+                        break;
+                    }
+                    i += if b[i] == b'"' { 2 } else { 1 };
+                }
+            }
+            _ => {
+                while i < b.len() && !b[i].is_ascii_whitespace() && b[i] != b'(' && b[i] != b')' {
+                    i += 1;
+                }
+            }
+        }
+        tokens.push(&text[start..i]);
+    }
+    // One pass with a stack of open lists (token index, elements so far) marks the three tokens
+    // of each unary `and`/`or` to leave out.
+    let mut skip = vec![false; tokens.len()];
+    let mut open: Vec<(usize, usize)> = Vec::new();
+    for (k, t) in tokens.iter().enumerate() {
+        match *t {
+            "(" => open.push((k, 0)),
+            ")" => {
+                let Some((start, elements)) = open.pop() else {
+                    continue;
+                };
+                if elements == 2 && matches!(tokens.get(start + 1), Some(&"and" | &"or")) {
+                    skip[start] = true;
+                    skip[start + 1] = true;
+                    skip[k] = true;
+                }
+                if let Some(parent) = open.last_mut() {
+                    parent.1 += 1;
+                }
+            }
+            _ => {
+                if let Some(parent) = open.last_mut() {
+                    parent.1 += 1;
+                }
+            }
+        }
+    }
+    let mut out = String::with_capacity(text.len());
+    let (mut depth, mut after_open) = (0usize, true);
+    for (t, _) in tokens.iter().zip(&skip).filter(|(_, s)| !**s) {
+        if *t != ")" && !after_open {
+            out.push(' ');
+        }
+        out.push_str(t);
+        after_open = *t == "(";
+        match *t {
+            "(" => depth += 1,
+            ")" => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    out.push('\n');
+                    after_open = true;
+                }
+            }
+            _ => {}
+        }
+    }
+    out
 }
 
 /// FNV-1a, 64 bits: stable across Rust versions and platforms, unlike `DefaultHasher`.
@@ -70,27 +167,26 @@ pub fn hash(text: &str) -> u64 {
     })
 }
 
-/// Answers the query `portable` (unsat = proved; standard SMT-LIB2, see
-/// `encode::ToBits::Fresh`): exports it, reads the cache, else runs the portfolio over its
-/// text (a counterexample holds the constants `names`) or, without one, `in_process` (which
+/// Answers the query `text` (unsat = proved; standard SMT-LIB2 from [`smt2_text`] of an
+/// `encode::ToBits::Fresh` build): exports it, reads the cache, else runs the portfolio over
+/// it (a counterexample holds the constants `names`) or, without one, `in_process` (which
 /// may pose easier queries first), and caches a definite answer.
 pub fn solve(
     name: &str,
-    portable: &[Bool],
+    text: &str,
     names: &[String],
     opts: &Options,
     in_process: impl FnOnce() -> Answer,
 ) -> std::io::Result<Solved> {
     let start = Instant::now();
-    let text = smt2_text(portable);
     if let Some(dir) = &opts.emit_smt2 {
         std::fs::create_dir_all(dir)?;
-        std::fs::write(dir.join(format!("{name}.smt2")), &text)?;
+        std::fs::write(dir.join(format!("{name}.smt2")), text)?;
     }
     let key = opts
         .cache
         .as_ref()
-        .map(|d| d.join(format!("{:016x}", hash(&text))));
+        .map(|d| d.join(format!("{:016x}", hash(text))));
     if let Some((answer, solver)) = key.as_deref().and_then(read_cache) {
         return Ok(Solved {
             answer,
@@ -107,9 +203,9 @@ pub fn solve(
         let file = std::env::temp_dir().join(format!(
             "semfuzz-{}-{:016x}.smt2",
             std::process::id(),
-            hash(&text)
+            hash(text)
         ));
-        std::fs::write(&file, &text)?;
+        std::fs::write(&file, text)?;
         let outcome = portfolio::run(&file, names, &opts.portfolio, opts.timeout_ms);
         std::fs::remove_file(&file)?;
         (outcome.answer, outcome.solver.map(|s| s.name().to_string()))

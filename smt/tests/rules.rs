@@ -252,7 +252,7 @@ fn a_cache_hit_skips_the_solver() {
     let portable = q.build(ToBits::Fresh);
     let calls = Cell::new(0);
     let run = || {
-        solve::solve("r", &portable.full, &[], &opts, || {
+        solve::solve("r", &solve::smt2_text(&portable.full), &[], &opts, || {
             calls.set(calls.get() + 1);
             posed.answer(60_000)
         })
@@ -270,9 +270,9 @@ fn a_cache_hit_skips_the_solver() {
         &rule("name: r\n  add.rn.f32 d, a, b\n=>\n  add.rz.f32 d, b, a\n"),
     )
     .unwrap();
-    let other = other.build(ToBits::Fresh);
+    let other = solve::smt2_text(&other.build(ToBits::Fresh).full);
     let unknown = || {
-        solve::solve("r", &other.full, &[], &opts, || {
+        solve::solve("r", &other, &[], &opts, || {
             Answer::Unknown("not solved".into())
         })
         .unwrap()
@@ -280,7 +280,7 @@ fn a_cache_hit_skips_the_solver() {
     assert!(!unknown().cached);
     // An unknown is never cached: a later run that answers is asked, and its answer kept.
     assert!(!unknown().cached, "an unknown was cached");
-    let answered = solve::solve("r", &other.full, &[], &opts, || Answer::Proved).unwrap();
+    let answered = solve::solve("r", &other, &[], &opts, || Answer::Proved).unwrap();
     assert!(!answered.cached);
     assert_eq!(answered.solver.as_deref(), Some("z3"));
     assert!(unknown().cached);
@@ -336,5 +336,14 @@ fn resolution_errors_are_located() {
     assert!(
         e.starts_with("error: ") && e.contains("--> t.rules:2:3\n") && e.contains("H2_H0"),
         "{e}"
+    );
+}
+
+#[test]
+fn unary_connectives_are_written_as_their_term() {
+    let text = "; comment\n(declare-fun |a b| () Bool)\n(assert (and (or |a b|) (and x \"(or y)\")))\n(check-sat)\n";
+    assert_eq!(
+        solve::without_unary_connectives(text),
+        "(declare-fun |a b| () Bool)\n(assert (and |a b| (and x \"(or y)\")))\n(check-sat)\n"
     );
 }
