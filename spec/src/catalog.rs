@@ -42,6 +42,7 @@ pub const EMBEDDED: &[(&str, &str)] = &[
     ("sass-hfma2.sem", include_str!("../isa/sass-hfma2.sem")),
     ("sass-hadd2.sem", include_str!("../isa/sass-hadd2.sem")),
     ("sass-hmnmx2.sem", include_str!("../isa/sass-hmnmx2.sem")),
+    ("sass-hset2.sem", include_str!("../isa/sass-hset2.sem")),
 ];
 
 /// An operand of a variant, with its type as the spec names it.

@@ -1,4 +1,5 @@
-//! SASS HFMA2, HADD2 and HMNMX2 (spec/isa/sass-hfma2.sem, sass-hadd2.sem, sass-hmnmx2.sem),
+//! SASS HFMA2, HADD2, HMNMX2 and HSET2 (spec/isa/sass-hfma2.sem, sass-hadd2.sem,
+//! sass-hmnmx2.sem, sass-hset2.sem),
 //! read as the instruction text ptxas 13.5 emits for the excerpt's half-precision PTX, against
 //! an independent model on `rustc_apfloat` (LLVM's APFloat) over boundary-heavy lane values:
 //! every pair (and for fma every triple) of the boundary values of f16, in both lanes.
@@ -326,4 +327,77 @@ fn hmnmx2_is_min_with_pt_and_max_with_not_pt() {
         run("HMNMX2 R5, R0, R1, P0", &[regs[0], regs[1], 0])[0],
         Accept::Exact(two)
     );
+}
+
+/// 9.7.7.1's comparisons on f16 bits, by the manual's CmpOp name (lower case), from
+/// `rustc_apfloat`'s ordering (None: unordered).
+fn compare(op: &str, x: u64, y: u64) -> bool {
+    use std::cmp::Ordering::*;
+    let o = h(x).partial_cmp(&h(y));
+    let unordered = o.is_none();
+    match op {
+        "eq" => o == Some(Equal),
+        "ne" => matches!(o, Some(Less | Greater)),
+        "lt" => o == Some(Less),
+        "le" => matches!(o, Some(Less | Equal)),
+        "gt" => o == Some(Greater),
+        "ge" => matches!(o, Some(Greater | Equal)),
+        "equ" => unordered || o == Some(Equal),
+        "neu" => unordered || matches!(o, Some(Less | Greater)),
+        "ltu" => unordered || o == Some(Less),
+        "leu" => unordered || matches!(o, Some(Less | Equal)),
+        "gtu" => unordered || o == Some(Greater),
+        "geu" => unordered || matches!(o, Some(Greater | Equal)),
+        "num" => !unordered,
+        _ => unordered,
+    }
+}
+
+// set.CmpOp{.ftz}.BoolOp.{u32,f16x2}.f16x2 -> HSET2{.BF}.CmpOp{.FTZ}.BoolOp R5, R0, R5, Pp:
+// per lane the comparison combined with the predicate; 0xFFFF/0 halves, or 1.0/0 with .BF.
+#[test]
+fn hset2_compares_each_lane_and_combines_the_predicate() {
+    let ops = [
+        "eq", "ne", "lt", "le", "gt", "ge", "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan",
+    ];
+    for (k, op) in ops.iter().enumerate() {
+        let (bf, ftz) = (k % 2 == 0, k % 3 == 0);
+        for (bool_op, p) in [("AND", true), ("OR", false), ("XOR", true)] {
+            let text = format!(
+                "HSET2{}.{}{}.{bool_op} R5, R0, R1, {}",
+                if bf { ".BF" } else { "" },
+                op.to_uppercase(),
+                if ftz { ".FTZ" } else { "" },
+                if p { "PT" } else { "!PT" }
+            );
+            let lane = |x: u64, y: u64| {
+                let f = |v: u64| if ftz { flush(v) } else { v };
+                let t = compare(op, f(x), f(y));
+                let r = match bool_op {
+                    "AND" => t && p,
+                    "OR" => t || p,
+                    _ => t ^ p,
+                };
+                match (r, bf) {
+                    (true, true) => 0x3C00,
+                    (true, false) => 0xFFFF,
+                    (false, _) => 0,
+                }
+            };
+            let vs = lane_values();
+            let mut eval = prepare(&text);
+            for (i, &x) in vs.iter().enumerate() {
+                for &y in &vs {
+                    let (x1, y1) = (y, vs[(i * 5 + 1) % vs.len()]);
+                    let got = eval(&[pack(x1, x), pack(y1, y)]);
+                    let want = if bf {
+                        vec![Accept::Exact(lane(x, y)), Accept::Exact(lane(x1, y1))]
+                    } else {
+                        vec![Accept::Exact(lane(x1, y1) << 16 | lane(x, y))]
+                    };
+                    assert_eq!(got, want, "{text} x={x:#x} y={y:#x} x1={x1:#x} y1={y1:#x}");
+                }
+            }
+        }
+    }
 }

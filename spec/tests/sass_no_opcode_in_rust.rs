@@ -81,16 +81,15 @@ fn literals(src: &str) -> Vec<(usize, String)> {
             }
             line += rest[..len].matches('\n').count();
             i += len;
-        } else if rest.starts_with('\'') {
+        } else if let Some(after) = rest.strip_prefix('\'') {
             // A char literal (`'"'`, `'\''`, `'{'`) or a lifetime (`'a`).
-            let close = if rest[1..].starts_with('\\') {
-                rest[2..].find('\'').map(|n| n + 3)
-            } else {
-                rest[1..]
+            let close = match after.strip_prefix('\\') {
+                Some(escaped) => escaped.find('\'').map(|n| n + 3),
+                None => after
                     .char_indices()
                     .nth(1)
                     .filter(|&(_, c)| c == '\'')
-                    .map(|(n, _)| n + 2)
+                    .map(|(n, _)| n + 2),
             };
             i += close.unwrap_or(1);
         } else {
