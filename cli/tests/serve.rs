@@ -314,18 +314,30 @@ fn dashboard_in_headless_chromium() {
     let db = dir.path().join("s.db");
     let tok = token(&db);
     let (mut child, url) = serve(&db);
-    let mut f = finding(1);
-    f["variant"] = "fma.rn.f32".into();
-    f["inputs"] = serde_json::json!(["0x3f800000", "0xbf800000", "0x80000000"]);
-    f["class"] = "sign-of-zero".into();
-    let batch = serde_json::json!([finding(0), f]);
-    let r: serde_json::Value = ureq::post(&format!("{url}/api/v1/findings"))
-        .set("authorization", &format!("Bearer {tok}"))
-        .send_json(batch)
-        .unwrap()
-        .into_json()
-        .unwrap();
-    let id = r["ids"][1].as_i64().unwrap();
+    // A real campaign: the host's min.f32 and fma.rn.f16, posted by `fuzz --report`.
+    reporting(
+        &[
+            "fuzz",
+            "--backend",
+            "host",
+            "--instr",
+            "min.f32",
+            "--instr",
+            "fma.rn.f16",
+            "--cases",
+            "20000",
+        ],
+        &url,
+        &tok,
+        &dir.path().join("spool.jsonl"),
+    );
+    let listed = get_json(&format!(
+        "{url}/api/v1/findings?variant=min.f32&limit=1&sort=id"
+    ));
+    let f = &listed["findings"][0];
+    let id = f["id"]
+        .as_i64()
+        .expect("the campaign found min.f32 findings");
     let shots = Path::new(env!("CARGO_TARGET_TMPDIR"));
     let overview = dump_dom(
         browser,
@@ -333,12 +345,7 @@ fn dashboard_in_headless_chromium() {
         &shots.join("dashboard-overview.png"),
     );
     let matrix = &overview[overview.find("id=\"matrix\"").expect("the matrix")..];
-    for want in [
-        "<th>add</th>",
-        "<th>fma</th>",
-        "<th>host</th>",
-        "class=\"c1\"",
-    ] {
+    for want in ["<th>min</th>", "<th>fma</th>", "<th>host</th>"] {
         assert!(
             matrix.contains(want),
             "{want} not in the rendered matrix: {matrix}"
@@ -349,15 +356,26 @@ fn dashboard_in_headless_chromium() {
         &format!("{url}/findings/{id}"),
         &shots.join("dashboard-finding.png"),
     );
+    let inputs: Vec<&str> = f["inputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i.as_str().unwrap())
+        .collect();
     for want in [
-        "fma.rn.f32",
-        "sign-of-zero",
-        "0xbf800000",
-        "(-1)",
-        "semfuzz eval fma.rn.f32 0x3f800000 0xbf800000 0x80000000",
+        "min.f32".to_string(),
+        f["class"].as_str().unwrap().to_string(),
+        inputs[0].to_string(),
+        format!("semfuzz eval min.f32 {}", inputs.join(" ")),
+        "| semfuzz check".to_string(),
+        "id=\"ptx-kernel\"".to_string(),
+        ".entry".to_string(),
+        "min.f32".to_string(),
+        "cuModuleLoadData".to_string(),
+        "data-copy=\"host-program\"".to_string(),
     ] {
         assert!(
-            page.contains(want),
+            page.contains(&want),
             "{want} not on the rendered finding page: {page}"
         );
     }

@@ -770,7 +770,10 @@ impl Db {
         let returning = "RETURNING id, campaign_id, variant, backend, seed, cases, attempts, \
              (SELECT generator FROM campaigns c WHERE c.id = work_units.campaign_id) AS generator";
         let bind_all = |sql| {
-            let mut q = sqlx::query(sql).bind(&token).bind(&req.worker).bind(expires);
+            let mut q = sqlx::query(sql)
+                .bind(&token)
+                .bind(&req.worker)
+                .bind(expires);
             if self.kind == Kind::Postgres {
                 q = q.bind(now);
             }
