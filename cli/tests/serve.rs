@@ -314,18 +314,30 @@ fn dashboard_in_headless_chromium() {
     let db = dir.path().join("s.db");
     let tok = token(&db);
     let (mut child, url) = serve(&db);
-    let mut f = finding(1);
-    f["variant"] = "fma.rn.f32".into();
-    f["inputs"] = serde_json::json!(["0x3f800000", "0xbf800000", "0x80000000"]);
-    f["class"] = "sign-of-zero".into();
-    let batch = serde_json::json!([finding(0), f]);
-    let r: serde_json::Value = ureq::post(&format!("{url}/api/v1/findings"))
-        .set("authorization", &format!("Bearer {tok}"))
-        .send_json(batch)
-        .unwrap()
-        .into_json()
-        .unwrap();
-    let id = r["ids"][1].as_i64().unwrap();
+    // A real campaign: the host's min.f32 and fma.rn.f16, posted by `fuzz --report`.
+    reporting(
+        &[
+            "fuzz",
+            "--backend",
+            "host",
+            "--instr",
+            "min.f32",
+            "--instr",
+            "fma.rn.f16",
+            "--cases",
+            "20000",
+        ],
+        &url,
+        &tok,
+        &dir.path().join("spool.jsonl"),
+    );
+    let listed = get_json(&format!(
+        "{url}/api/v1/findings?variant=min.f32&limit=1&sort=id"
+    ));
+    let f = &listed["findings"][0];
+    let id = f["id"]
+        .as_i64()
+        .expect("the campaign found min.f32 findings");
     let shots = Path::new(env!("CARGO_TARGET_TMPDIR"));
     let overview = dump_dom(
         browser,
@@ -333,12 +345,7 @@ fn dashboard_in_headless_chromium() {
         &shots.join("dashboard-overview.png"),
     );
     let matrix = &overview[overview.find("id=\"matrix\"").expect("the matrix")..];
-    for want in [
-        "<th>add</th>",
-        "<th>fma</th>",
-        "<th>host</th>",
-        "class=\"c1\"",
-    ] {
+    for want in ["<th>min</th>", "<th>fma</th>", "<th>host</th>"] {
         assert!(
             matrix.contains(want),
             "{want} not in the rendered matrix: {matrix}"
@@ -349,15 +356,26 @@ fn dashboard_in_headless_chromium() {
         &format!("{url}/findings/{id}"),
         &shots.join("dashboard-finding.png"),
     );
+    let inputs: Vec<&str> = f["inputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i.as_str().unwrap())
+        .collect();
     for want in [
-        "fma.rn.f32",
-        "sign-of-zero",
-        "0xbf800000",
-        "(-1)",
-        "semfuzz eval fma.rn.f32 0x3f800000 0xbf800000 0x80000000",
+        "min.f32".to_string(),
+        f["class"].as_str().unwrap().to_string(),
+        inputs[0].to_string(),
+        format!("semfuzz eval min.f32 {}", inputs.join(" ")),
+        "| semfuzz check".to_string(),
+        "id=\"ptx-kernel\"".to_string(),
+        ".entry".to_string(),
+        "min.f32".to_string(),
+        "cuModuleLoadData".to_string(),
+        "data-copy=\"host-program\"".to_string(),
     ] {
         assert!(
-            page.contains(want),
+            page.contains(&want),
             "{want} not on the rendered finding page: {page}"
         );
     }
@@ -406,7 +424,7 @@ fn distributed_run(
     let auth = format!("Bearer {tok}");
     let c: serde_json::Value = ureq::post(&format!("{url}/api/v1/campaigns"))
         .set("authorization", &auth)
-        .send_json(serde_json::json!({"name": "dist", "variants": "add.r?.ftz.f32", "backends": ["spec"], "generator": "boundary", "cases_per_unit": CASES_PER_UNIT, "rounds": 3}))
+        .send_json(serde_json::json!({"name": "dist", "variants": "m??.NaN.f32", "backends": ["host"], "generator": "boundary", "cases_per_unit": CASES_PER_UNIT, "rounds": 3}))
         .unwrap()
         .into_json()
         .unwrap();
@@ -420,7 +438,7 @@ fn distributed_run(
                     "--token",
                     &tok,
                     "--backend",
-                    "spec",
+                    "host",
                     "--lease-seconds",
                     "2",
                     "--exit-when-idle",
@@ -501,25 +519,25 @@ fn distributed_run(
 /// Cases per unit of the distributed test: long enough that the kill lands mid-unit.
 const CASES_PER_UNIT: i64 = 4_000_000;
 
-/// The registry has no backend with known discrepancies yet (`spec` is the control), so this
-/// checks the units: each done exactly once (the cases add up to units × cases per unit, and a
-/// second completion would add more), none lost to the killed worker. That findings are
-/// neither lost nor doubled is `service/tests/worker.rs` (same protocol, a runner with
-/// findings).
+/// Real units of a real campaign (the host's `min.NaN`/`max.NaN`, which have findings) on
+/// three worker processes, one killed mid-unit: each unit is done exactly once (the cases add
+/// up to units × cases per unit; a second completion would add more), and the findings are
+/// exactly those of one worker running the same campaign alone (same seeds): none lost to
+/// the killed worker, none doubled by the unit it left behind.
 #[test]
 fn three_worker_processes_on_postgres_one_killed() {
     let Some(pg) = pg::pg() else { return };
-    let (found, campaign) = distributed_run(&pg.fresh_db(), 3, Some(Duration::from_millis(1500)));
-    assert_eq!(campaign["units"], serde_json::json!(12));
+    let (found, campaign) = distributed_run(&pg.fresh_db(), 3, Some(Duration::from_millis(700)));
+    let units = campaign["units"].as_i64().unwrap();
+    assert!(units >= 6, "{campaign}");
     assert_eq!(
         campaign["cases"],
-        serde_json::json!(12 * CASES_PER_UNIT),
+        serde_json::json!(units * CASES_PER_UNIT),
         "every unit done exactly once: {campaign}"
     );
-    assert!(
-        found.is_empty(),
-        "the spec backend is the control: {found:?}"
-    );
+    assert!(!found.is_empty(), "the host's min/max.NaN have findings");
+    let (alone, _) = distributed_run(&pg.fresh_db(), 1, None);
+    assert_eq!(found, alone, "findings lost or doubled");
 }
 
 /// Runs `semfuzz ARGS --report URL --token T --spool SPOOL` and checks it succeeded.

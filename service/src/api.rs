@@ -196,10 +196,9 @@ async fn post_findings(
     Json(batch): Json<Vec<Finding>>,
 ) -> Result<Response, ApiError> {
     require_token(&s, &headers).await?;
-    let result = s
-        .db
-        .ingest(&batch, idempotency_key(&headers)?, "api")
-        .await?;
+    let result =
+        s.db.ingest(&batch, idempotency_key(&headers)?, "api")
+            .await?;
     s.metrics.add_findings(result.accepted as u64);
     let status = if result.duplicate {
         StatusCode::OK

@@ -358,6 +358,25 @@ fn decode_actual(s: &AppState, f: &semfuzz_fuzz::Finding) -> Vec<(String, String
         .collect()
 }
 
+/// The PTX kernel and host program `semfuzz repro` writes for `f`, or why there is none.
+fn cuda_repro(
+    s: &AppState,
+    f: &semfuzz_fuzz::Finding,
+) -> Result<semfuzz_cuda::repro::Repro, String> {
+    let variant = s
+        .spec
+        .lookup(&f.variant, Some(f.inputs.len()))
+        .map_err(|d| d.message)?;
+    let inputs = f
+        .inputs
+        .iter()
+        .map(|hex| parse_bits(hex).ok_or_else(|| format!("`{hex}` is not a hex bit pattern")))
+        .collect::<Result<Vec<u64>, _>>()?;
+    let actual =
+        parse_bits(&f.actual).ok_or_else(|| format!("`{}` is not a hex bit pattern", f.actual))?;
+    semfuzz_cuda::repro::repro(variant, &inputs, actual, &f.expected).map_err(|e| e.to_string())
+}
+
 fn parse_bits(hex: &str) -> Option<u64> {
     u64::from_str_radix(hex.strip_prefix("0x")?, 16).ok()
 }
@@ -411,6 +430,15 @@ async fn finding(State(s): State<AppState>, headers: HeaderMap, Path(id): Path<S
             (copyable("check-line", &format!("echo '{check}' | semfuzz check")))
             p { "What the spec allows for these inputs:" }
             (copyable("eval-line", &eval))
+            @match cuda_repro(&s, f) {
+                Ok(r) => {
+                    p { "The same case on an NVIDIA GPU, as `semfuzz repro` writes it: the PTX kernel (" code { (semfuzz_cuda::repro::PTX_FILE) } ")" }
+                    (copyable("ptx-kernel", &r.ptx))
+                    p { "and the CUDA driver-API host program that runs it once and compares (" code { (semfuzz_cuda::repro::HOST_FILE) } "; its first comment is the build line):" }
+                    (copyable("host-program", &r.host))
+                }
+                Err(why) => p.muted { "No CUDA reproducer: " (why) }
+            }
             p.muted { "Backend " (f.backend) " " (f.backend_version) " on " (f.device) "; signature " code { (f.signature) } "." }
             h2 { "Triage" }
             form.triage method="post" action=(format!("/findings/{id}/triage")) {
