@@ -531,7 +531,10 @@ pub fn parse<'s>(spec: &'s Spec, text: &str) -> Result<SassInstr<'s>, Diagnostic
 
 /// The family a variant belongs to.
 fn family_of<'s>(spec: &'s Spec, v: &Variant) -> Option<&'s Family> {
-    spec.resolved.families.iter().find(|f| f.opcodes.contains(&v.family))
+    spec.resolved
+        .families
+        .iter()
+        .find(|f| f.opcodes.contains(&v.family))
 }
 
 /// How each source operand of a variant's form is written: as the form says, and a

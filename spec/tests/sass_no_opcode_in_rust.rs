@@ -185,7 +185,8 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 
 fn opcodes() -> Vec<String> {
     let mut ops: Vec<String> = common::spec()
-        .resolved.families
+        .resolved
+        .families
         .iter()
         .flat_map(|f| f.opcodes.iter().cloned())
         .collect();
