@@ -7,7 +7,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use semfuzz_libfuzzer::{assert_located, spec};
-use semfuzz_smt::{rules, sequence};
+use semfuzz_smt::{encode::ToBits, rules, sequence};
 use semfuzz_spec::diag::SourceFile;
 
 fuzz_target!(|data: &[u8]| {
@@ -24,7 +24,12 @@ fuzz_target!(|data: &[u8]| {
     };
     for rule in &parsed {
         match sequence::resolve(spec(), rule) {
-            Ok(query) => drop(query.build()),
+            Ok(query) => {
+                // Both encodings `prove` builds: Z3's own (in process) and the portable one
+                // (`--emit-smt2`, `--solver`).
+                drop(query.build(ToBits::Native));
+                drop(query.build(ToBits::Fresh));
+            }
             Err(d) => assert_located(&d, &format!("resolving rule {}", rule.name)),
         }
     }
