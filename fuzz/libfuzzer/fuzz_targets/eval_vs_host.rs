@@ -24,8 +24,9 @@ fn exact_on_host(v: &Variant) -> bool {
         matches!(words.opcode, "min" | "max")
         // FTZ tininess before rounding; no f16 flush; no flush under abs/neg.ftz.
         || words.has("ftz")
-        // vcvtneps2bf16 flushes subnormal results.
-        || ty.starts_with("bf16")
+        // vcvtneps2bf16 flushes subnormal results: every bf16 computation, and `cvt` to bf16
+        // (whose last type is the f32 source, so every type word is asked).
+        || words.modifiers.iter().any(|m| m.starts_with("bf16"))
         // Double rounding through f32.
         || (matches!(words.opcode, "fma" | "mad") && ty.starts_with("f16"))
         // maxss turns a NaN into +0.0.
