@@ -32,6 +32,8 @@ const INPUT_TIMEOUT_S: u64 = 20;
 /// How long past its time a run may take (loading the corpus, the final merge) before it is
 /// killed as hung.
 const HANG_GRACE_S: u64 = 120;
+/// How much of a crash input a failure report shows, in bytes (as hex).
+const SHOWN_INPUT_BYTES: usize = 4096;
 
 /// `cargo xtask fuzz [TARGET...] [--time S]`: every target (or those named) for `S` seconds
 /// each (default 60); exit 1 when any crashed.
@@ -59,12 +61,12 @@ pub fn command(root: &Path, args: &[OsString]) -> Result<i32> {
     if targets.is_empty() {
         targets = TARGETS.iter().map(|t| t.to_string()).collect();
     }
-    run(root, &targets, seconds)
+    run(root, &targets, seconds).map(|failures| failures.code())
 }
 
 /// The smoke step `cargo xtask test` runs before the workspace tests: every target for
 /// [`SMOKE_SECONDS`] (or `SEMFUZZ_FUZZ_SECONDS`).
-pub fn smoke(root: &Path) -> Result<i32> {
+pub fn smoke(root: &Path) -> Result<Failures> {
     let seconds = match std::env::var("SEMFUZZ_FUZZ_SECONDS") {
         Ok(s) => s
             .parse()
@@ -73,13 +75,25 @@ pub fn smoke(root: &Path) -> Result<i32> {
     };
     if seconds == 0 {
         step("fuzz smoke step skipped (SEMFUZZ_FUZZ_SECONDS=0)");
-        return Ok(0);
+        return Ok(Failures(Vec::new()));
     }
     let targets: Vec<String> = TARGETS.iter().map(|t| t.to_string()).collect();
     run(root, &targets, seconds)
 }
 
-fn run(root: &Path, targets: &[String], seconds: u64) -> Result<i32> {
+/// What a fuzz run printed about each target that failed: the log's tail and the crash
+/// input, so that the caller can repeat it where it will be read (CI keeps only the end of
+/// the output, and its clone, with `artifacts/`, is gone afterwards).
+pub struct Failures(pub Vec<String>);
+
+impl Failures {
+    /// The exit code: 0 when every target ran clean.
+    pub fn code(&self) -> i32 {
+        i32::from(!self.0.is_empty())
+    }
+}
+
+fn run(root: &Path, targets: &[String], seconds: u64) -> Result<Failures> {
     install_cargo_fuzz()?;
     let started = Instant::now();
     step(&format!(
@@ -98,6 +112,7 @@ fn run(root: &Path, targets: &[String], seconds: u64) -> Result<i32> {
         started.elapsed().as_secs_f64()
     ));
     let mut failed = Vec::new();
+    let mut reports = Vec::new();
     // Two at a time: the machines this runs on (CI included) have two cores.
     for pair in targets.chunks(2) {
         let running = pair
@@ -105,8 +120,10 @@ fn run(root: &Path, targets: &[String], seconds: u64) -> Result<i32> {
             .map(|t| start_target(root, t, seconds).map(|child| (t, child)))
             .collect::<Result<Vec<_>>>()?;
         for (t, child) in running {
-            if !finish_target(root, t, seconds, child)? {
+            if let Some(report) = finish_target(root, t, seconds, child)? {
+                println!("{report}");
                 failed.push(t.as_str());
+                reports.push(report);
             }
         }
     }
@@ -120,7 +137,7 @@ fn run(root: &Path, targets: &[String], seconds: u64) -> Result<i32> {
         "fuzz step took {:.0} s",
         started.elapsed().as_secs_f64()
     ));
-    Ok(if failed.is_empty() { 0 } else { 1 })
+    Ok(Failures(reports))
 }
 
 fn log_path(root: &Path, target: &str) -> PathBuf {
@@ -172,9 +189,14 @@ fn start_target(root: &Path, target: &str, seconds: u64) -> Result<Child> {
         .map_err(|e| format!("could not run `{}`: {e}", describe(&cmd)))
 }
 
-/// Waits for a target; prints one summary line, or the log's tail when it failed. True when
-/// it ran clean.
-fn finish_target(root: &Path, target: &str, seconds: u64, mut child: Child) -> Result<bool> {
+/// Waits for a target; prints one summary line when it ran clean, or returns the report of
+/// its failure: the log's tail and the crash input.
+fn finish_target(
+    root: &Path,
+    target: &str,
+    seconds: u64,
+    mut child: Child,
+) -> Result<Option<String>> {
     // libFuzzer's own timeout handler can deadlock (it allocates inside a signal handler that
     // may interrupt malloc), so a run gets a deadline of its own.
     let deadline = Instant::now() + Duration::from_secs(seconds + HANG_GRACE_S);
@@ -203,22 +225,59 @@ fn finish_target(root: &Path, target: &str, seconds: u64, mut child: Child) -> R
             "fuzz {target}: {seconds} s, {}, corpus {corpus_files} files: ok",
             last_status(&text)
         ));
-        return Ok(true);
+        return Ok(None);
     }
+    let artifacts = root.join(FUZZ_DIR).join("artifacts").join(target);
+    let mut report = String::new();
     let tail: Vec<&str> = text.lines().rev().take(40).collect();
     for line in tail.iter().rev() {
-        println!("  {line}");
+        report += &format!("  {line}\n");
     }
-    step(&format!(
-        "fuzz {target}: FAILED ({}); the input is in {}/, the log in {}",
+    for input in crash_inputs(&artifacts) {
+        report += &format!("{input}\n");
+    }
+    report += &format!(
+        "xtask: fuzz {target}: FAILED ({}); the input is in {}/, the log in {}",
         status.map_or(
             format!("hung past {seconds} + {HANG_GRACE_S} s, killed"),
             |s| s.to_string()
         ),
-        root.join(FUZZ_DIR).join("artifacts").join(target).display(),
+        artifacts.display(),
         log_path.display()
-    ));
-    Ok(false)
+    );
+    Ok(Some(report))
+}
+
+/// Each file libFuzzer left in `artifacts` (crash-, timeout-, oom-, slow-unit-), as
+/// `  NAME (N bytes): HEX`, the first [`SHOWN_INPUT_BYTES`] bytes, so that an input found
+/// where its file does not survive (CI) can still be replayed.
+fn crash_inputs(artifacts: &Path) -> Vec<String> {
+    let Ok(dir) = fs::read_dir(artifacts) else {
+        return Vec::new();
+    };
+    let mut shown: Vec<String> = dir
+        .flatten()
+        .filter_map(|e| {
+            let bytes = fs::read(e.path()).ok()?;
+            let hex: String = bytes
+                .iter()
+                .take(SHOWN_INPUT_BYTES)
+                .map(|b| format!("{b:02x}"))
+                .collect();
+            let cut = if bytes.len() > SHOWN_INPUT_BYTES {
+                "..."
+            } else {
+                ""
+            };
+            Some(format!(
+                "  {} ({} bytes): {hex}{cut}",
+                e.file_name().to_string_lossy(),
+                bytes.len()
+            ))
+        })
+        .collect();
+    shown.sort();
+    shown
 }
 
 /// libFuzzer's last status line's counts: `#1234 ... cov: 567 ft: 890 corp: 12/345b ...
@@ -277,7 +336,29 @@ fn install_cargo_fuzz() -> Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::last_status;
+    use super::{crash_inputs, last_status, SHOWN_INPUT_BYTES};
+    use std::fs;
+
+    #[test]
+    fn a_failure_report_shows_each_crash_input_as_hex() {
+        let dir = std::env::temp_dir().join(format!("xtask-crash-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        fs::write(dir.join("crash-b"), [0x00, 0xff, 0x2e]).unwrap();
+        fs::write(dir.join("crash-a"), vec![0xab; SHOWN_INPUT_BYTES + 1]).unwrap();
+        let shown = crash_inputs(&dir);
+        fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(shown.len(), 2);
+        let long = format!("{}...", "ab".repeat(SHOWN_INPUT_BYTES));
+        assert_eq!(
+            shown[0],
+            format!("  crash-a ({} bytes): {long}", SHOWN_INPUT_BYTES + 1)
+        );
+        assert_eq!(shown[1], "  crash-b (3 bytes): 00ff2e");
+        assert!(
+            crash_inputs(&dir).is_empty(),
+            "a missing folder shows nothing"
+        );
+    }
 
     #[test]
     fn the_summary_reads_libfuzzers_last_status_line() {

@@ -383,7 +383,17 @@ fn test(root: &Path, args: &[OsString]) -> Result<i32> {
             .args(["test", "--workspace"])
             .args(args),
     )?;
-    Ok(if tests != 0 { tests } else { fuzz })
+    // Repeated here, where CI's log (whose end is what is kept) and a reader both look.
+    for report in &fuzz.0 {
+        println!("{report}");
+    }
+    if !fuzz.0.is_empty() {
+        step(&format!(
+            "the fuzz smoke step failed on {} target(s); their reports are above",
+            fuzz.0.len()
+        ));
+    }
+    Ok(if tests != 0 { tests } else { fuzz.code() })
 }
 
 /// The service with a local worker on a continuous campaign over every variant and every
