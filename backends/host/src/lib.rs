@@ -20,10 +20,12 @@
 #![warn(missing_docs)]
 
 pub use backend::{open, probe, Host};
+pub use differences::known_difference;
 pub use semfuzz_fp::Round;
 
 mod backend;
 mod batch;
+mod differences;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 #[cfg(target_arch = "x86_64")]

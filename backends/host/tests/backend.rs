@@ -117,13 +117,21 @@ fn none(_: &Lane) -> Option<&'static str> {
     None
 }
 
-/// Asserts that `text` differs from the spec in exactly the classes `expected`.
+/// Asserts that `text` differs from the spec in exactly the classes `expected`, and that the
+/// crate's list of known differences (which `eval_vs_host` fuzzes outside of) says so too.
 fn check(
     text: &str,
     n_sources: usize,
     expected: &[&str],
     classify: fn(&Lane) -> Option<&'static str>,
 ) {
+    let spec = Spec::embedded().expect("embedded spec");
+    let v = spec.lookup(text, Some(n_sources)).expect("variant");
+    assert_eq!(
+        semfuzz_host::known_difference(v).is_some(),
+        !expected.is_empty(),
+        "{text}: semfuzz_host::known_difference disagrees with the differences this test finds"
+    );
     let Some(mut host) = host() else { return };
     let seen = classes_of_differences(host.as_mut(), text, n_sources, classify);
     let expected: BTreeSet<&str> = expected.iter().copied().collect();

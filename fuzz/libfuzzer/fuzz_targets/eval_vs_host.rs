@@ -2,41 +2,18 @@
 //! arbitrary input tuple: the host's result is in the evaluator's accept set, part by part.
 //!
 //! The classes where a CPU fallback without fix-ups differs from PTX
-//! (backends/host/README.md, "Differences from the spec", each asserted in the host's
-//! `tests/backend.rs`) are left out: they are findings for campaigns, not crashes.
+//! (`semfuzz_host::known_difference`, the rows of backends/host/README.md's "Differences from
+//! the spec") are left out: they are findings for campaigns, not crashes.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use semfuzz_backend::{Backend, Support, Verdict, Words};
+use semfuzz_backend::{Backend, Support, Verdict};
 use semfuzz_libfuzzer::{hex, spec, VariantCase};
 use semfuzz_spec::eval::Evaluator;
 use semfuzz_spec::ir::mask;
 use semfuzz_spec::outcome::{describe_accept, Accept};
 use semfuzz_spec::Variant;
 use std::sync::{Mutex, OnceLock};
-
-/// Whether `v` is outside every known-difference class of the host backend's README.
-fn exact_on_host(v: &Variant) -> bool {
-    let words = Words::of(v);
-    let ty = words.ty().unwrap_or_default();
-    let known_difference =
-        // minss/maxss: NaN operand order, unordered ±0, `.NaN` not canonical.
-        matches!(words.opcode, "min" | "max")
-        // FTZ tininess before rounding; no f16 flush; no flush under abs/neg.ftz.
-        || words.has("ftz")
-        // vcvtneps2bf16 flushes subnormal results: every bf16 computation, and `cvt` to bf16
-        // (whose last type is the f32 source, so every type word is asked).
-        || words.modifiers.iter().any(|m| m.starts_with("bf16"))
-        // Double rounding through f32.
-        || (matches!(words.opcode, "fma" | "mad") && ty.starts_with("f16"))
-        // maxss turns a NaN into +0.0.
-        || words.has("relu")
-        // andpd clears a NaN's sign.
-        || (words.opcode == "abs" && ty == "f64")
-        // div.approx's rule for 2^126 < |b| < 2^128.
-        || (words.opcode == "div" && words.has("approx"));
-    !known_difference
-}
 
 /// The host backend, and the variants it runs exactly.
 struct Host {
@@ -52,7 +29,10 @@ fn host() -> &'static Host {
             let variants = spec()
                 .variants
                 .iter()
-                .filter(|v| exact_on_host(v) && backend.supports(v) == Support::Yes)
+                .filter(|v| {
+                    semfuzz_host::known_difference(v).is_none()
+                        && backend.supports(v) == Support::Yes
+                })
                 .collect::<Vec<_>>();
             eprintln!(
                 "eval_vs_host: {} variants outside the known differences",
