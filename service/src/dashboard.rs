@@ -256,7 +256,7 @@ async fn findings(
         html! {
             h1 { "Findings" }
             form.filters method="get" action="/findings" {
-                label { "variant " input name="variant" placeholder="fma.*.f32" value=(text(&f.variant)); }
+                label { "variant " input name="variant" placeholder="*.rn.f32" value=(text(&f.variant)); }
                 label { "backend " input name="backend" value=(text(&f.backend)); }
                 label { "class " input name="class" value=(text(&f.class)); }
                 label { "status "

@@ -17,7 +17,8 @@
 //!   variable under `exists`. The source's own operation NaNs are pinned (`NanBits::Pinned`),
 //!   which only removes source behaviours: a proof stays sound, and specs that pass the
 //!   consistency check never expose those bits anyway;
-//! - the licence to fuse: a `mul` and an `add` without rounding modifier (`Variant::fusable`)
+//! - the licence to fuse: a `mul` and an `add` without rounding modifier (`Variant::fusable`,
+//!   and the spec's `fuse` items, which name the instructions)
 //!   where the product is a temporary read only by that `add`, with the same type and `.ftz`,
 //!   and no `.sat` on the `mul`, may also be one `fma.rn` (PTX ISA 9.7.3.3/9.7.4.1: "mul/add
 //!   sequences with no rounding modifiers may be optimized to use fused-multiply-add"). Each
@@ -487,12 +488,13 @@ fn alternatives<'s>(
         .collect()
 }
 
-/// `fma.rn` for `mul` step `i` and `add` or `sub` step `j`, when the licence applies: both
-/// written without rounding modifier, same type and `.ftz`, no `.sat` on the `mul`, the
-/// product a temporary read only by that `add`/`sub`, and the `mul`'s operands unchanged in
-/// between. A `sub` fuses with PTX's own `neg` of one operand (a new temporary in `vars`):
-/// `t - c` becomes `fma(a, b, neg(c))`, `c - t` becomes `fma(neg(a), b, c)`, one rounding of
-/// the exact `±a·b ± c` (docs/rules.md).
+/// The fused form of product step `i` and sum step `j`, when a `fuse` item of the spec
+/// licenses it (`fuse mul, add into "fma.rn";`, see `semfuzz_spec::ast::FuseDecl`): both
+/// written without the modifier of a `fusable` group, the product with the sum's modifiers
+/// less `.sat`, the product a temporary read only by that sum, and the product's operands
+/// unchanged in between. A subtracting sum (`negating "neg"`) fuses with the spec's negation
+/// of one operand (a new temporary in `vars`): `t - c` becomes `fused(a, b, neg(c))`, `c - t`
+/// becomes `fused(neg(a), b, c)`, one rounding of the exact `±a·b ± c` (docs/rules.md).
 fn fuse<'s>(
     spec: &'s Spec,
     steps: &[Step<'s>],
@@ -502,11 +504,15 @@ fn fuse<'s>(
     vars: &mut Vec<Var>,
 ) -> Option<Vec<Step<'s>>> {
     let (m, a) = (&steps[i], &steps[j]);
+    let fusion = spec
+        .resolved
+        .families
+        .iter()
+        .flat_map(|f| &f.fusions)
+        .find(|f| f.product == m.variant.family && f.sum == a.variant.family)?;
     let t = m.dest;
     let reads = |s: &Step| s.args.iter().filter(|x| **x == Arg::Var(t)).count();
-    let ok = m.variant.family == "mul"
-        && m.variant.fusable
-        && matches!(a.variant.family.as_str(), "add" | "sub")
+    let ok = m.variant.fusable
         && a.variant.fusable
         && t != output
         && reads(a) == 1
@@ -519,23 +525,28 @@ fn fuse<'s>(
         return None;
     }
     let suffix = a.variant.text.strip_prefix(a.variant.family.as_str())?;
-    if m.variant.text.strip_prefix("mul")? != suffix.replace(".sat", "") {
+    if m.variant.text.strip_prefix(m.variant.family.as_str())? != suffix.replace(".sat", "") {
         return None;
     }
-    let fma = spec.lookup(&format!("fma.rn{suffix}"), Some(3)).ok()?;
-    let text = format!("{} (fused: {}; {})", fma.text, m.text, a.text);
+    let fused = spec
+        .lookup(&format!("{}{suffix}", fusion.fused.text), Some(3))
+        .ok()?;
+    let text = format!("{} (fused: {}; {})", fused.text, m.text, a.text);
     let other = a.args.iter().find(|x| **x != Arg::Var(t))?.clone();
-    if a.variant.family == "add" {
+    let Some(negate) = &fusion.negate else {
         return Some(vec![Step {
-            variant: fma,
+            variant: fused,
             args: vec![m.args[0].clone(), m.args[1].clone(), other],
             dest: a.dest,
             text,
         }]);
-    }
-    // The type alone: `neg` has no rounding, `.sat` or `.ftz` to carry (fma flushes its inputs).
+    };
+    // The type alone: a negation has no rounding, `.sat` or `.ftz` to carry (the fused form
+    // flushes its inputs).
     let ty = suffix.rsplit('.').next()?;
-    let neg = spec.lookup(&format!("neg.{ty}"), Some(1)).ok()?;
+    let neg = spec
+        .lookup(&format!("{}.{ty}", negate.text), Some(1))
+        .ok()?;
     let product_first = a.args.first() == Some(&Arg::Var(t));
     let negated = if product_first {
         other.clone()
@@ -562,7 +573,7 @@ fn fuse<'s>(
             text: format!("{} (fused)", neg.text),
         },
         Step {
-            variant: fma,
+            variant: fused,
             args,
             dest: a.dest,
             text,

@@ -536,6 +536,9 @@ impl<'v> Names<'v> {
             Round::NearestAway => "rna",
         };
         let fmt = |f: &Format| self.spec.format_name(*f);
+        let rounding_op = |name: &str, r: &Round, formats: &str, args: &[String]| {
+            format!("{name}.{}.{formats}({})", round(r), args.join(", "))
+        };
         match op {
             Op::Input(k) => return self.variant.sources[*k as usize].name.clone(),
             Op::Const(c) => return format!("0x{c:x}"),
@@ -551,6 +554,8 @@ impl<'v> Names<'v> {
             _ => {}
         }
         match op {
+            // The rounding ops, named as the spec language's functions they lower: `name.rounding
+            // .formats(args)`, formats as a conversion writes them (destination first).
             Op::Add(f, r, a, b)
             | Op::Sub(f, r, a, b)
             | Op::Mul(f, r, a, b)
@@ -561,21 +566,12 @@ impl<'v> Names<'v> {
                     Op::Mul(..) => "mul",
                     _ => "div",
                 };
-                format!("{name}.{}.{}({}, {})", round(r), fmt(f), arg(a), arg(b))
+                rounding_op(name, r, &fmt(f), &[arg(a), arg(b)])
             }
-            Op::Fma(f, r, a, b, c) => {
-                format!(
-                    "fma.{}.{}({}, {}, {})",
-                    round(r),
-                    fmt(f),
-                    arg(a),
-                    arg(b),
-                    arg(c)
-                )
-            }
-            Op::Sqrt(f, r, a) => format!("sqrt.{}.{}({})", round(r), fmt(f), arg(a)),
+            Op::Fma(f, r, a, b, c) => rounding_op("fma", r, &fmt(f), &[arg(a), arg(b), arg(c)]),
+            Op::Sqrt(f, r, a) => rounding_op("sqrt", r, &fmt(f), &[arg(a)]),
             Op::Cvt(from, to, r, a) => {
-                format!("cvt.{}.{}.{}({})", round(r), fmt(to), fmt(from), arg(a))
+                rounding_op("cvt", r, &format!("{}.{}", fmt(to), fmt(from)), &[arg(a)])
             }
             Op::Class(_, c, a) => {
                 let name = match c {

@@ -87,6 +87,45 @@ fn mul_add_without_rounding_modifier_may_fuse_and_with_rn_may_not() {
     assert!(explicit.confirmation.unwrap().confirmed());
 }
 
+/// The embedded specs with `from` replaced by `to` (which must occur).
+fn edited_spec(from: &str, to: &str) -> Spec {
+    let mut edited = 0;
+    let files: Vec<_> = semfuzz_spec::catalog::EMBEDDED
+        .iter()
+        .map(|(n, t)| {
+            edited += t.matches(from).count();
+            SourceFile::new(*n, t.replace(from, to))
+        })
+        .collect();
+    assert_eq!(edited, 1, "`{from}` once in the specs");
+    Spec::from_files(files).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The licence is the spec's `fuse` items: without them nothing fuses, and with a fusion into
+/// another instruction, that instruction is the fused alternative.
+#[test]
+fn the_licence_to_fuse_is_declared_in_the_spec() {
+    let pair = "name: r\n  mul.f16 t, a, b\n  add.f16 d, t, c\n=>\n  fma.rn.f16 d, a, b, c\n";
+    let fuse_add = "fuse mul, add into \"fma.rn\";";
+    let withdrawn = edited_spec(fuse_add, "");
+    let unlicensed = prove(&withdrawn, pair);
+    assert_eq!(unlicensed.query.source.len(), 1, "no fused alternative");
+    assert!(matches!(
+        unlicensed.solved.answer,
+        Answer::Counterexample(_)
+    ));
+    let into_rz = edited_spec(fuse_add, "fuse mul, add into \"fma.rz\";");
+    // f32: fma on f16 has only `.rn`.
+    let pair_f32 = pair.replace("f16", "f32");
+    let fused_rz = prove(&into_rz, &pair_f32);
+    assert_eq!(fused_rz.query.source.len(), 2);
+    assert!(
+        fused_rz.query.source[1][0].text.starts_with("fma.rz.f32 "),
+        "{}",
+        fused_rz.query.source[1][0].text
+    );
+}
+
 /// A spec whose `d` leaks the NaN bits of an operation (the consistency check refuses such
 /// specs; here it tests the prover), and one that pins its NaN to the format's default NaN.
 fn leaky_spec() -> Spec {

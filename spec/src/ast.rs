@@ -130,8 +130,31 @@ pub enum InstrItem {
         /// Why, as the manual says it.
         message: String,
     },
+    /// `fuse mul, sub into "fma.rn" negating "neg";`: the optimizer's licence to fuse (see
+    /// [`FuseDecl`]).
+    Fuse(FuseDecl),
     /// `sem { ... }`
     Sem(Block),
+}
+
+/// `fuse PRODUCT, SUM into "FUSED" {negating "NEG"};`: a `PRODUCT` variant and a `SUM` variant
+/// of this block, both written without the modifier of a `fusable` group, where the product's
+/// result is read only by the sum, may become one `FUSED` instruction carrying the sum's
+/// modifiers (`FUSED` then the sum's text after its opcode): `fused(a, b, c)` for
+/// `c + a·b`. With `negating`, the sum subtracts its second operand, and the fused form negates
+/// with the `NEG` instruction of the type: the subtrahend when the product is first
+/// (`t - c` = `fused(a, b, NEG(c))`), the product's first factor when it is second
+/// (`c - t` = `fused(NEG(a), b, c)`).
+#[derive(Clone, Debug)]
+pub struct FuseDecl {
+    /// The multiplying opcode.
+    pub product: Name,
+    /// The adding (or, with `negate`, subtracting) opcode.
+    pub sum: Name,
+    /// The fused instruction's opcode and fixed modifiers (`fma.rn`), written as a string.
+    pub fused: Name,
+    /// The negating opcode (`neg`), written as a string.
+    pub negate: Option<Name>,
 }
 
 /// A syntax line of the manual.

@@ -61,7 +61,7 @@ struct Scope<'a> {
 
 /// Checks every def and instruction; returns all problems found.
 pub fn check_spec(spec: &Resolved) -> Vec<Diagnostic> {
-    let mut errors = Vec::new();
+    let mut errors = check_fusions(spec);
     let mut defs: Vec<_> = spec.defs.values().collect();
     defs.sort_by_key(|d| (d.name.span.file.name.clone(), d.name.span.start));
     for def in defs {
@@ -386,4 +386,38 @@ impl Scope<'_> {
             }
         }
     }
+}
+
+/// Each `fuse` item's fused and negating instructions start with an opcode some block
+/// specifies (whether a given fused variant exists is asked when a sequence is fused).
+fn check_fusions(spec: &Resolved) -> Vec<Diagnostic> {
+    let opcodes: Vec<&str> = spec
+        .families
+        .iter()
+        .flat_map(|f| f.opcodes.iter().map(String::as_str))
+        .collect();
+    let mut errors = Vec::new();
+    for fusion in spec.families.iter().flat_map(|f| &f.fusions) {
+        for name in std::iter::once(&fusion.fused).chain(&fusion.negate) {
+            let opcode = name.text.split('.').next().unwrap_or_default();
+            if opcodes.contains(&opcode) {
+                continue;
+            }
+            let mut d = Diagnostic::at(
+                &name.span,
+                format!(
+                    "`{}` does not start with an opcode the specs define",
+                    name.text
+                ),
+            );
+            d = match did_you_mean(opcode, opcodes.iter().copied()) {
+                Some(near) => d.with_hint(near),
+                None => d.with_hint(
+                    "write the instruction's opcode and fixed modifiers, e.g. \"fma.rn\"",
+                ),
+            };
+            errors.push(d);
+        }
+    }
+    errors
 }

@@ -347,10 +347,33 @@ impl Parser {
             let (message, _) = self.string("the message as a string")?;
             self.expect_punct(";")?;
             Ok(InstrItem::Text { cond, message })
+        } else if self.eat_keyword("fuse") {
+            let product =
+                self.name("the multiplying opcode, as in `fuse mul, add into \"fma.rn\";`")?;
+            self.expect_punct(",")?;
+            let sum = self.name("the adding opcode, as in `fuse mul, add into \"fma.rn\";`")?;
+            self.expect_keyword("into")?;
+            let (text, span) = self.string("the fused instruction as a string, e.g. \"fma.rn\"")?;
+            let fused = Name { text, span };
+            let negate = if self.eat_keyword("negating") {
+                let (text, span) =
+                    self.string("the negating instruction as a string, e.g. \"neg\"")?;
+                Some(Name { text, span })
+            } else {
+                None
+            };
+            self.expect_punct(";")?;
+            Ok(InstrItem::Fuse(FuseDecl {
+                product,
+                sum,
+                fused,
+                negate,
+            }))
         } else if self.eat_keyword("sem") {
             Ok(InstrItem::Sem(self.block()?))
         } else {
-            Err(self.error("`form`, `group`, `operand`, `require`, `reject`, `text` or `sem`"))
+            Err(self
+                .error("`form`, `group`, `operand`, `require`, `reject`, `text`, `fuse` or `sem`"))
         }
     }
 

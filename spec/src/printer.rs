@@ -121,6 +121,17 @@ fn print_instr_item(out: &mut String, item: &InstrItem) {
         InstrItem::Text { cond, message } => {
             let _ = writeln!(out, "  text {} else \"{message}\";", print_expr(cond));
         }
+        InstrItem::Fuse(f) => {
+            let _ = write!(
+                out,
+                "  fuse {}, {} into \"{}\"",
+                f.product.text, f.sum.text, f.fused.text
+            );
+            if let Some(neg) = &f.negate {
+                let _ = write!(out, " negating \"{}\"", neg.text);
+            }
+            out.push_str(";\n");
+        }
         InstrItem::Sem(b) => {
             out.push_str("  sem ");
             print_block(out, b, 1);

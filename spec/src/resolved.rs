@@ -65,6 +65,22 @@ pub struct Group {
     pub fusable: bool,
 }
 
+/// The optimizer's licence to fuse a product and a sum of a family into one instruction
+/// (`fuse PRODUCT, SUM into "FUSED" negating "NEG";`, see [`ast::FuseDecl`]).
+#[derive(Clone, Debug)]
+pub struct Fusion {
+    /// The multiplying opcode (`mul`).
+    pub product: String,
+    /// The adding or subtracting opcode (`add`, `sub`).
+    pub sum: String,
+    /// The fused instruction's opcode and fixed modifiers (`fma.rn`); the sum's modifiers
+    /// follow.
+    pub fused: ast::Name,
+    /// The opcode that negates one operand of the fused form when the sum subtracts (`neg`);
+    /// the type follows.
+    pub negate: Option<ast::Name>,
+}
+
 /// One syntax line of a family.
 #[derive(Clone, Debug)]
 pub struct Form {
@@ -103,6 +119,8 @@ pub struct Family {
     pub sem: ast::Block,
     /// Rules on what SASS instruction text may write (`text COND else "why";`).
     pub text_rules: Vec<crate::sass::TextRule>,
+    /// The optimizer's licences to fuse its opcodes (`fuse`).
+    pub fusions: Vec<Fusion>,
 }
 
 impl Family {
@@ -286,6 +304,7 @@ fn resolve_family(instr: &ast::Instr) -> Result<Family, Diagnostic> {
     let mut requires = Vec::new();
     let mut rejects = Vec::new();
     let mut texts = Vec::new();
+    let mut fusions = Vec::new();
     for item in &instr.items {
         match item {
             InstrItem::Group(g) => {
@@ -338,6 +357,7 @@ fn resolve_family(instr: &ast::Instr) -> Result<Family, Diagnostic> {
             }
             InstrItem::Reject { why, cond } => rejects.push((why.clone(), cond.clone())),
             InstrItem::Text { cond, message } => texts.push((cond.clone(), message.clone())),
+            InstrItem::Fuse(f) => fusions.push(resolve_fusion(f, &opcodes)?),
             InstrItem::Form(_) => {}
         }
     }
@@ -415,5 +435,37 @@ fn resolve_family(instr: &ast::Instr) -> Result<Family, Diagnostic> {
         rejects,
         sem,
         text_rules,
+        fusions,
+    })
+}
+
+/// A `fuse` item: its product and sum are opcodes of its own block (the licence is one
+/// section's, 9.7.3's for `mul`/`add`); the fused and negating opcodes may be any family's,
+/// which the catalogue checks once every file is resolved.
+fn resolve_fusion(f: &ast::FuseDecl, opcodes: &[String]) -> Result<Fusion, Diagnostic> {
+    for name in [&f.product, &f.sum] {
+        if !opcodes.contains(&name.text) {
+            return Err(Diagnostic::at(
+                &name.span,
+                format!(
+                    "`fuse` names `{}`, which this `instr {}` block does not specify",
+                    name.text,
+                    opcodes.join(", ")
+                ),
+            )
+            .with_hint("declare a fusion in the block of the product and the sum it fuses"));
+        }
+    }
+    if f.product.text == f.sum.text {
+        return Err(Diagnostic::at(
+            &f.sum.span,
+            "a fusion's product and sum are two different opcodes",
+        ));
+    }
+    Ok(Fusion {
+        product: f.product.text.clone(),
+        sum: f.sum.text.clone(),
+        fused: f.fused.clone(),
+        negate: f.negate.clone(),
     })
 }

@@ -84,7 +84,7 @@ fn parser_errors() {
     assert_diag(
         "instr foo {\n  frob;\n}",
         "test.sem:2:3",
-        "expected `form`, `group`, `operand`, `require`, `reject`, `text` or `sem`",
+        "expected `form`, `group`, `operand`, `require`, `reject`, `text`, `fuse` or `sem`",
     );
 }
 
@@ -124,6 +124,45 @@ fn resolution_errors() {
         "instr foo {\n  form \"foo.f32 d, a\" since ptx 8;\n  sem { d = a; }\n}",
         "test.sem:2:33",
         "expected a PTX ISA version",
+    );
+}
+
+/// `fuse` items: the product and sum are the block's own opcodes, the fused and negating
+/// instructions start with a defined opcode (with a did-you-mean).
+#[test]
+fn fusion_errors() {
+    let block = |fuse: &str| {
+        format!(
+            "instr fma {{\n  form \"fma.rn.f32 d, a, b, c\";\n  sem {{ d = a; }}\n}}\n\
+             instr add, mul {{\n  form \"add.f32 d, a, b\";\n  form \"mul.f32 d, a, b\";\n  \
+             {fuse}\n  sem {{ d = a; }}\n}}\n"
+        )
+    };
+    assert_diag(
+        &block("fuse mul, add into \"fmaa.rn\";"),
+        "test.sem:8:22",
+        "`fmaa.rn` does not start with an opcode the specs define",
+    );
+    assert!(errors(&block("fuse mul, add into \"fmaa.rn\";")).contains("did you mean `fma`?"));
+    assert_diag(
+        &block("fuse mul, add into \"fma.rn\" negating \"negg\";"),
+        "test.sem:8:40",
+        "`negg` does not start with an opcode",
+    );
+    assert_diag(
+        &block("fuse mul, sub into \"fma.rn\";"),
+        "test.sem:8:13",
+        "`fuse` names `sub`, which this `instr add, mul` block does not specify",
+    );
+    assert_diag(
+        &block("fuse mul, mul into \"fma.rn\";"),
+        "test.sem:8:13",
+        "a fusion's product and sum are two different opcodes",
+    );
+    assert_diag(
+        &block("fuse mul add into \"fma.rn\";"),
+        "test.sem:8:12",
+        "expected `,`",
     );
 }
 

@@ -29,41 +29,6 @@ const SCANNED: [&str; 8] = [
     "backends/z3/src",
 ];
 
-/// Literals that name an instruction today, each with why it is still there; the test fails
-/// when one disappears, so that this list only shrinks. (file, literal, why)
-const KNOWN: [(&str, &str, &str); 6] = [
-    (
-        "smt/src/witness.rs",
-        "fma.{}.{}({}, {}, {})",
-        "not an instruction: the description of an IR fma op (rounding, format, arguments) in witness notes",
-    ),
-    (
-        "smt/src/witness.rs",
-        "sqrt.{}.{}({})",
-        "not an instruction: the description of an IR sqrt op in witness notes",
-    ),
-    (
-        "smt/src/witness.rs",
-        "cvt.{}.{}.{}({})",
-        "not an instruction: the description of an IR conversion op in witness notes",
-    ),
-    (
-        "smt/src/sequence.rs",
-        "neg.{ty}",
-        "the mul+sub fusion licence negates an operand with PTX's `neg`; moves into the spec with the licence itself",
-    ),
-    (
-        "smt/src/sequence.rs",
-        "fma.rn{suffix}",
-        "the mul+add fusion licence names its fused PTX instruction; to move into the spec with the `fusable` group (smt, outside issue 8 part A)",
-    ),
-    (
-        "service/src/dashboard.rs",
-        "fma.*.f32",
-        "an example pattern in the findings filter's placeholder (service, outside issue 8 part A)",
-    ),
-];
-
 /// The string literals of Rust source `src`, with their line numbers, outside comments and
 /// `#[cfg(test)]` items.
 fn literals(src: &str) -> Vec<(usize, String)> {
@@ -209,7 +174,6 @@ fn no_string_literal_outside_the_tests_starts_with_an_opcode() {
         files.len()
     );
     let mut found = Vec::new();
-    let mut known_seen = [false; KNOWN.len()];
     for f in &files {
         let src = std::fs::read_to_string(f).expect("readable source");
         let rel = f
@@ -219,18 +183,9 @@ fn no_string_literal_outside_the_tests_starts_with_an_opcode() {
             .replace('\\', "/");
         for (line, lit) in literals(&src) {
             if let Some(op) = names_instruction(&lit, &opcodes) {
-                match KNOWN
-                    .iter()
-                    .position(|(file, l, _)| *file == rel && *l == lit)
-                {
-                    Some(k) => known_seen[k] = true,
-                    None => found.push(format!("{rel}:{line}: \"{lit}\" names `{op}`")),
-                }
+                found.push(format!("{rel}:{line}: \"{lit}\" names `{op}`"));
             }
         }
-    }
-    for ((file, lit, _), seen) in KNOWN.iter().zip(known_seen) {
-        assert!(seen, "{file} no longer has \"{lit}\": remove it from KNOWN");
     }
     assert!(
         found.is_empty(),
