@@ -244,12 +244,7 @@ fn plan_cvt(words: &Words, bf16: bool) -> Result<Plan, String> {
             return Err("vcvtneps2bf16 rounds to nearest even only".to_string());
         }
     }
-    let csr = mxcsr(Mode {
-        round,
-        ftz,
-        daz: ftz,
-    })
-    .ok_or("a rounding mode SSE lacks")?;
+    let csr = plan_mxcsr(round, ftz)?;
     Ok(Plan {
         ty: to,
         compute: Compute::Convert { from, sat, relu },
@@ -356,12 +351,7 @@ fn plan(variant: &Variant, bf16: bool) -> Result<Plan, String> {
     if ty.half().is_some() && round != Round::NearestEven {
         return Err("the 16-bit results are narrowed to nearest even only".to_string());
     }
-    let csr = mxcsr(Mode {
-        round,
-        ftz,
-        daz: ftz,
-    })
-    .ok_or("a rounding mode SSE lacks")?;
+    let csr = plan_mxcsr(round, ftz)?;
     Ok(Plan { ty, compute, csr })
 }
 
@@ -545,4 +535,15 @@ impl Host {
                 BackendError::failed(NAME, format!("no {op:?} kernel for {precision:?}"))
             })
     }
+}
+
+/// The MXCSR a plan runs under: PTX's `.ftz` flushes subnormal inputs and results, which is
+/// FTZ and DAZ together.
+fn plan_mxcsr(round: Round, ftz: bool) -> Result<u32, String> {
+    mxcsr(Mode {
+        round,
+        ftz,
+        daz: ftz,
+    })
+    .ok_or_else(|| "a rounding mode SSE lacks".to_string())
 }
