@@ -123,7 +123,7 @@ pub enum InstrItem {
     },
     /// `text negated(Ra) == negated(Rb) else "the manual's words";`: a rule on what SASS
     /// instruction text may write, beyond its form; text that breaks it is refused with the
-    /// message (see `sass::TextRule`).
+    /// message (see `text_rule::TextRule`).
     Text {
         /// What must hold of the text.
         cond: Expr,

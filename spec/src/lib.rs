@@ -24,6 +24,7 @@ pub mod resolved;
 pub mod samples;
 pub mod sass;
 pub mod sass_print;
+pub mod text_rule;
 
 pub use catalog::{Spec, Variant};
 pub use diag::{Diagnostic, Diagnostics};

@@ -8,6 +8,7 @@
 use crate::ast::{self, InstrItem, Item};
 use crate::diag::{Diagnostic, Span};
 use crate::form::{self, GroupRef, Pattern};
+use crate::text_rule::TextRule;
 use semfuzz_fp::Format;
 use std::collections::HashMap;
 
@@ -118,7 +119,7 @@ pub struct Family {
     /// The semantics.
     pub sem: ast::Block,
     /// Rules on what SASS instruction text may write (`text COND else "why";`).
-    pub text_rules: Vec<crate::sass::TextRule>,
+    pub text_rules: Vec<TextRule>,
     /// The optimizer's licences to fuse its opcodes (`fuse`).
     pub fusions: Vec<Fusion>,
 }
@@ -416,13 +417,13 @@ fn resolve_family(instr: &ast::Instr) -> Result<Family, Diagnostic> {
         .flatten()
         .filter_map(|(_, c)| c.as_ref())
     {
-        if crate::sass::is_text_condition(&groups, cond) {
-            crate::sass::validate(&forms, &groups, cond)?;
+        if crate::text_rule::is_text_condition(&groups, cond) {
+            crate::text_rule::validate(&forms, &groups, cond)?;
         }
     }
     let text_rules = texts
         .into_iter()
-        .map(|(cond, message)| crate::sass::TextRule::new(&forms, &groups, cond, message))
+        .map(|(cond, message)| TextRule::new(&forms, &groups, cond, message))
         .collect::<Result<_, _>>()?;
     Ok(Family {
         name: opcodes.join(", "),
@@ -468,4 +469,12 @@ fn resolve_fusion(f: &ast::FuseDecl, opcodes: &[String]) -> Result<Fusion, Diagn
         fused: f.fused.clone(),
         negate: f.negate.clone(),
     })
+}
+
+/// `f16[15:6]` as (`f16`, (15, 6)): bits of a format, the type of a SASS immediate field that
+/// keeps part of the value the text writes ("Most significant 10 bits of fp16 immediate").
+pub fn format_slice(ty: &str) -> Option<(&str, (u32, u32))> {
+    let (format, bits) = ty.strip_suffix(']')?.split_once('[')?;
+    let (hi, lo) = bits.split_once(':')?;
+    Some((format, (hi.parse().ok()?, lo.parse().ok()?)))
 }

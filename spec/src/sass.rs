@@ -5,7 +5,7 @@
 //!
 //! What the text may write follows the form (`{-}{|}Ra{|}{.iswz}`, `c[#BankU05][#AddrU16]`,
 //! `{{-}{|}#Immfp10H1{|}}`), plus the rules a family declares with `text COND else "why";`
-//! ([`TextRule`]). An immediate is read in its operand's declared type (`f16`, `f32`, `bN`, or
+//! ([`crate::text_rule::TextRule`]). An immediate is read in its operand's declared type (`f16`, `f32`, `bN`, or
 //! bits of a format: `f16[15:6]`). Nothing here knows an instruction: everything specific is in
 //! the `.sem` files. Errors point at the text with a caret; nothing panics on any input.
 
@@ -13,6 +13,8 @@ use crate::ast::{BinOp, Expr, ExprKind, UnOp};
 use crate::catalog::{Family, FormatInfo, ModifierKind, OperandRole, Spec, Variant};
 use crate::diag::{Diagnostic, SourceFile, Span};
 use crate::form::{OperandKind, OperandMods};
+use crate::resolved::format_slice;
+use crate::text_rule::{is_text_condition, operand_names, TextRule};
 use semfuzz_fp::{Format, Round};
 use std::sync::Arc;
 
@@ -785,14 +787,6 @@ fn immediate(c: &mut Cursor) -> Result<Written, Diagnostic> {
     })
 }
 
-/// `f16[15:6]` as (`f16`, (15, 6)): bits of a format, the type of a SASS immediate field that
-/// keeps part of the value the text writes ("Most significant 10 bits of fp16 immediate").
-pub fn format_slice(ty: &str) -> Option<(&str, (u32, u32))> {
-    let (format, bits) = ty.strip_suffix(']')?.split_once('[')?;
-    let (hi, lo) = bits.split_once(':')?;
-    Some((format, (hi.parse().ok()?, lo.parse().ok()?)))
-}
-
 /// "a" or "an" before a type name, as it is read aloud (`an f16`, `a b32`).
 fn article(word: &str) -> &'static str {
     match word.chars().next() {
@@ -965,37 +959,8 @@ fn allowed(
     Ok(())
 }
 
-/// A rule on what the instruction text may write, beyond its form: `text COND else "why";`
-/// in a family (the manual's prose rules, e.g. that two immediates share one sign bit). It
-/// applies to the forms that have every operand it names; text that breaks it is refused
-/// with the message.
-///
-/// COND is an expression over the text: `negated(x)` and `absolute(x)` (whether `-` or
-/// `|..|` is written on operand `x`, inside the braces for an immediate), `sign(x)` (the sign
-/// bit of immediate `x` as read, 0 or 1), `suffixed(x)` (whether `.member` follows `x`),
-/// `g(x)` for a group `g` the form writes on `x` (the member written, or the default), `.M`,
-/// integers, `true`/`false`, `==`, `!=`, `&&`, `||`, `!` and parentheses.
-#[derive(Clone, Debug)]
-pub struct TextRule {
-    /// What must hold.
-    pub cond: Expr,
-    /// Why, as the manual says it.
-    pub message: String,
-}
-
+/// The parse-time side of a [`TextRule`]: the rule against what the text wrote.
 impl TextRule {
-    /// Checks the rule's condition against `family` at load time: only the text functions
-    /// above, on operands of its forms.
-    pub fn new(
-        forms: &[crate::catalog::Form],
-        groups: &[crate::catalog::Group],
-        cond: Expr,
-        message: String,
-    ) -> Result<TextRule, Diagnostic> {
-        validate(forms, groups, &cond)?;
-        Ok(TextRule { cond, message })
-    }
-
     fn check(
         &self,
         names: &[String],
@@ -1026,156 +991,6 @@ impl TextRule {
             crate::printer::print_expr(&self.cond),
             self.cond.span.file.name
         )))
-    }
-}
-
-/// The functions a text condition may call, besides the groups of the family.
-const TEXT_FUNCTIONS: [&str; 4] = ["negated", "absolute", "sign", "suffixed"];
-
-/// Whether `cond` (of an `operand` item) is about the text (`iswz(Ra) == .F32`) rather than
-/// the modifiers: it calls a text function or a group on an operand. Such an item says how a
-/// value the caller gives is read (`SassInstr::value_type`), not the variant's type.
-pub fn is_text_condition(groups: &[crate::catalog::Group], cond: &Expr) -> bool {
-    let mut found = false;
-    visit(cond, &mut |e| {
-        if let ExprKind::Call { func, args } = &e.kind {
-            let is_group = groups.iter().any(|g| g.name == func.text);
-            if (TEXT_FUNCTIONS.contains(&func.text.as_str()) || is_group)
-                && matches!(
-                    args.as_slice(),
-                    [Expr {
-                        kind: ExprKind::Name(_),
-                        ..
-                    }]
-                )
-            {
-                found = true;
-            }
-        }
-    });
-    found
-}
-
-fn visit(e: &Expr, f: &mut dyn FnMut(&Expr)) {
-    f(e);
-    match &e.kind {
-        ExprKind::Call { args, .. } => args.iter().for_each(|a| visit(a, f)),
-        ExprKind::Unary { expr, .. } => visit(expr, f),
-        ExprKind::Binary { lhs, rhs, .. } => {
-            visit(lhs, f);
-            visit(rhs, f);
-        }
-        ExprKind::Ternary { cond, then, els } => {
-            visit(cond, f);
-            visit(then, f);
-            visit(els, f);
-        }
-        ExprKind::Index { base, .. } => visit(base, f),
-        _ => {}
-    }
-}
-
-/// The operands a text condition names, in order of appearance.
-fn operand_names(e: &Expr, out: &mut Vec<String>) {
-    visit(e, &mut |e| {
-        if let ExprKind::Call { args, .. } = &e.kind {
-            for a in args {
-                if let ExprKind::Name(n) = &a.kind {
-                    if !out.contains(n) {
-                        out.push(n.clone());
-                    }
-                }
-            }
-        }
-    });
-}
-
-/// Load-time check of a text condition (see [`TextRule`]).
-pub fn validate(
-    forms: &[crate::catalog::Form],
-    groups: &[crate::catalog::Group],
-    e: &Expr,
-) -> Result<(), Diagnostic> {
-    let bad = |msg: String| {
-        Diagnostic::at(&e.span, msg).with_hint(
-            "a text condition uses negated(x), absolute(x), sign(x), suffixed(x), group(x), `.member`, integers, ==, !=, &&, ||, !",
-        )
-    };
-    match &e.kind {
-        ExprKind::Int(_) | ExprKind::Bool(_) | ExprKind::Mod(_) => Ok(()),
-        ExprKind::Unary {
-            op: UnOp::Not,
-            expr,
-        } => validate(forms, groups, expr),
-        ExprKind::Binary {
-            op: BinOp::Eq | BinOp::Ne | BinOp::And | BinOp::Or,
-            lhs,
-            rhs,
-        } => {
-            validate(forms, groups, lhs)?;
-            validate(forms, groups, rhs)
-        }
-        ExprKind::Call { func, args } => {
-            let [Expr {
-                kind: ExprKind::Name(x),
-                span,
-            }] = args.as_slice()
-            else {
-                return Err(bad(format!("`{}` takes one operand name", func.text)));
-            };
-            // Rejected forms are never parsed against.
-            let in_form =
-                |f: &&crate::catalog::Form| f.rejected.is_none() && f.pattern.operands.contains(x);
-            let Some(form) = forms.iter().find(in_form) else {
-                return Err(Diagnostic::at(
-                    span,
-                    format!("`{x}` is an operand of no form of this instruction"),
-                ));
-            };
-            let group = groups.iter().position(|g| g.name == func.text);
-            if func.text == "sign" {
-                let immediate = forms.iter().filter(in_form).all(|f| {
-                    f.pattern
-                        .operands
-                        .iter()
-                        .position(|o| o == x)
-                        .is_some_and(|i| f.pattern.mods[i].kind == OperandKind::Immediate)
-                });
-                if !immediate {
-                    return Err(Diagnostic::at(
-                        span,
-                        format!("`sign({x})`: `{x}` is not an immediate, so the text does not give its sign"),
-                    ));
-                }
-            } else if let Some(g) = group {
-                let writes = forms.iter().filter(in_form).all(|f| {
-                    f.pattern
-                        .operands
-                        .iter()
-                        .position(|o| o == x)
-                        .is_some_and(|i| f.pattern.mods[i].member == Some(g))
-                });
-                if !writes {
-                    return Err(Diagnostic::at(
-                        span,
-                        format!(
-                            "the forms do not write `.{}` on `{x}` (`{}`)",
-                            func.text, form.syntax
-                        ),
-                    ));
-                }
-            } else if !TEXT_FUNCTIONS.contains(&func.text.as_str()) {
-                return Err(bad(format!(
-                    "`{}` is not a function of the text",
-                    func.text
-                )));
-            }
-            Ok(())
-        }
-        _ => Err(bad(format!(
-            "`{}` is not a condition on the text",
-            crate::printer::print_expr(e)
-        ))),
     }
 }
 

@@ -140,7 +140,7 @@ impl Params {
             // A condition on the SASS text says how a value is read, not the variant's type.
             if cond
                 .as_ref()
-                .is_some_and(|c| crate::sass::is_text_condition(&fam.groups, c))
+                .is_some_and(|c| crate::text_rule::is_text_condition(&fam.groups, c))
             {
                 continue;
             }
@@ -201,7 +201,7 @@ pub(super) fn type_from_name(spec: &Resolved, name: &str) -> Option<Ty> {
         return Some(Ty::Pred);
     }
     // `f16[15:6]`: bits `hi..lo` of a format (a SASS immediate field); `sem` reads the bits.
-    if let Some((format, (hi, lo))) = crate::sass::format_slice(name) {
+    if let Some((format, (hi, lo))) = crate::resolved::format_slice(name) {
         let width = type_from_name(spec, format)?.width();
         return (lo <= hi && hi < width).then_some(Ty::Bits(hi - lo + 1));
     }
