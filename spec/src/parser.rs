@@ -1,4 +1,4 @@
-//! Recursive-descent parser from tokens to [`ast::File`].
+//! Recursive-descent parser from tokens to [`crate::ast::File`].
 
 use crate::ast::*;
 use crate::diag::{Diagnostic, SourceFile, Span};

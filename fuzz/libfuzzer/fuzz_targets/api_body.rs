@@ -3,8 +3,13 @@
 //! temporary directory, with a valid token.
 //!
 //! Input: a route (one byte), flags (one byte: bit 0 sends the token, bit 1 an
-//! `Idempotency-Key`, bit 2 a `content-type` other than JSON), then the body (for GET routes,
-//! the query string).
+//! `Idempotency-Key`, bit 2 a `content-type` other than JSON, bit 3 the structured mode), then
+//! the body (for GET routes, the query string). In the structured mode the rest of the input
+//! instead picks one of the committed seeds' bodies for that route and replaces one to four of
+//! its values, at any depth, by short strings, extreme numbers, `null`s and the like
+//! (`arbitrary`): a valid body with one bad field is what reaches the field-by-field validation,
+//! and raw byte mutations keep a large JSON body valid too rarely to get there (a deliberately
+//! broken hex parser went unfound for 10 minutes without this mode, see fuzz/README.md).
 //!
 //! Properties: nothing panics; no 500 (a 503 would be a failing database, which this one is
 //! not); every 4xx is the API's one error shape `{"error": "..."}`.
@@ -101,12 +106,95 @@ fn service() -> &'static Service {
     })
 }
 
+/// The committed seeds' JSON bodies, by route index: the templates of the structured mode.
+fn templates() -> &'static [Vec<serde_json::Value>] {
+    static TEMPLATES: OnceLock<Vec<Vec<serde_json::Value>>> = OnceLock::new();
+    TEMPLATES.get_or_init(|| {
+        let mut by_route = vec![Vec::new(); ROUTES.len()];
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/seeds/api_body");
+        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let Ok(bytes) = std::fs::read(entry.path()) else {
+                continue;
+            };
+            let (Some(&route), Some(body)) = (bytes.first(), bytes.get(2..)) else {
+                continue;
+            };
+            if let (Some(list), Ok(v)) = (
+                by_route.get_mut(usize::from(route)),
+                serde_json::from_slice::<serde_json::Value>(body),
+            ) {
+                list.push(v);
+            }
+        }
+        by_route
+    })
+}
+
+/// A JSON value that validation must refuse or take: short and odd strings, extreme numbers,
+/// the wrong kinds.
+fn odd_value(u: &mut Unstructured) -> arbitrary::Result<serde_json::Value> {
+    use serde_json::Value;
+    Ok(match u.int_in_range(0..=9)? {
+        0 => Value::String(u.arbitrary::<String>()?.chars().take(3).collect()),
+        1 => Value::String(u.arbitrary()?),
+        2 => Value::from(u.arbitrary::<i64>()?),
+        3 => Value::from(u.arbitrary::<u64>()?),
+        4 => serde_json::Number::from_f64(u.arbitrary()?).map_or(Value::Null, Value::Number),
+        5 => Value::Null,
+        6 => Value::Bool(u.arbitrary()?),
+        7 => Value::Array(Vec::new()),
+        8 => Value::Object(Default::default()),
+        _ => Value::from(*u.choose(&[0, -1, 1, i64::MAX, i64::MIN, 1 << 53])?),
+    })
+}
+
+/// Replaces one value of `v`, at a depth and place the input chooses (the whole of `v` when
+/// it has nothing inside).
+fn replace_somewhere(v: &mut serde_json::Value, u: &mut Unstructured) -> arbitrary::Result<()> {
+    use serde_json::Value;
+    let descend = u.ratio(3, 4)?;
+    match v {
+        Value::Object(map) if descend && !map.is_empty() => {
+            let key = u.choose_index(map.len())?;
+            let child = map.values_mut().nth(key).expect("an index below the length");
+            replace_somewhere(child, u)
+        }
+        Value::Array(items) if descend && !items.is_empty() => {
+            let i = u.choose_index(items.len())?;
+            replace_somewhere(&mut items[i], u)
+        }
+        _ => {
+            *v = odd_value(u)?;
+            Ok(())
+        }
+    }
+}
+
+/// The structured mode's body: a seed's body for `route` with one to four values replaced.
+fn structured_body(route: usize, u: &mut Unstructured) -> Option<Vec<u8>> {
+    let mut body = u.choose(templates().get(route)?).ok()?.clone();
+    for _ in 0..=u.int_in_range(0..=3).ok()? {
+        replace_somewhere(&mut body, u).ok()?;
+    }
+    serde_json::to_vec(&body).ok()
+}
+
 fuzz_target!(|data: &[u8]| {
     let mut u = Unstructured::new(data);
-    let (Ok((method, path)), Ok(flags)) = (u.choose(ROUTES), u.arbitrary::<u8>()) else {
+    let (Ok(route), Ok(flags)) = (u.choose_index(ROUTES.len()), u.arbitrary::<u8>()) else {
         return;
     };
-    let rest = u.take_rest();
+    let (method, path) = &ROUTES[route];
+    let structured;
+    let rest = if flags & 8 != 0 && *method != Method::GET {
+        let Some(body) = structured_body(route, &mut u) else {
+            return;
+        };
+        structured = body;
+        &structured[..]
+    } else {
+        u.take_rest()
+    };
     let s = service();
     let mut req = Request::builder().method(method.clone());
     let mut body = Body::from(rest.to_vec());
@@ -127,7 +215,7 @@ fuzz_target!(|data: &[u8]| {
         req = req.header("authorization", format!("Bearer {}", s.token));
     }
     if flags & 2 != 0 {
-        req = req.header("idempotency-key", format!("key-{}", flags >> 3));
+        req = req.header("idempotency-key", format!("key-{}", flags >> 4));
     }
     let content_type = if flags & 4 != 0 {
         "text/plain"
