@@ -254,8 +254,12 @@ impl Spec {
         if !errors.is_empty() {
             return Err(Diagnostics(errors));
         }
+        if let Err(d) = within_choice_limit(&spec.resolved) {
+            return Err(Diagnostics(vec![d]));
+        }
+        let mut steps_left = lower::MAX_LOAD_STEPS;
         for fi in 0..spec.resolved.families.len() {
-            if let Err(d) = spec.expand_family(fi) {
+            if let Err(d) = spec.expand_family(fi, &mut steps_left) {
                 errors.push(d);
             }
         }
@@ -502,7 +506,7 @@ impl Spec {
             .with_hint(format!("the forms are: {}", forms.join(" | ")))
     }
 
-    fn expand_family(&mut self, fi: usize) -> Result<(), Diagnostic> {
+    fn expand_family(&mut self, fi: usize, steps_left: &mut u64) -> Result<(), Diagnostic> {
         let fam = self.resolved.families[fi].clone();
         for (form_ix, form) in fam.forms.iter().enumerate() {
             for choice in form::expand(&form.pattern, &fam.group_refs()) {
@@ -511,7 +515,9 @@ impl Spec {
                     |d: Diagnostic| d.with_note(format!("while building variant `{text}`"));
                 let why = match &form.rejected {
                     Some(why) => Some(why.clone()),
-                    None => self.rejection(&fam, form_ix, &choice).map_err(within)?,
+                    None => self
+                        .rejection(&fam, form_ix, &choice, steps_left)
+                        .map_err(within)?,
                 };
                 if let Some(why) = why {
                     // The manual's line: without the spec's restrictions (`; .dtype = {...}`).
@@ -523,7 +529,7 @@ impl Spec {
                     continue;
                 }
                 let variant = self
-                    .build_variant(&fam, form_ix, &choice, &text)
+                    .build_variant(&fam, form_ix, &choice, &text, steps_left)
                     .map_err(within)?;
                 self.add_variant(&fam, text, variant)?;
             }
@@ -537,13 +543,14 @@ impl Spec {
         fam: &Family,
         form_ix: usize,
         choice: &Choice,
+        steps_left: &mut u64,
     ) -> Result<Option<String>, Diagnostic> {
         if fam.rejects.is_empty() {
             return Ok(None);
         }
         let params = lower::Params::new(&self.resolved, fam, &fam.forms[form_ix], choice)?;
         for (why, cond) in &fam.rejects {
-            if params.const_bool(&self.resolved, cond)? {
+            if params.const_bool(&self.resolved, cond, steps_left)? {
                 return Ok(Some(why.clone()));
             }
         }
@@ -599,12 +606,13 @@ impl Spec {
         form_ix: usize,
         choice: &Choice,
         text: &str,
+        steps_left: &mut u64,
     ) -> Result<Variant, Diagnostic> {
         let form = &fam.forms[form_ix];
         let params = lower::Params::new(&self.resolved, fam, form, choice)?;
         let mut requirement = form.requirement;
         for (req, cond) in &fam.requires {
-            if params.const_bool(&self.resolved, cond)? {
+            if params.const_bool(&self.resolved, cond, steps_left)? {
                 requirement = requirement.max(*req);
             }
         }
@@ -613,7 +621,7 @@ impl Spec {
             .iter()
             .zip(&choice.written)
             .any(|(g, w)| g.fusable && w.is_none());
-        let program = lower::lower(&self.resolved, fam, &params)?;
+        let program = lower::lower(&self.resolved, fam, &params, steps_left)?;
         let sig = |name: &String| -> Result<OperandSig, Diagnostic> {
             let (ty, width) = params.operand_type(&self.resolved, fam, name)?;
             let at = form.pattern.operands.iter().position(|o| o == name);
@@ -693,4 +701,29 @@ impl Spec {
     pub fn format_name(&self, f: Format) -> String {
         self.resolved.format_name(f)
     }
+}
+
+/// How many instruction texts (modifier sequences) the forms of one load may spell in all.
+/// The shipped specs spell about 5,000; a few forms with many groups of many members spell
+/// millions, which would be built one by one.
+pub const MAX_CHOICES: u64 = 1 << 16;
+
+/// Fails at the first form past [`MAX_CHOICES`], counted before any is built.
+fn within_choice_limit(resolved: &Resolved) -> Result<(), Diagnostic> {
+    let mut total: u64 = 0;
+    for fam in &resolved.families {
+        for form in &fam.forms {
+            total = total.saturating_add(form::choice_count(&form.pattern, &fam.group_refs()));
+            if total > MAX_CHOICES {
+                return Err(Diagnostic::at(
+                    &form.span,
+                    format!(
+                        "the forms up to this one spell more than {MAX_CHOICES} instruction texts"
+                    ),
+                )
+                .with_hint("each optional group multiplies the texts by its members + 1: restrict a group for a form with `; .g = { ... }`, or split the family"));
+            }
+        }
+    }
+    Ok(())
 }

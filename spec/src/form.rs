@@ -475,6 +475,30 @@ impl Choice {
     }
 }
 
+/// How many modifier sequences [`expand`] gives for a pattern, without building them
+/// (saturating).
+pub fn choice_count(pattern: &Pattern, groups: &[GroupRef<'_>]) -> u64 {
+    pattern.elems.iter().fold(1u64, |n, elem| {
+        let ways = match elem {
+            Elem::Lit(_) => 1,
+            Elem::Group {
+                group,
+                optional,
+                only,
+            } => {
+                let members = groups[*group]
+                    .members
+                    .iter()
+                    .filter(|m| only.as_ref().is_none_or(|o| o.contains(m)))
+                    .count() as u64;
+                members + u64::from(*optional)
+            }
+            Elem::Flags(_) => 2,
+        };
+        n.saturating_mul(ways)
+    })
+}
+
 /// Every modifier sequence a pattern allows.
 pub fn expand(pattern: &Pattern, groups: &[GroupRef<'_>]) -> Vec<Choice> {
     let mut out = vec![Choice {

@@ -235,6 +235,65 @@ fn checker_errors() {
     );
 }
 
+/// Sources whose work grows as a product (nested loops, defs calling defs twice, forms with
+/// many groups) end in a located error within the budgets of `lower::MAX_LOAD_STEPS` and
+/// `catalog::MAX_CHOICES`, not after minutes; found by the spec_parse fuzz target's kind of
+/// input (each used to run past a minute).
+#[test]
+fn work_that_multiplies_is_bounded() {
+    let started = std::time::Instant::now();
+    assert_diag(
+        &with_sem(
+            "    let x = a;\n    for i in 0 .. 1000 { for j in 0 .. 1000 { for k in 0 .. 1000 { x = x; } } }\n    d = x;",
+        ),
+        "test.sem:5:",
+        "lowering the specs took more than 16777216 steps",
+    );
+    let chain = |n: usize| {
+        let mut text = String::from("def g0(x) { return x; }\n");
+        for i in 1..n {
+            text += &format!(
+                "def g{i}(x) {{ return g{}(x) == g{}(x) ? x : x; }}\n",
+                i - 1,
+                i - 1
+            );
+        }
+        text + &format!(
+            "instr foo {{\n  form \"foo.f32 d, a\";\n  sem {{ d = g{}(a); }}\n}}\n",
+            n - 1
+        )
+    };
+    let e = errors(&chain(30));
+    assert!(e.contains("took more than 16777216 steps"), "{e}");
+    // Deeper than inlining goes: said as such, not as recursion.
+    assert_diag(
+        &chain(40),
+        "test.sem:",
+        "defs call defs more than 32 deep here",
+    );
+    let groups: String = "abcdefg"
+        .chars()
+        .map(|g| {
+            let members: Vec<String> = (0..8).map(|m| format!(".{g}{m}")).collect();
+            format!("  group {g} = {{ {} }};\n", members.join(", "))
+        })
+        .collect();
+    assert_diag(
+        &format!(
+            "instr boom {{\n  form \"boom{{.a}}{{.b}}{{.c}}{{.d}}{{.e}}{{.f}}{{.g}}.f32 d, x\";\n{groups}  sem {{ d = x; }}\n}}\n"
+        ),
+        "test.sem:2:8",
+        "the forms up to this one spell more than 65536 instruction texts",
+    );
+    assert_diag(
+        &with_sem("    for i in -0x7FFFFFFFFFFFFFFF .. 0x7FFFFFFFFFFFFFFF { }\n    d = a;"),
+        "test.sem:4:",
+        "at most 1024 are unrolled",
+    );
+    let took = started.elapsed();
+    assert!(took.as_secs() < 60, "the bounded cases took {took:?}");
+}
+
 #[test]
 fn lowering_errors() {
     assert_diag(

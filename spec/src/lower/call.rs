@@ -44,21 +44,25 @@ impl Lowerer<'_> {
                     ),
                 ));
             }
-            if self.depth >= MAX_INLINE_DEPTH {
+            if self.inlining.iter().any(|d| d == f) {
+                return Err(err(span, format!("`{f}` is recursive"))
+                    .with_hint("defs are inlined, so they cannot recurse"));
+            }
+            if self.inlining.len() >= MAX_INLINE_DEPTH {
                 return Err(err(
                     span,
-                    format!("`{f}` is recursive (inlined {MAX_INLINE_DEPTH} deep)"),
+                    format!("defs call defs more than {MAX_INLINE_DEPTH} deep here"),
                 )
-                .with_hint("defs are inlined, so they cannot recurse"));
+                .with_hint("defs are inlined: flatten the chain of calls"));
             }
             let mut inner = Env::default();
             for (p, a) in def.params.iter().zip(args) {
                 let v = self.expr(env, a)?;
                 inner.vars.push((p.text.clone(), Binding::Val(v)));
             }
-            self.depth += 1;
+            self.inlining.push(f.to_string());
             let r = self.block(&mut inner, &def.body, true);
-            self.depth -= 1;
+            self.inlining.pop();
             return r
                 .map_err(|d| {
                     d.with_note(format!(

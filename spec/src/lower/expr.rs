@@ -162,6 +162,7 @@ impl Lowerer<'_> {
     }
 
     pub(super) fn expr(&mut self, env: &Env, e: &Expr) -> Result<Val, Diagnostic> {
+        self.step(&e.span)?;
         match &e.kind {
             ExprKind::Int(i) => i64::try_from(*i)
                 .map(Val::Int)
@@ -372,7 +373,7 @@ impl Lowerer<'_> {
                     // some of their groups lack: the text can never write those, so the test
                     // is false there, and each instruction keeps its own group. Directly in an
                     // instruction's `sem`, such a test is a mistake.
-                    if self.depth > 0 {
+                    if !self.inlining.is_empty() {
                         return Ok(Val::Bool(op == BinOp::Ne));
                     }
                     let all: Vec<String> = members.iter().map(|x| format!(".{x}")).collect();

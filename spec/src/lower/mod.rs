@@ -78,8 +78,25 @@ fn err(span: &Span, msg: impl Into<String>) -> Diagnostic {
 }
 
 /// Lowers the family's semantics for one variant.
-pub fn lower(spec: &Resolved, fam: &Family, params: &Params) -> Result<Program, Diagnostic> {
+pub fn lower(
+    spec: &Resolved,
+    fam: &Family,
+    params: &Params,
+    steps_left: &mut u64,
+) -> Result<Program, Diagnostic> {
     let mut l = Lowerer::new(spec, params);
+    l.steps_left = *steps_left;
+    let program = lower_with(&mut l, spec, fam, params);
+    *steps_left = l.steps_left;
+    program
+}
+
+fn lower_with(
+    l: &mut Lowerer,
+    spec: &Resolved,
+    fam: &Family,
+    params: &Params,
+) -> Result<Program, Diagnostic> {
     let mut env = Env::default();
     let mut input_widths = Vec::new();
     for (i, name) in params.operands.iter().enumerate() {
@@ -272,11 +289,22 @@ struct Lowerer<'a> {
     widths: Vec<u32>,
     known: Vec<Option<u64>>,
     memo: HashMap<(Op, u32), ValueId>,
-    depth: usize,
+    /// The defs being inlined, outermost first.
+    inlining: Vec<String>,
+    /// Loop iterations and expressions the load may still take (see [`MAX_LOAD_STEPS`]).
+    steps_left: u64,
 }
 
 const MAX_INLINE_DEPTH: usize = 32;
 const MAX_UNROLL: i64 = 1024;
+/// Loop iterations and expressions that lowering every variant of a load may take together.
+/// Each loop is bounded by [`MAX_UNROLL`] and inlining by [`MAX_INLINE_DEPTH`], but not their
+/// products: three nested loops of 1000, or a chain of defs each calling the next twice, ran
+/// for minutes. The shipped specs take about 0.9 million in all (646 for the largest variant).
+pub const MAX_LOAD_STEPS: u64 = 1 << 24;
+/// The steps of one `operand ... if` condition, which the modifiers alone decide (the shipped
+/// ones take under 20).
+const MAX_CONDITION_STEPS: u64 = 1 << 12;
 
 fn rounding(m: &str) -> Option<Round> {
     Some(match m {
@@ -300,8 +328,23 @@ impl<'a> Lowerer<'a> {
             widths: Vec::new(),
             known: Vec::new(),
             memo: HashMap::new(),
-            depth: 0,
+            inlining: Vec::new(),
+            steps_left: 0,
         }
+    }
+
+    /// Counts one loop iteration or expression against [`MAX_LOAD_STEPS`].
+    fn step(&mut self, span: &Span) -> Result<(), Diagnostic> {
+        self.steps_left = self.steps_left.checked_sub(1).ok_or_else(|| {
+            err(
+                span,
+                format!(
+                    "lowering the specs took more than {MAX_LOAD_STEPS} steps (loop iterations and expressions, defs inlined) in all"
+                ),
+            )
+            .with_hint("nested loops multiply, as do defs that call a def more than once: loop over lanes, and keep def chains short")
+        })?;
+        Ok(())
     }
 
     /// Adds an op (or finds an identical one), folding bit-level ops on constants. FP
@@ -351,7 +394,7 @@ impl<'a> Lowerer<'a> {
     }
 
     /// Drops ops no destination depends on and renumbers the rest.
-    fn finish(self, input_widths: Vec<u32>, mut dests: Vec<Dest>) -> Program {
+    fn finish(&mut self, input_widths: Vec<u32>, mut dests: Vec<Dest>) -> Program {
         let mut live = vec![false; self.ops.len()];
         let mut stack = Vec::new();
         for d in &dests {
@@ -367,7 +410,7 @@ impl<'a> Lowerer<'a> {
         let mut new_id = vec![0; self.ops.len()];
         let mut ops = Vec::new();
         let mut widths = Vec::new();
-        for (i, op) in self.ops.into_iter().enumerate() {
+        for (i, op) in std::mem::take(&mut self.ops).into_iter().enumerate() {
             if live[i] {
                 new_id[i] = ops.len() as ValueId;
                 ops.push(renumber(op, &new_id));

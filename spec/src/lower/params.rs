@@ -1,7 +1,7 @@
 //! The compile-time parameters of one variant (flags, group members, the form's type) and
 //! the types operands take from them.
 
-use super::{err, Env, Lowerer, Ty, Val};
+use super::{err, Env, Lowerer, Ty, Val, MAX_CONDITION_STEPS};
 use crate::ast::Expr;
 use crate::diag::Diagnostic;
 use crate::form::{Choice, Elem, FieldKind};
@@ -115,10 +115,19 @@ impl Params {
         })
     }
 
-    /// Evaluates a compile-time condition (a `require ... if` clause).
-    pub fn const_bool(&self, spec: &Resolved, e: &Expr) -> Result<bool, Diagnostic> {
+    /// Evaluates a compile-time condition (a `require ... if` or `reject ... if` clause),
+    /// charging its steps to `steps_left` (see `MAX_LOAD_STEPS`).
+    pub fn const_bool(
+        &self,
+        spec: &Resolved,
+        e: &Expr,
+        steps_left: &mut u64,
+    ) -> Result<bool, Diagnostic> {
         let mut l = Lowerer::new(spec, self);
-        match l.expr(&Env::default(), e)? {
+        l.steps_left = *steps_left;
+        let value = l.expr(&Env::default(), e);
+        *steps_left = l.steps_left;
+        match value? {
             Val::Bool(b) => Ok(b),
             _ => Err(err(
                 &e.span,
@@ -144,10 +153,9 @@ impl Params {
             {
                 continue;
             }
-            if cond
-                .as_ref()
-                .map_or(Ok(true), |c| self.const_bool(spec, c))?
-            {
+            if cond.as_ref().map_or(Ok(true), |c| {
+                self.const_bool(spec, c, &mut { MAX_CONDITION_STEPS })
+            })? {
                 declared = Some(n);
                 break;
             }

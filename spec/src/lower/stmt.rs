@@ -54,16 +54,17 @@ impl Lowerer<'_> {
             } => {
                 let a = self.const_int(env, from)?;
                 let b = self.const_int(env, to)?;
-                if b - a > MAX_UNROLL {
+                let iterations = b.saturating_sub(a);
+                if iterations > MAX_UNROLL {
                     return Err(err(
                         &to.span,
                         format!(
-                            "loop of {} iterations; at most {MAX_UNROLL} are unrolled",
-                            b - a
+                            "loop of {iterations} iterations; at most {MAX_UNROLL} are unrolled"
                         ),
                     ));
                 }
                 for i in a..b {
+                    self.step(&var.span)?;
                     env.vars.push((var.text.clone(), Binding::Val(Val::Int(i))));
                     self.block(env, body, in_def)?;
                     env.vars.pop();
