@@ -166,6 +166,21 @@ fn bounded(field: &str, value: &str, max: usize) -> Result<()> {
     Ok(())
 }
 
+/// The most cases one completion may report: the most a unit can have (`cases_per_unit`), so
+/// that no sum of them over a campaign's life overflows.
+const MAX_CASES_PER_UNIT: i64 = 1_000_000_000;
+
+/// SQL for `a + b` of two non-negative BIGINTs that stops at the largest one instead of
+/// overflowing: SQLite would turn the sum into a REAL that no longer reads back as an
+/// integer (the finding then fails every read), PostgreSQL would refuse it. Counts grow by
+/// every repeated post, each up to 2^62, so a few posts of a large count reach it.
+fn saturating_sum(a: &str, b: &str) -> String {
+    format!(
+        "CASE WHEN {a} > {max} - {b} THEN {max} ELSE {a} + {b} END",
+        max = i64::MAX
+    )
+}
+
 /// Parses a hex bit pattern (`0x3f800000`), as `semfuzz check` reads it.
 fn parse_hex(field: &str, s: &str) -> Result<u64> {
     s.strip_prefix("0x")
@@ -632,7 +647,7 @@ impl Db {
             .map_err(|e| Error::Invalid(format!("generator: {e}")))?;
         let rounds = c.rounds.unwrap_or(1);
         let cases = c.cases_per_unit.unwrap_or(100_000);
-        if !(1..=1_000).contains(&rounds) || !(1..=1_000_000_000).contains(&cases) {
+        if !(1..=1_000).contains(&rounds) || !(1..=MAX_CASES_PER_UNIT).contains(&cases) {
             return Err(Error::Invalid(
                 "rounds: 1..=1000 and cases_per_unit: 1..=10^9".into(),
             ));
@@ -893,8 +908,10 @@ impl Db {
             .enumerate()
             .map(|(i, f)| check_finding(i, f))
             .collect::<Result<_>>()?;
-        if c.cases < 0 {
-            return Err(Error::Invalid("cases: must not be negative".into()));
+        if !(0..=MAX_CASES_PER_UNIT).contains(&c.cases) {
+            return Err(Error::Invalid(format!(
+                "cases: 0..={MAX_CASES_PER_UNIT}, the most a unit has"
+            )));
         }
         let (_g, mut tx) = self.write().await?;
         let row = sqlx::query(
@@ -934,11 +951,16 @@ impl Db {
             &format!("unit {unit} ({})", owner.unwrap_or_default()),
         )
         .await?;
-        sqlx::query(
-            "UPDATE campaigns SET cases = cases + $1, findings = findings + $2 WHERE id = $3",
-        )
+        sqlx::query(&format!(
+            "UPDATE campaigns SET cases = cases + $1, findings = {} WHERE id = $3",
+            saturating_sum("findings", "$2")
+        ))
         .bind(c.cases)
-        .bind(checked.iter().map(|f| f.count).sum::<i64>())
+        .bind(
+            checked
+                .iter()
+                .fold(0i64, |total, f| total.saturating_add(f.count)),
+        )
         .bind(campaign_id)
         .execute(&mut *tx)
         .await?;
@@ -1177,11 +1199,11 @@ async fn upsert_findings(
     for i in order {
         let c = &checked[i];
         let f = c.f;
-        let id: i64 = sqlx::query(
+        let id: i64 = sqlx::query(&format!(
             "INSERT INTO findings (signature, variant, family, backend, backend_version, device, class, part, \
              operand_classes, inputs, example_size, expected, actual, detail, count, first_seen, last_seen) \
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) \
-             ON CONFLICT (signature) DO UPDATE SET count = findings.count + excluded.count, \
+             ON CONFLICT (signature) DO UPDATE SET count = {}, \
              first_seen = CASE WHEN excluded.first_seen < findings.first_seen THEN excluded.first_seen ELSE findings.first_seen END, \
              last_seen = CASE WHEN excluded.last_seen > findings.last_seen THEN excluded.last_seen ELSE findings.last_seen END, \
              inputs = CASE WHEN excluded.example_size < findings.example_size THEN excluded.inputs ELSE findings.inputs END, \
@@ -1190,7 +1212,8 @@ async fn upsert_findings(
              detail = CASE WHEN excluded.example_size < findings.example_size THEN excluded.detail ELSE findings.detail END, \
              example_size = CASE WHEN excluded.example_size < findings.example_size THEN excluded.example_size ELSE findings.example_size END \
              RETURNING id",
-        )
+            saturating_sum("findings.count", "excluded.count")
+        ))
         .bind(&f.signature)
         .bind(&f.variant)
         .bind(family(&f.variant))

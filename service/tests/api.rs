@@ -211,6 +211,33 @@ both_databases!(
     }
 );
 
+// Found by the api_body fuzz target: three posts of one finding with the largest count a post
+// may carry overflowed its count (SQLite made it a REAL, and every read of the finding then
+// failed with 503; PostgreSQL refuses the sum). The count stops at the largest integer.
+both_databases!(
+    a_count_past_the_largest_integer_stops_there,
+    |_| {},
+    |app: TestApp| async move {
+        let big = (i64::MAX / 2) as u64;
+        let f = finding(
+            "add.rn.f32",
+            "host",
+            "bits",
+            "big",
+            &["0x1", "0x2"],
+            big,
+            (T0, T1),
+        );
+        for _ in 0..3 {
+            let (s, v) = post_findings(&app, &json!([f]), None).await;
+            assert_eq!(s, StatusCode::CREATED, "{v}");
+        }
+        let (s, v, _) = app.get("/api/v1/findings?variant=add.rn.f32").await;
+        assert_eq!(s, StatusCode::OK, "{v}");
+        assert_eq!(v["findings"][0]["count"], json!(i64::MAX));
+    }
+);
+
 both_databases!(auth, |_| {}, |app: TestApp| async move {
     let batch = json!([finding(
         "add.rn.f32",
@@ -454,6 +481,16 @@ both_databases!(
             )
             .await;
         assert_eq!(s, StatusCode::CONFLICT, "{v}");
+        // More cases than any unit has would let the campaign's sums overflow.
+        let (s, v) = app
+            .write(
+                Method::POST,
+                &format!("/api/v1/units/{unit}/complete"),
+                &json!({"lease_token": token, "cases": 1_000_000_001i64, "findings": []}),
+            )
+            .await;
+        assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{v}");
+        assert!(v["error"].as_str().unwrap().starts_with("cases: "), "{v}");
         let done = json!({"lease_token": token, "cases": 1000, "findings": [finding("add.rn.f32", "host", "bits", "u1", &["0x1", "0x2"], 7, (T0, T1))]});
         let (s, v) = app
             .write(
