@@ -138,19 +138,36 @@ fn like_pattern(glob: &str) -> String {
     out
 }
 
-/// True when `text` matches `glob` (`*`, `?`), case-insensitively.
+/// True when `text` matches `glob` (`*`, `?`), case-insensitively. Linear in each: on a
+/// mismatch only the last `*` takes one more character (a recursive matcher backtracks into
+/// every `*`, exponential in their number, and the glob is request input).
 pub fn glob_match(glob: &str, text: &str) -> bool {
-    fn go(g: &[char], t: &[char]) -> bool {
-        match g.split_first() {
-            None => t.is_empty(),
-            Some(('*', rest)) => (0..=t.len()).any(|i| go(rest, &t[i..])),
-            Some(('?', rest)) => !t.is_empty() && go(rest, &t[1..]),
-            Some((c, rest)) => t.first() == Some(c) && go(rest, &t[1..]),
-        }
-    }
     let g: Vec<char> = glob.to_lowercase().chars().collect();
     let t: Vec<char> = text.to_lowercase().chars().collect();
-    go(&g, &t)
+    let (mut gi, mut ti) = (0, 0);
+    // The last `*` seen, and the text position it currently stands for the end of.
+    let mut star: Option<(usize, usize)> = None;
+    while ti < t.len() {
+        match g.get(gi) {
+            Some('*') => {
+                star = Some((gi, ti));
+                gi += 1;
+            }
+            Some(&c) if c == '?' || c == t[ti] => {
+                gi += 1;
+                ti += 1;
+            }
+            _ => match star {
+                Some((sg, st)) => {
+                    gi = sg + 1;
+                    ti = st + 1;
+                    star = Some((sg, st + 1));
+                }
+                None => return false,
+            },
+        }
+    }
+    g[gi.min(g.len())..].iter().all(|&c| c == '*')
 }
 
 /// The opcode of a variant's text: `fma` for `fma.rn.f32`, `HMUL2` for `HMUL2.FTZ`.
@@ -1252,6 +1269,17 @@ mod tests {
 
     #[test]
     fn globs() {
+        assert!(glob_match("", ""));
+        assert!(!glob_match("", "a"));
+        assert!(glob_match("*", ""));
+        assert!(glob_match("a*b*c", "aXbYc"));
+        assert!(!glob_match("a*b*c", "aXbY"));
+        assert!(glob_match("*.f32", "fma.rn.f32"));
+        assert!(glob_match("*?", "x"));
+        assert!(!glob_match("?", ""));
+        // Many stars against a long non-match: answered at once (exponential before).
+        let many = "*a".repeat(40) + "b";
+        assert!(!glob_match(&many, &"a".repeat(200)));
         assert!(glob_match("add.*", "add.rn.f32"));
         assert!(glob_match("*f32", "ADD.RN.F32"));
         assert!(!glob_match("add.*", "fma.rn.f32"));

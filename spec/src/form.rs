@@ -296,10 +296,12 @@ pub fn parse_pattern(
             }
             i = close + 1;
         } else {
+            // The text is any UTF-8: the character here, not one byte of it.
+            let c = head[i..].chars().next().unwrap_or(' ');
             return Err(err(
                 i,
-                i + 1,
-                format!("unexpected `{}` in the modifiers", &head[i..i + 1]),
+                i + c.len_utf8(),
+                format!("unexpected `{c}` in the modifiers"),
             )
             .with_hint("modifiers are `.name` or optional `{.name}`"));
         }

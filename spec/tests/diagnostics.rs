@@ -168,6 +168,13 @@ fn fusion_errors() {
 
 #[test]
 fn form_string_errors() {
+    // Found by spec_parse (`ex2.approx.ftzҔtype`): the error took one byte of a two-byte
+    // character and panicked.
+    assert_diag(
+        "instr foo {\n  form \"foo.ftzҔtype d, a\";\n  sem { d = a; }\n}",
+        "test.sem:2:16",
+        "unexpected `Ҕ` in the modifiers",
+    );
     assert_diag(
         "instr foo {\n  form \"foo{.x d, a\";\n  sem { d = a; }\n}",
         "test.sem:2:12",
