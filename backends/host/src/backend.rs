@@ -223,11 +223,11 @@ fn plan_cvt(words: &Words, bf16: bool) -> Result<Plan, String> {
     };
     let (mut round, mut ftz, mut sat, mut relu) = (Round::NearestEven, false, false, false);
     for &m in modifiers {
+        if let Some(r) = rounding_word(m) {
+            round = r;
+            continue;
+        }
         match m {
-            "rn" => round = Round::NearestEven,
-            "rz" => round = Round::TowardZero,
-            "rm" => round = Round::Down,
-            "rp" => round = Round::Up,
             "ftz" => ftz = true,
             "sat" => sat = true,
             "relu" => relu = true,
@@ -286,11 +286,11 @@ fn plan(variant: &Variant, bf16: bool) -> Result<Plan, String> {
     let (mut round, mut ftz) = (Round::NearestEven, false);
     let (mut sat, mut relu, mut abs_inputs, mut xorsign) = (false, false, false, false);
     for &m in &words.modifiers[..words.modifiers.len() - 1] {
+        if let Some(r) = rounding_word(m) {
+            round = r;
+            continue;
+        }
         match m {
-            "rn" => round = Round::NearestEven,
-            "rz" => round = Round::TowardZero,
-            "rm" => round = Round::Down,
-            "rp" => round = Round::Up,
             "ftz" => ftz = true,
             "sat" => sat = true,
             "relu" => relu = true,
@@ -546,4 +546,16 @@ fn plan_mxcsr(round: Round, ftz: bool) -> Result<u32, String> {
         daz: ftz,
     })
     .ok_or_else(|| "a rounding mode SSE lacks".to_string())
+}
+
+/// The rounding a PTX rounding modifier names (`rn`, `rz`, `rm`, `rp`); `rna` has no SSE
+/// encoding, so it is left to the caller's "no x86 counterpart".
+fn rounding_word(m: &str) -> Option<Round> {
+    Some(match m {
+        "rn" => Round::NearestEven,
+        "rz" => Round::TowardZero,
+        "rm" => Round::Down,
+        "rp" => Round::Up,
+        _ => return None,
+    })
 }
