@@ -328,7 +328,8 @@ fn negating_either_operand_is_the_same_instruction() {
             checked += 1;
         }
     }
-    assert_eq!(checked, 30 * 20_000);
+    // 30 of the manual's register forms and 6 with the inferred `.BF16_V2`.
+    assert_eq!(checked, 36 * 20_000);
 }
 
 // ---- immediates and constants ----
@@ -776,14 +777,20 @@ fn model(
 // "computes the product of the first and second operand to infinite precision, and then round
 // to the format of 16-bit floating point number, using the round-to-nearest-even algorithm",
 // with every modifier above, per lane: 96 variants x 110,000 boundary-heavy inputs (10.56 M),
-// registers read with .iswz .F32 given f32 boundary values half the time.
+// registers read with .iswz .F32 given f32 boundary values half the time. The model is the
+// manual's fp16; `.BF16_V2`, inferred from ptxas beyond the SM 5.3 text, has its own model in
+// sass_half.rs.
 #[test]
 fn every_variant_matches_an_apfloat_model() {
     const CASES: usize = 110_000;
     let s = spec();
     let mut seen = Seen::default();
     let mut variants = 0;
-    for v in s.variants.iter().filter(|v| v.family.starts_with("HMUL2")) {
+    for v in s
+        .variants
+        .iter()
+        .filter(|v| v.family.starts_with("HMUL2") && !v.text.contains(".BF16_V2"))
+    {
         variants += 1;
         let index = |name: &str| v.sources.iter().position(|x| x.name == name);
         let members: Vec<(String, usize, Vec<String>)> = v

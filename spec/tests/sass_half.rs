@@ -1,12 +1,13 @@
-//! SASS HFMA2, HADD2, HMNMX2 and HSET2 (spec/isa/sass-hfma2.sem, sass-hadd2.sem,
-//! sass-hmnmx2.sem, sass-hset2.sem),
+//! SASS HFMA2, HADD2, HMNMX2, HSET2 and HMUL2's `.BF16_V2` (spec/isa/sass-hfma2.sem,
+//! sass-hadd2.sem, sass-hmnmx2.sem, sass-hset2.sem, sass-hmul2.sem),
 //! read as the instruction text ptxas 13.5 emits for the excerpt's half-precision PTX, against
 //! an independent model on `rustc_apfloat` (LLVM's APFloat) over boundary-heavy lane values:
-//! every pair (and for fma every triple) of the boundary values of f16, in both lanes.
+//! every pair (and for fma every triple) of the boundary values of f16, or of bf16 under
+//! `.BF16_V2`, in both lanes.
 
 mod common;
 use common::spec;
-use rustc_apfloat::ieee::Half;
+use rustc_apfloat::ieee::{BFloat, Half};
 use rustc_apfloat::{Float, Round as ApRound};
 use semfuzz_fp::vectors::{boundary_values, SplitMix64};
 use semfuzz_fp::Format;
@@ -38,58 +39,128 @@ fn pack(hi: u64, lo: u64) -> u64 {
     hi << 16 | lo
 }
 
-fn is_nan(x: u64) -> bool {
-    x & 0x7C00 == 0x7C00 && x & 0x03FF != 0
+/// A lane format: fp16, or bf16 where the text writes `.BF16_V2`. Both keep the sign in bit 15
+/// and have the canonical NaN 0x7FFF.
+#[derive(Clone, Copy, Debug)]
+enum Lane {
+    F16,
+    Bf16,
 }
+use Lane::{Bf16, F16};
 
-fn flush(x: u64) -> u64 {
-    if x & 0x7C00 == 0 {
-        x & NEG
-    } else {
-        x
+impl Lane {
+    fn format(self) -> Format {
+        match self {
+            F16 => Format::F16,
+            Bf16 => Format::BF16,
+        }
     }
-}
 
-fn h(x: u64) -> Half {
-    Half::from_bits(x.into())
-}
-
-fn bits(x: Half) -> u64 {
-    x.to_bits() as u64
-}
-
-/// [+0.0, 1.0], NaN and -0.0 to +0.0 (PTX 9.7.4 and HMUL2's .SAT).
-fn saturate(x: u64) -> u64 {
-    if is_nan(x) || x & NEG != 0 {
-        0
-    } else if x > 0x3C00 {
-        0x3C00
-    } else {
-        x
+    fn exponent_mask(self) -> u64 {
+        match self {
+            F16 => 0x7C00,
+            Bf16 => 0x7F80,
+        }
     }
-}
 
-/// The value the model expects: exact bits, any NaN, or the canonical NaN.
-fn expect(x: u64, nan_is_canonical: bool) -> Accept {
-    match (is_nan(x), nan_is_canonical) {
-        (true, false) => Accept::AnyNan(Format::F16),
-        (true, true) => Accept::Exact(CANONICAL_NAN),
-        (false, _) => Accept::Exact(x),
+    fn one(self) -> u64 {
+        match self {
+            F16 => 0x3C00,
+            Bf16 => 0x3F80,
+        }
     }
-}
 
-/// The f16 boundary values plus a few random ones: the lane inputs.
-fn lane_values() -> Vec<u64> {
-    let mut v = boundary_values(Format::F16);
-    let mut rng = SplitMix64::new(8);
-    v.extend((0..8).map(|_| rng.next_u64() & 0xFFFF));
-    v
+    fn is_nan(self, x: u64) -> bool {
+        let e = self.exponent_mask();
+        x & e == e && x & !e & 0x7FFF != 0
+    }
+
+    fn flush(self, x: u64) -> u64 {
+        if x & self.exponent_mask() == 0 {
+            x & NEG
+        } else {
+            x
+        }
+    }
+
+    /// [+0.0, 1.0], NaN and -0.0 to +0.0 (PTX 9.7.4 and HMUL2's .SAT).
+    fn saturate(self, x: u64) -> u64 {
+        if self.is_nan(x) || x & NEG != 0 {
+            0
+        } else if x > self.one() {
+            self.one()
+        } else {
+            x
+        }
+    }
+
+    /// The value the model expects: exact bits, any NaN, or the canonical NaN.
+    fn expect(self, x: u64, nan_is_canonical: bool) -> Accept {
+        match (self.is_nan(x), nan_is_canonical) {
+            (true, false) => Accept::AnyNan(self.format()),
+            (true, true) => Accept::Exact(CANONICAL_NAN),
+            (false, _) => Accept::Exact(x),
+        }
+    }
+
+    /// The boundary values plus a few random ones: the lane inputs.
+    fn values(self) -> Vec<u64> {
+        let mut v = boundary_values(self.format());
+        let mut rng = SplitMix64::new(8);
+        v.extend((0..8).map(|_| rng.next_u64() & 0xFFFF));
+        v
+    }
+
+    fn fma(self, a: u64, b: u64, c: u64) -> u64 {
+        fn fma_in<T: Float>(a: u64, b: u64, c: u64) -> u64 {
+            let t = |x: u64| T::from_bits(x.into());
+            t(a).mul_add_r(t(b), t(c), ApRound::NearestTiesToEven).value.to_bits() as u64
+        }
+        match self {
+            F16 => fma_in::<Half>(a, b, c),
+            Bf16 => fma_in::<BFloat>(a, b, c),
+        }
+    }
+
+    fn add(self, a: u64, b: u64) -> u64 {
+        fn add_in<T: Float>(a: u64, b: u64) -> u64 {
+            let t = |x: u64| T::from_bits(x.into());
+            t(a).add_r(t(b), ApRound::NearestTiesToEven).value.to_bits() as u64
+        }
+        match self {
+            F16 => add_in::<Half>(a, b),
+            Bf16 => add_in::<BFloat>(a, b),
+        }
+    }
+
+    fn mul(self, a: u64, b: u64) -> u64 {
+        fn mul_in<T: Float>(a: u64, b: u64) -> u64 {
+            let t = |x: u64| T::from_bits(x.into());
+            t(a).mul_r(t(b), ApRound::NearestTiesToEven).value.to_bits() as u64
+        }
+        match self {
+            F16 => mul_in::<Half>(a, b),
+            Bf16 => mul_in::<BFloat>(a, b),
+        }
+    }
+
+    fn partial_cmp(self, x: u64, y: u64) -> Option<std::cmp::Ordering> {
+        match self {
+            F16 => Half::from_bits(x.into()).partial_cmp(&Half::from_bits(y.into())),
+            Bf16 => BFloat::from_bits(x.into()).partial_cmp(&BFloat::from_bits(y.into())),
+        }
+    }
 }
 
 /// Checks `text` lane by lane: for each pair of lane-0 inputs (`x`, `y`) the register values
 /// `values(x, y)` (lane 1 gets another pair, to catch a lane mix-up) against `model`.
-fn check2(text: &str, values: impl Fn(u64, u64) -> Vec<u64>, model: impl Fn(u64, u64) -> Accept) {
-    let vs = lane_values();
+fn check2(
+    lane: Lane,
+    text: &str,
+    values: impl Fn(u64, u64) -> Vec<u64>,
+    model: impl Fn(u64, u64) -> Accept,
+) {
+    let vs = lane.values();
     let mut n = 0;
     let mut eval = prepare(text);
     for (k, &x) in vs.iter().enumerate() {
@@ -107,43 +178,34 @@ fn check2(text: &str, values: impl Fn(u64, u64) -> Vec<u64>, model: impl Fn(u64,
     assert!(n > 1000, "{n} cases");
 }
 
-fn fma16(a: u64, b: u64, c: u64) -> u64 {
-    bits(h(a).mul_add_r(h(b), h(c), ApRound::NearestTiesToEven).value)
-}
-
-fn add16(a: u64, b: u64) -> u64 {
-    bits(h(a).add_r(h(b), ApRound::NearestTiesToEven).value)
-}
-
-fn mul16(a: u64, b: u64) -> u64 {
-    bits(h(a).mul_r(h(b), ApRound::NearestTiesToEven).value)
-}
-
-// fma.rn{.ftz}{.sat}{.relu}.f16x2 -> HFMA2.MMA{.FTZ}{.SAT|.RELU} R5, R0, R5, R4 (sm_90):
-// one rounding, inputs and result flushed under .FTZ, .SAT's and .RELU's clamps.
+// fma.rn{.ftz}{.sat}{.relu}.f16x2 -> HFMA2.MMA{.FTZ}{.SAT|.RELU} R5, R0, R5, R4 (sm_90), and
+// fma.rn{.relu}.bf16x2 -> HFMA2.MMA.BF16_V2{.RELU}: one rounding, inputs and result flushed
+// under .FTZ, .SAT's and .RELU's clamps.
 #[test]
 fn hfma2_registers_are_fma_rn_per_lane() {
-    let vs = lane_values();
-    for (text, ftz, sat, relu) in [
-        ("HFMA2.MMA R5, R0, R1, R2", false, false, false),
-        ("HFMA2.MMA.FTZ R5, R0, R1, R2", true, false, false),
-        ("HFMA2.SAT R5, R0, R1, R2", false, true, false),
-        ("HFMA2.MMA.FTZ.RELU R5, R0, R1, R2", true, false, true),
-        ("HFMA2.RELU R5, R0, R1, R2", false, false, true),
+    for (lane, text, ftz, sat, relu) in [
+        (F16, "HFMA2.MMA R5, R0, R1, R2", false, false, false),
+        (F16, "HFMA2.MMA.FTZ R5, R0, R1, R2", true, false, false),
+        (F16, "HFMA2.SAT R5, R0, R1, R2", false, true, false),
+        (F16, "HFMA2.MMA.FTZ.RELU R5, R0, R1, R2", true, false, true),
+        (F16, "HFMA2.RELU R5, R0, R1, R2", false, false, true),
+        (Bf16, "HFMA2.MMA.BF16_V2 R5, R0, R1, R2", false, false, false),
+        (Bf16, "HFMA2.BF16_V2.RELU R5, R0, R1, R2", false, false, true),
     ] {
         let model = |a: u64, b: u64, c: u64| {
-            let f = |x: u64| if ftz { flush(x) } else { x };
-            let r = f(fma16(f(a), f(b), f(c)));
+            let f = |x: u64| if ftz { lane.flush(x) } else { x };
+            let r = f(lane.fma(f(a), f(b), f(c)));
             if sat {
-                expect(saturate(r), false)
+                lane.expect(lane.saturate(r), false)
             } else if relu {
                 // 9.7.4.4: "clamps the result to 0 if negative. NaN result is converted to
                 // canonical NaN"; -0.0 counts as negative (docs/ambiguities.md).
-                expect(if !is_nan(r) && r & NEG != 0 { 0 } else { r }, true)
+                lane.expect(if !lane.is_nan(r) && r & NEG != 0 { 0 } else { r }, true)
             } else {
-                expect(r, false)
+                lane.expect(r, false)
             }
         };
+        let vs = lane.values();
         let mut rng = SplitMix64::new(3);
         let mut eval = prepare(text);
         for &a in &vs {
@@ -163,24 +225,38 @@ fn hfma2_registers_are_fma_rn_per_lane() {
     }
 }
 
-// add.f16x2 -> HFMA2.MMA R5, R0, 1, 1, R5: a*1 + b rounds once, as add.rn does.
+// add.f16x2 -> HFMA2.MMA R5, R0, 1, 1, R5 (and add.rn.bf16x2 -> HFMA2.MMA.BF16_V2 R5, R0, 1,
+// 1, R5, its 1 a bf16): a*1 + b rounds once, as add.rn does.
 #[test]
 fn hfma2_times_the_immediate_one_pair_is_add() {
-    check2(
-        "HFMA2.MMA R5, R0, 1, 1, R1",
-        |x, y| vec![x, y],
-        |x, y| expect(add16(x, y), false),
-    );
+    for (lane, text) in [
+        (F16, "HFMA2.MMA R5, R0, 1, 1, R1"),
+        (Bf16, "HFMA2.MMA.BF16_V2 R5, R0, 1, 1, R1"),
+    ] {
+        check2(
+            lane,
+            text,
+            |x, y| vec![x, y],
+            |x, y| lane.expect(lane.add(x, y), false),
+        );
+    }
 }
 
-// mul.f16x2 -> HFMA2.MMA R5, R0, R5, -RZ: a*b + (-0.0) keeps the sign of a zero product.
+// mul.f16x2 -> HFMA2.MMA R5, R0, R5, -RZ (mul.rn.bf16x2: .BF16_V2): a*b + (-0.0) keeps the
+// sign of a zero product.
 #[test]
 fn hfma2_plus_negative_rz_is_mul() {
-    check2(
-        "HFMA2.MMA R5, R0, R1, -RZ",
-        |x, y| vec![x, y],
-        |x, y| expect(mul16(x, y), false),
-    );
+    for (lane, text) in [
+        (F16, "HFMA2.MMA R5, R0, R1, -RZ"),
+        (Bf16, "HFMA2.MMA.BF16_V2 R5, R0, R1, -RZ"),
+    ] {
+        check2(
+            lane,
+            text,
+            |x, y| vec![x, y],
+            |x, y| lane.expect(lane.mul(x, y), false),
+        );
+    }
 }
 
 // fma.rn.f16 with c a parameter (sm_80): c[0x0] [0x168].H0_H0, as cuobjdump spaces it.
@@ -201,6 +277,22 @@ fn hfma2_constant_operand_with_a_swizzle() {
     assert_eq!(got, vec![Accept::Exact(0x4600), Accept::Exact(0x3E00)]);
 }
 
+// fma.rn.bf16x2 with c the constant 0xbfc0bf80 (sm_80): `HFMA2.BF16_V2 R5, R0, R5, -1.5, -1`,
+// the immediates bf16 values (H1, H0); and `.F32` converts toward zero into bf16.
+#[test]
+fn hfma2_bf16_v2_reads_bf16_immediates_and_f32_sources() {
+    let (two, three) = (0x4000, 0x4040);
+    // 2 * 3 - 1 = 5 (0x40A0) in lane 0, 3 * 3 - 1.5 = 7.5 (0x40F0) in lane 1.
+    let got = run(
+        "HFMA2.BF16_V2 R5, R0, R5, -1.5, -1",
+        &[pack(three, two), pack(three, three)],
+    );
+    assert_eq!(got, vec![Accept::Exact(0x40A0), Accept::Exact(0x40F0)]);
+    // 0x3F81FFFF (1.0156249) truncates to 0x3F81; +0 keeps it (fp16 would give 0x3C08).
+    let got = run("HFMA2.BF16_V2 R5, R0.F32, 1, 1, RZ", &[0x3F81_FFFF]);
+    assert_eq!(got, vec![Accept::Exact(0x3F81); 2]);
+}
+
 // .FMZ (ASSUMPTION: HMUL2's rule on the product): a zero factor makes the product +0.0 even
 // against infinity or NaN, and +0 + c is c (or +0 for c = -0).
 #[test]
@@ -216,29 +308,39 @@ fn hfma2_fmz_forces_a_positive_zero_product() {
     assert_eq!(got[0], Accept::AnyNan(Format::F16));
 }
 
-// add/sub{.ftz}{.sat}.f16 -> HADD2{.FTZ}{.SAT} R0, R0.H0_H0, {-}R5.H0_H0.
+// add/sub{.ftz}{.sat}.f16 -> HADD2{.FTZ}{.SAT} R0, R0.H0_H0, {-}R5.H0_H0; add.rn.bf16 ->
+// HADD2.BF16_V2; mul.rn.bf16 -> HMUL2.BF16_V2 R0, R0.H0_H0, R5.H0_H0, and HMUL2's .FTZ and
+// .SAT on bf16 lanes (ASSUMPTION: their meanings unchanged).
 #[test]
-fn hadd2_is_add_rn_and_sub_rn_per_lane() {
-    for (text, neg_b, ftz, sat) in [
-        ("HADD2 R0, R1, R2", false, false, false),
-        ("HADD2.FTZ.SAT R0, R1, -R2", true, true, true),
-        ("HADD2.FTZ R0, R1, R2", false, true, false),
-        ("HADD2.SAT R0, R1, -R2", true, false, true),
+fn hadd2_and_hmul2_bf16_v2_round_once_per_lane() {
+    let add = Lane::add as fn(Lane, u64, u64) -> u64;
+    let mul = Lane::mul as fn(Lane, u64, u64) -> u64;
+    for (lane, text, op, neg_b, ftz, sat) in [
+        (F16, "HADD2 R0, R1, R2", add, false, false, false),
+        (F16, "HADD2.FTZ.SAT R0, R1, -R2", add, true, true, true),
+        (F16, "HADD2.FTZ R0, R1, R2", add, false, true, false),
+        (F16, "HADD2.SAT R0, R1, -R2", add, true, false, true),
+        (Bf16, "HADD2.BF16_V2 R0, R1, R2", add, false, false, false),
+        (Bf16, "HADD2.BF16_V2 R0, R1, -R2", add, true, false, false),
+        (Bf16, "HMUL2.BF16_V2 R0, R1, R2", mul, false, false, false),
+        (Bf16, "HMUL2.BF16_V2.FTZ.SAT R0, R1, -R2", mul, true, true, true),
     ] {
         check2(
+            lane,
             text,
             |x, y| vec![x, y],
             |x, y| {
-                let f = |v: u64| if ftz { flush(v) } else { v };
+                let f = |v: u64| if ftz { lane.flush(v) } else { v };
                 let y = if neg_b { y ^ NEG } else { y };
-                let r = f(add16(f(x), f(y)));
-                expect(if sat { saturate(r) } else { r }, false)
+                let r = f(op(lane, f(x), f(y)));
+                lane.expect(if sat { lane.saturate(r) } else { r }, false)
             },
         );
     }
 }
 
-// add.f16x2 with b a constant: `HADD2 R5, R0, 1.5, 1` (H1, H0); sub: `-1.5, -1`.
+// add.f16x2 with b a constant: `HADD2 R5, R0, 1.5, 1` (H1, H0); sub: `-1.5, -1`; bf16x2:
+// `HADD2.BF16_V2 R5, R0, 1.5, 1`, the same numbers as bf16.
 #[test]
 fn hadd2_immediates_are_whole_fp16_in_h1_h0_order() {
     let got = run("HADD2 R5, R0, 1.5, 1", &[pack(0x3C00, 0x3C00)]);
@@ -248,30 +350,39 @@ fn hadd2_immediates_are_whole_fp16_in_h1_h0_order() {
     // An fp16 immediate keeps all 16 bits (HMUL2's fp10 fields do not apply here).
     let got = run("HADD2 R5, RZ, 0x3c01, 0x3c01", &[]);
     assert_eq!(got, vec![Accept::Exact(0x3C01), Accept::Exact(0x3C01)]);
+    let got = run("HADD2.BF16_V2 R5, R0, 1.5, 1", &[pack(0x3F80, 0x3F80)]);
+    assert_eq!(got, vec![Accept::Exact(0x4000), Accept::Exact(0x4020)]);
 }
 
-// neg.f16x2 -> HADD2 R5, -R0, -RZ.H0_H0 and abs.f16x2 -> HADD2 R5, |R0|, -RZ.H0_H0: the
-// sign flipped or cleared for every number, zeros included.
+// neg.f16x2 -> HADD2 R5, -R0, -RZ.H0_H0 and abs.f16x2 -> HADD2 R5, |R0|, -RZ.H0_H0;
+// neg.bf16x2 -> HFMA2.BF16_V2 R5, -RZ.H0_H0, RZ.H0_H0, -R0 and abs.bf16 -> the same with
+// |R0|.H0_H0: the sign flipped or cleared for every number, zeros included.
 #[test]
 fn hadd2_with_negative_rz_is_neg_and_abs() {
-    let (mut neg_of, mut abs_of) = (
-        prepare("HADD2 R5, -R0, -RZ.H0_H0"),
-        prepare("HADD2 R5, |R0|, -RZ.H0_H0"),
-    );
-    for &x in &lane_values() {
-        if is_nan(x) {
-            continue;
+    for (lane, neg, abs) in [
+        (F16, "HADD2 R5, -R0, -RZ.H0_H0", "HADD2 R5, |R0|, -RZ.H0_H0"),
+        (
+            Bf16,
+            "HFMA2.BF16_V2 R5, -RZ.H0_H0, RZ.H0_H0, -R0",
+            "HFMA2.BF16_V2 R5, -RZ.H0_H0, RZ.H0_H0, |R0|",
+        ),
+    ] {
+        let (mut neg_of, mut abs_of) = (prepare(neg), prepare(abs));
+        for &x in &lane.values() {
+            if lane.is_nan(x) {
+                continue;
+            }
+            let got = neg_of(&[pack(x, x)]);
+            assert_eq!(got, vec![Accept::Exact(x ^ NEG); 2], "{neg} {x:#x}");
+            let got = abs_of(&[pack(x, x)]);
+            assert_eq!(got, vec![Accept::Exact(x & !NEG); 2], "{abs} {x:#x}");
         }
-        let neg = neg_of(&[pack(x, x)]);
-        assert_eq!(neg, vec![Accept::Exact(x ^ NEG); 2], "neg {x:#x}");
-        let abs = abs_of(&[pack(x, x)]);
-        assert_eq!(abs, vec![Accept::Exact(x & !NEG); 2], "abs {x:#x}");
     }
 }
 
-/// IEEE minNum/maxNum with -0.0 < +0.0 (PTX 9.7.4.7/8), on f16 bits; None: a NaN.
-fn min_max(x: u64, y: u64, max: bool, nan: bool) -> Option<u64> {
-    match (is_nan(x), is_nan(y)) {
+/// IEEE minNum/maxNum with -0.0 < +0.0 (PTX 9.7.4.7/8), on lane bits; None: a NaN.
+fn min_max(lane: Lane, x: u64, y: u64, max: bool, nan: bool) -> Option<u64> {
+    match (lane.is_nan(x), lane.is_nan(y)) {
         (true, true) => return None,
         (true, false) | (false, true) if nan => return None,
         (true, false) => return Some(y),
@@ -293,25 +404,42 @@ fn min_max(x: u64, y: u64, max: bool, nan: bool) -> Option<u64> {
     Some(if x_first || key(x) == key(y) { x } else { y })
 }
 
-// min/max{.ftz}{.NaN}.f16x2 -> HMNMX2{.FTZ}{.NAN} R5, R0, R5, PT (min) / !PT (max).
+// min/max{.ftz}{.NaN}{.xorsign.abs}.f16x2 -> HMNMX2{.FTZ}{.NAN}{.XORSIGN} R5, R0, R5, PT
+// (min) / !PT (max), with `|R0|, |R5|` for .xorsign.abs; the .bf16x2 forms with .BF16_V2.
 #[test]
 fn hmnmx2_is_min_with_pt_and_max_with_not_pt() {
-    for (text, max, ftz, nan) in [
-        ("HMNMX2 R5, R0, R1, PT", false, false, false),
-        ("HMNMX2 R5, R0, R1, !PT", true, false, false),
-        ("HMNMX2.FTZ.NAN R5, R0, R1, PT", false, true, true),
-        ("HMNMX2.NAN R5, R0, R1, !PT", true, false, true),
-        ("HMNMX2.FTZ R5, R0, R1, !PT", true, true, false),
+    for (lane, text, max, ftz, nan, xorsign) in [
+        (F16, "HMNMX2 R5, R0, R1, PT", false, false, false, false),
+        (F16, "HMNMX2 R5, R0, R1, !PT", true, false, false, false),
+        (F16, "HMNMX2.FTZ.NAN R5, R0, R1, PT", false, true, true, false),
+        (F16, "HMNMX2.NAN R5, R0, R1, !PT", true, false, true, false),
+        (F16, "HMNMX2.FTZ R5, R0, R1, !PT", true, true, false, false),
+        (F16, "HMNMX2.FTZ.NAN.XORSIGN R5, |R0|, |R1|, PT", false, true, true, true),
+        (F16, "HMNMX2.XORSIGN R5, |R0|, |R1|, !PT", true, false, false, true),
+        (Bf16, "HMNMX2.BF16_V2 R5, R0, R1, PT", false, false, false, false),
+        (Bf16, "HMNMX2.BF16_V2.NAN R5, R0, R1, !PT", true, false, true, false),
+        (Bf16, "HMNMX2.BF16_V2.NAN.XORSIGN R5, |R0|, |R1|, PT", false, false, true, true),
+        (Bf16, "HMNMX2.BF16_V2.XORSIGN R5, |R0|, |R1|, !PT", true, false, false, true),
     ] {
         check2(
+            lane,
             text,
             |x, y| vec![x, y],
             |x, y| {
-                let f = |v: u64| if ftz { flush(v) } else { v };
-                match min_max(f(x), f(y), max, nan) {
+                let f = |v: u64| if ftz { lane.flush(v) } else { v };
+                let (a, b) = if xorsign {
+                    (f(x) & !NEG, f(y) & !NEG)
+                } else {
+                    (f(x), f(y))
+                };
+                // 9.7.4.7: "the sign bit of the result is the XOR of the sign bits of both
+                // inputs", taken before .abs; a NaN result ignores it.
+                let xor = (x ^ y) & NEG;
+                match min_max(lane, a, b, max, nan) {
+                    Some(r) if xorsign => Accept::Exact(f(r & !NEG | xor)),
                     Some(r) => Accept::Exact(r),
                     None if nan => Accept::Exact(CANONICAL_NAN),
-                    None => Accept::AnyNan(Format::F16),
+                    None => Accept::AnyNan(lane.format()),
                 }
             },
         );
@@ -329,11 +457,11 @@ fn hmnmx2_is_min_with_pt_and_max_with_not_pt() {
     );
 }
 
-/// 9.7.7.1's comparisons on f16 bits, by the manual's CmpOp name (lower case), from
+/// 9.7.7.1's comparisons on lane bits, by the manual's CmpOp name (lower case), from
 /// `rustc_apfloat`'s ordering (None: unordered).
-fn compare(op: &str, x: u64, y: u64) -> bool {
+fn compare(lane: Lane, op: &str, x: u64, y: u64) -> bool {
     use std::cmp::Ordering::*;
-    let o = h(x).partial_cmp(&h(y));
+    let o = lane.partial_cmp(x, y);
     let unordered = o.is_none();
     match op {
         "eq" => o == Some(Equal),
@@ -362,38 +490,41 @@ fn hset2_compares_each_lane_and_combines_the_predicate() {
     ];
     for (k, op) in ops.iter().enumerate() {
         let (bf, ftz) = (k % 2 == 0, k % 3 == 0);
+        // set on .bf16x2 -> HSET2.BF16_V2.
+        let lane = if k % 4 == 1 { Bf16 } else { F16 };
         for (bool_op, p) in [("AND", true), ("OR", false), ("XOR", true)] {
             let text = format!(
-                "HSET2{}.{}{}.{bool_op} R5, R0, R1, {}",
+                "HSET2{}{}.{}{}.{bool_op} R5, R0, R1, {}",
+                if matches!(lane, Bf16) { ".BF16_V2" } else { "" },
                 if bf { ".BF" } else { "" },
                 op.to_uppercase(),
                 if ftz { ".FTZ" } else { "" },
                 if p { "PT" } else { "!PT" }
             );
-            let lane = |x: u64, y: u64| {
-                let f = |v: u64| if ftz { flush(v) } else { v };
-                let t = compare(op, f(x), f(y));
+            let half = |x: u64, y: u64| {
+                let f = |v: u64| if ftz { lane.flush(v) } else { v };
+                let t = compare(lane, op, f(x), f(y));
                 let r = match bool_op {
                     "AND" => t && p,
                     "OR" => t || p,
                     _ => t ^ p,
                 };
                 match (r, bf) {
-                    (true, true) => 0x3C00,
+                    (true, true) => lane.one(),
                     (true, false) => 0xFFFF,
                     (false, _) => 0,
                 }
             };
-            let vs = lane_values();
+            let vs = lane.values();
             let mut eval = prepare(&text);
             for (i, &x) in vs.iter().enumerate() {
                 for &y in &vs {
                     let (x1, y1) = (y, vs[(i * 5 + 1) % vs.len()]);
                     let got = eval(&[pack(x1, x), pack(y1, y)]);
                     let want = if bf {
-                        vec![Accept::Exact(lane(x, y)), Accept::Exact(lane(x1, y1))]
+                        vec![Accept::Exact(half(x, y)), Accept::Exact(half(x1, y1))]
                     } else {
-                        vec![Accept::Exact(lane(x1, y1) << 16 | lane(x, y))]
+                        vec![Accept::Exact(half(x1, y1) << 16 | half(x, y))]
                     };
                     assert_eq!(got, want, "{text} x={x:#x} y={y:#x} x1={x1:#x} y1={y1:#x}");
                 }
