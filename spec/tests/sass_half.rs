@@ -293,6 +293,35 @@ fn hfma2_bf16_v2_reads_bf16_immediates_and_f32_sources() {
     assert_eq!(got, vec![Accept::Exact(0x3F81); 2]);
 }
 
+// fma.rn.oob.relu.{f16,bf16}x2 -> HFMA2{.BF16_V2}.OOB.RELU R5, R0, R5, R4 (sm_90): a lane
+// with the OOB NaN (0xFFFF, ptx-9.7.4-half-precision.sem) in any source is +0.0; any other
+// NaN is a NaN as usual (the canonical one under .RELU).
+#[test]
+fn hfma2_oob_zeroes_the_lanes_that_read_the_oob_nan() {
+    const OOB: u64 = 0xFFFF;
+    for (lane, text) in [
+        (F16, "HFMA2.OOB.RELU R5, R0, R1, R2"),
+        (Bf16, "HFMA2.BF16_V2.OOB.RELU R5, R0, R1, R2"),
+    ] {
+        let one = lane.one();
+        let two = lane.add(one, one);
+        let three = lane.add(two, one);
+        let mut eval = prepare(text);
+        // a's lane 0, then c's lane 1, is the OOB NaN.
+        let got = eval(&[pack(one, OOB), pack(one, one), pack(one, one)]);
+        assert_eq!(got, vec![Accept::Exact(0), Accept::Exact(two)], "{text}");
+        let got = eval(&[pack(two, one), pack(one, one), pack(OOB, one)]);
+        assert_eq!(got, vec![Accept::Exact(two), Accept::Exact(0)], "{text}");
+        // b's lane 1 is another NaN: not the marker.
+        let got = eval(&[pack(one, two), pack(0x7FFF, one), pack(one, one)]);
+        assert_eq!(got, vec![Accept::Exact(three), Accept::Exact(CANONICAL_NAN)], "{text}");
+        // Without .OOB the marker is a NaN like any other.
+        let plain = text.replace(".OOB", "");
+        let got = run(&plain, &[pack(one, OOB), pack(one, one), pack(one, one)]);
+        assert_eq!(got, vec![Accept::Exact(CANONICAL_NAN), Accept::Exact(two)], "{plain}");
+    }
+}
+
 // .FMZ (ASSUMPTION: HMUL2's rule on the product): a zero factor makes the product +0.0 even
 // against infinity or NaN, and +0 + c is c (or +0 for c = -0).
 #[test]
