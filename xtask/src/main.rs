@@ -412,8 +412,7 @@ fn run(root: &Path, args: &[OsString]) -> Result<i32> {
     }
     let target = env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
     let mut cmd = Command::new(target.join("release/semfuzz"));
-    cmd.args(["serve", "--db", "semfuzz.db", "--local-worker"])
-        .args(args)
+    cmd.args(serve_args(args, env::var_os("DATABASE_URL").is_some()))
         .current_dir(root)
         .env("LD_LIBRARY_PATH", ld_library_path());
     step(&describe(&cmd));
@@ -423,6 +422,25 @@ fn run(root: &Path, args: &[OsString]) -> Result<i32> {
         describe(&cmd),
         cmd.exec()
     ))
+}
+
+/// `semfuzz serve`'s arguments for `run`: `./semfuzz.db` unless the caller names a database
+/// (`--db`, `--database-url` or `DATABASE_URL`), which serve would otherwise refuse as two.
+fn serve_args(args: &[OsString], database_url_set: bool) -> Vec<OsString> {
+    let names_database = database_url_set
+        || args.iter().any(|a| {
+            let a = a.to_string_lossy();
+            ["--db", "--database-url"]
+                .iter()
+                .any(|flag| a == *flag || a.starts_with(&format!("{flag}=")))
+        });
+    let mut out: Vec<OsString> = vec!["serve".into()];
+    if !names_database {
+        out.extend(["--db".into(), "semfuzz.db".into()]);
+    }
+    out.push("--local-worker".into());
+    out.extend(args.iter().cloned());
+    out
 }
 
 fn demo(root: &Path, args: &[OsString]) -> Result<i32> {
@@ -471,5 +489,36 @@ fn run_checked(cmd: &mut Command) -> Result<()> {
     match run_status(cmd)? {
         0 => Ok(()),
         code => Err(format!("`{}` failed with exit code {code}", describe(cmd))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::serve_args;
+    use std::ffi::OsString;
+
+    fn strings(args: &[&str], database_url_set: bool) -> Vec<String> {
+        let args: Vec<OsString> = args.iter().map(OsString::from).collect();
+        serve_args(&args, database_url_set)
+            .into_iter()
+            .map(|a| a.into_string().unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn run_uses_semfuzz_db_unless_a_database_is_named() {
+        assert_eq!(
+            strings(&["--listen", "127.0.0.1:9000"], false),
+            ["serve", "--db", "semfuzz.db", "--local-worker", "--listen", "127.0.0.1:9000"]
+        );
+        assert_eq!(
+            strings(&["--db", "x.db"], false),
+            ["serve", "--local-worker", "--db", "x.db"]
+        );
+        assert_eq!(
+            strings(&["--database-url=postgres://h/db"], false),
+            ["serve", "--local-worker", "--database-url=postgres://h/db"]
+        );
+        assert_eq!(strings(&[], true), ["serve", "--local-worker"]);
     }
 }
