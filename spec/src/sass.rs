@@ -483,7 +483,7 @@ pub fn parse<'s>(spec: &'s Spec, text: &str) -> Result<SassInstr<'s>, Diagnostic
             OperandRole::Value | OperandRole::Immediate => {
                 let k = at(&src.name);
                 match &operands[k].written {
-                    Written::Register(r) if r == "RZ" => Input::Fixed(0),
+                    Written::Register(r) if r == "RZ" || r == "URZ" => Input::Fixed(0),
                     Written::Register(r) => value(r.clone()),
                     Written::Const(b, a) => value(format!("c[{b}][{a}]")),
                     Written::Predicate { name, negated } if name == "PT" => {
@@ -577,6 +577,18 @@ fn is_register(r: &str) -> bool {
             .filter(|n| !n.is_empty() && (n.len() == 1 || !n.starts_with('0')))
             .and_then(|n| n.parse::<u32>().ok())
             .is_some_and(|n| n <= 254)
+}
+
+/// `UR0` .. `UR62` or `URZ`: the uniform registers (sm_75 and later), which ptxas reads a
+/// kernel's parameters into on sm_90 (`HADD2 R5, R0, UR6`). A source reads one as it reads a
+/// register: 32 bits the caller gives, `URZ` zero. They are never a destination here: no
+/// instruction specified writes one.
+fn is_uniform_register(r: &str) -> bool {
+    r == "URZ"
+        || r.strip_prefix("UR")
+            .filter(|n| !n.is_empty() && (n.len() == 1 || !n.starts_with('0')))
+            .and_then(|n| n.parse::<u32>().ok())
+            .is_some_and(|n| n <= 62)
 }
 
 /// `PT` or `P0` .. `P6`.
@@ -689,7 +701,7 @@ fn operand(c: &mut Cursor) -> Result<Operand, Diagnostic> {
         }
         let addr = const_index(c, "byte address", 0xFFFF)?;
         Written::Const(bank, addr)
-    } else if is_register(&name) {
+    } else if is_register(&name) || is_uniform_register(&name) {
         Written::Register(name)
     } else if is_predicate(&name) {
         Written::Predicate {
@@ -699,7 +711,7 @@ fn operand(c: &mut Cursor) -> Result<Operand, Diagnostic> {
     } else {
         return Err(c
             .error(name_start, c.pos.max(name_start + 1), format!("expected a register, constant, immediate or predicate, found {}", if name.is_empty() { c.found() } else { format!("`{name}`") }))
-            .with_hint("registers are R0 .. R254 and RZ; constants c[bank][address]; immediates 0x3c00, 1.5 or {-|0x3c00|}; predicates PT, P0 .. P6, !PT"));
+            .with_hint("registers are R0 .. R254 and RZ (sources also UR0 .. UR62 and URZ); constants c[bank][address]; immediates 0x3c00, 1.5 or {-|0x3c00|}; predicates PT, P0 .. P6, !PT"));
     };
     close_abs(c, abs)?;
     c.skip_ws();

@@ -561,3 +561,22 @@ fn hset2_compares_each_lane_and_combines_the_predicate() {
         }
     }
 }
+
+// sm_90 passes an f16x2 kernel parameter in a uniform register: `HADD2 R5, R0, UR6` reads UR6
+// as `HADD2 R5, R0, R6` reads R6, and URZ is zero; a uniform register is never a destination.
+#[test]
+fn a_uniform_register_source_is_read_as_a_register() {
+    let (a, b) = (pack(0x3C00, 0x4000), pack(0x3800, 0x3C00));
+    assert_eq!(
+        run("HADD2 R5, R0, UR6", &[a, b]),
+        run("HADD2 R5, R0, R6", &[a, b])
+    );
+    assert_eq!(
+        run("HFMA2.MMA R5, R0, UR6, -URZ", &[a, b]),
+        run("HFMA2.MMA R5, R0, R6, -RZ", &[a, b])
+    );
+    for text in ["HADD2 UR5, R0, R1", "HADD2 R5, R0, UR63"] {
+        let err = sass::parse(spec(), text).err().map(|d| d.to_string());
+        assert!(err.is_some(), "{text} was accepted");
+    }
+}
