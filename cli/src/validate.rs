@@ -189,8 +189,9 @@ fn validate(spec: &Spec, instr: &str, arch: &str, work: &Path, opts: &Options) -
                 loaded.insert(reg.trim().to_string(), (o / SLOT) as usize);
             }
         } else if ![
-            // LDCU: sm_100 loads the kernel's parameters into uniform registers with it.
-            "MOV", "LDC", "LDCU", "ULDC", "STG", "EXIT", "BRA", "NOP", "S2R", "CS2R",
+            // LDCU: sm_100 loads the kernel's parameters into uniform registers with it;
+            // IMAD.MOV is how sm_86 moves a constant into a register.
+            "MOV", "IMAD.MOV", "LDC", "LDCU", "ULDC", "STG", "EXIT", "BRA", "NOP", "S2R", "CS2R",
         ]
         .iter()
         .any(|p| op == *p || op.starts_with(&format!("{p}.")))

@@ -715,6 +715,14 @@ fn operand(c: &mut Cursor) -> Result<Operand, Diagnostic> {
     };
     close_abs(c, abs)?;
     c.skip_ws();
+    // cuobjdump's `.reuse` (`|R0|.reuse.H0_H0`) is an operand-cache hint for the scheduler,
+    // like the control fields the text ignores: it changes no value.
+    if c.rest()
+        .strip_prefix(".reuse")
+        .is_some_and(|after| !after.starts_with(|ch: char| ch.is_ascii_alphanumeric() || ch == '_'))
+    {
+        c.pos += ".reuse".len();
+    }
     let member = if c.rest().starts_with('.') {
         c.pos += 1;
         let (m, s) = c.word();

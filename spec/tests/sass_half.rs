@@ -114,7 +114,9 @@ impl Lane {
     fn fma(self, a: u64, b: u64, c: u64) -> u64 {
         fn fma_in<T: Float>(a: u64, b: u64, c: u64) -> u64 {
             let t = |x: u64| T::from_bits(x.into());
-            t(a).mul_add_r(t(b), t(c), ApRound::NearestTiesToEven).value.to_bits() as u64
+            t(a).mul_add_r(t(b), t(c), ApRound::NearestTiesToEven)
+                .value
+                .to_bits() as u64
         }
         match self {
             F16 => fma_in::<Half>(a, b, c),
@@ -189,8 +191,20 @@ fn hfma2_registers_are_fma_rn_per_lane() {
         (F16, "HFMA2.SAT R5, R0, R1, R2", false, true, false),
         (F16, "HFMA2.MMA.FTZ.RELU R5, R0, R1, R2", true, false, true),
         (F16, "HFMA2.RELU R5, R0, R1, R2", false, false, true),
-        (Bf16, "HFMA2.MMA.BF16_V2 R5, R0, R1, R2", false, false, false),
-        (Bf16, "HFMA2.BF16_V2.RELU R5, R0, R1, R2", false, false, true),
+        (
+            Bf16,
+            "HFMA2.MMA.BF16_V2 R5, R0, R1, R2",
+            false,
+            false,
+            false,
+        ),
+        (
+            Bf16,
+            "HFMA2.BF16_V2.RELU R5, R0, R1, R2",
+            false,
+            false,
+            true,
+        ),
     ] {
         let model = |a: u64, b: u64, c: u64| {
             let f = |x: u64| if ftz { lane.flush(x) } else { x };
@@ -200,7 +214,14 @@ fn hfma2_registers_are_fma_rn_per_lane() {
             } else if relu {
                 // 9.7.4.4: "clamps the result to 0 if negative. NaN result is converted to
                 // canonical NaN"; -0.0 counts as negative (docs/ambiguities.md).
-                lane.expect(if !lane.is_nan(r) && r & NEG != 0 { 0 } else { r }, true)
+                lane.expect(
+                    if !lane.is_nan(r) && r & NEG != 0 {
+                        0
+                    } else {
+                        r
+                    },
+                    true,
+                )
             } else {
                 lane.expect(r, false)
             }
@@ -314,11 +335,19 @@ fn hfma2_oob_zeroes_the_lanes_that_read_the_oob_nan() {
         assert_eq!(got, vec![Accept::Exact(two), Accept::Exact(0)], "{text}");
         // b's lane 1 is another NaN: not the marker.
         let got = eval(&[pack(one, two), pack(0x7FFF, one), pack(one, one)]);
-        assert_eq!(got, vec![Accept::Exact(three), Accept::Exact(CANONICAL_NAN)], "{text}");
+        assert_eq!(
+            got,
+            vec![Accept::Exact(three), Accept::Exact(CANONICAL_NAN)],
+            "{text}"
+        );
         // Without .OOB the marker is a NaN like any other.
         let plain = text.replace(".OOB", "");
         let got = run(&plain, &[pack(one, OOB), pack(one, one), pack(one, one)]);
-        assert_eq!(got, vec![Accept::Exact(CANONICAL_NAN), Accept::Exact(two)], "{plain}");
+        assert_eq!(
+            got,
+            vec![Accept::Exact(CANONICAL_NAN), Accept::Exact(two)],
+            "{plain}"
+        );
     }
 }
 
@@ -352,7 +381,14 @@ fn hadd2_and_hmul2_bf16_v2_round_once_per_lane() {
         (Bf16, "HADD2.BF16_V2 R0, R1, R2", add, false, false, false),
         (Bf16, "HADD2.BF16_V2 R0, R1, -R2", add, true, false, false),
         (Bf16, "HMUL2.BF16_V2 R0, R1, R2", mul, false, false, false),
-        (Bf16, "HMUL2.BF16_V2.FTZ.SAT R0, R1, -R2", mul, true, true, true),
+        (
+            Bf16,
+            "HMUL2.BF16_V2.FTZ.SAT R0, R1, -R2",
+            mul,
+            true,
+            true,
+            true,
+        ),
     ] {
         check2(
             lane,
@@ -440,15 +476,64 @@ fn hmnmx2_is_min_with_pt_and_max_with_not_pt() {
     for (lane, text, max, ftz, nan, xorsign) in [
         (F16, "HMNMX2 R5, R0, R1, PT", false, false, false, false),
         (F16, "HMNMX2 R5, R0, R1, !PT", true, false, false, false),
-        (F16, "HMNMX2.FTZ.NAN R5, R0, R1, PT", false, true, true, false),
+        (
+            F16,
+            "HMNMX2.FTZ.NAN R5, R0, R1, PT",
+            false,
+            true,
+            true,
+            false,
+        ),
         (F16, "HMNMX2.NAN R5, R0, R1, !PT", true, false, true, false),
         (F16, "HMNMX2.FTZ R5, R0, R1, !PT", true, true, false, false),
-        (F16, "HMNMX2.FTZ.NAN.XORSIGN R5, |R0|, |R1|, PT", false, true, true, true),
-        (F16, "HMNMX2.XORSIGN R5, |R0|, |R1|, !PT", true, false, false, true),
-        (Bf16, "HMNMX2.BF16_V2 R5, R0, R1, PT", false, false, false, false),
-        (Bf16, "HMNMX2.BF16_V2.NAN R5, R0, R1, !PT", true, false, true, false),
-        (Bf16, "HMNMX2.BF16_V2.NAN.XORSIGN R5, |R0|, |R1|, PT", false, false, true, true),
-        (Bf16, "HMNMX2.BF16_V2.XORSIGN R5, |R0|, |R1|, !PT", true, false, false, true),
+        (
+            F16,
+            "HMNMX2.FTZ.NAN.XORSIGN R5, |R0|, |R1|, PT",
+            false,
+            true,
+            true,
+            true,
+        ),
+        (
+            F16,
+            "HMNMX2.XORSIGN R5, |R0|, |R1|, !PT",
+            true,
+            false,
+            false,
+            true,
+        ),
+        (
+            Bf16,
+            "HMNMX2.BF16_V2 R5, R0, R1, PT",
+            false,
+            false,
+            false,
+            false,
+        ),
+        (
+            Bf16,
+            "HMNMX2.BF16_V2.NAN R5, R0, R1, !PT",
+            true,
+            false,
+            true,
+            false,
+        ),
+        (
+            Bf16,
+            "HMNMX2.BF16_V2.NAN.XORSIGN R5, |R0|, |R1|, PT",
+            false,
+            false,
+            true,
+            true,
+        ),
+        (
+            Bf16,
+            "HMNMX2.BF16_V2.XORSIGN R5, |R0|, |R1|, !PT",
+            true,
+            false,
+            false,
+            true,
+        ),
     ] {
         check2(
             lane,
@@ -579,4 +664,19 @@ fn a_uniform_register_source_is_read_as_a_register() {
         let err = sass::parse(spec(), text).err().map(|d| d.to_string());
         assert!(err.is_some(), "{text} was accepted");
     }
+}
+
+// cuobjdump marks operand-cache reuse on a register (`|R0|.reuse.H0_H0`, `R0.reuse`): a
+// scheduling hint, read as if absent.
+#[test]
+fn reuse_flags_are_ignored() {
+    let (a, b) = (pack(0x3C00, 0xC000), pack(0x3800, 0x3C00));
+    assert_eq!(
+        run("HADD2.FTZ R4, |R0|.reuse.H0_H0, -RZ.H0_H0", &[a]),
+        run("HADD2.FTZ R4, |R0|.H0_H0, -RZ.H0_H0", &[a])
+    );
+    assert_eq!(
+        run("HFMA2.MMA R5, R0.reuse, R1.reuse, -RZ", &[a, b]),
+        run("HFMA2.MMA R5, R0, R1, -RZ", &[a, b])
+    );
 }
