@@ -509,7 +509,14 @@ mod tests {
     fn run_uses_semfuzz_db_unless_a_database_is_named() {
         assert_eq!(
             strings(&["--listen", "127.0.0.1:9000"], false),
-            ["serve", "--db", "semfuzz.db", "--local-worker", "--listen", "127.0.0.1:9000"]
+            [
+                "serve",
+                "--db",
+                "semfuzz.db",
+                "--local-worker",
+                "--listen",
+                "127.0.0.1:9000"
+            ]
         );
         assert_eq!(
             strings(&["--db", "x.db"], false),
