@@ -26,7 +26,7 @@
 //!
 //! A counterexample is re-run concretely by the evaluator ([`Query::confirm`]).
 
-use crate::encode::{encode_over_as, payload_blind_inputs, NanBits, ToBits};
+use crate::encode::{encode_over_as, payload_blind_inputs, Choice, NanBits, ToBits};
 use crate::rules::{InstrLine, Rule};
 use crate::solve::Answer;
 use semfuzz_spec::catalog::{OperandRole, Spec, Variant};
@@ -738,10 +738,28 @@ impl<'s> Query<'s> {
             for (j, (p, part)) in e.parts.iter().zip(&d.parts).enumerate() {
                 if last {
                     // A 16-bit output written by a 32-bit register: only its low bits count.
-                    if part.lo + part.width > out.get_size() {
+                    // A part past the output is not compared; one that straddles its end is
+                    // compared on the bits inside, its bits beyond being a choice of the side
+                    // (any bits the part's outcome allows with those low bits).
+                    let width = out.get_size();
+                    if part.lo >= width {
                         continue;
                     }
-                    let bits = out.extract(part.lo + part.width - 1, part.lo);
+                    let bits = if part.lo + part.width > width {
+                        let beyond = BV::new_const(
+                            format!("{prefix}s{k}_{j}_beyond"),
+                            part.lo + part.width - width,
+                        );
+                        choices.push(Choice {
+                            var: beyond.clone(),
+                            allowed: Bool::from_bool(true),
+                            witness: None,
+                            nan: false,
+                        });
+                        beyond.concat(&out.extract(width - 1, part.lo))
+                    } else {
+                        out.extract(part.lo + part.width - 1, part.lo)
+                    };
                     holds.push(p.allowed.substitute(&[(&p.result, &bits)]));
                 } else {
                     // A NaN whose payload no later instruction can see is any fixed NaN.
@@ -988,10 +1006,15 @@ fn payload_blind(steps: &[Step], k: usize) -> bool {
 /// Whether the last step's accept sets take `out` part by part.
 fn accepts_all(steps: &[Step], finals: &[Accept], out: u64, width: u32) -> bool {
     let d = &steps.last().expect("non-empty").variant.program.dests[0];
-    d.parts
-        .iter()
-        .zip(finals)
-        .all(|(p, a)| p.lo + p.width > width || a.accepts((out >> p.lo) & mask(p.width)))
+    d.parts.iter().zip(finals).all(|(p, a)| {
+        if p.lo >= width {
+            true
+        } else if p.lo + p.width > width {
+            a.accepts_low(out >> p.lo, width - p.lo)
+        } else {
+            a.accepts((out >> p.lo) & mask(p.width))
+        }
+    })
 }
 
 /// Concrete values of a counterexample.

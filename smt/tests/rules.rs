@@ -69,6 +69,27 @@ fn a_sound_rewrite_is_proved_and_sequences_compose() {
     assert_eq!(p.solved.answer, Answer::Proved);
 }
 
+// A 16-bit PTX output written by a 32-bit SASS register (HSET2 without .BF writes 0xFFFF or 0
+// in each half) is compared on its low 16 bits. The part straddles the output: its bits beyond
+// are free, not ignored along with the rest (which let the target produce anything, and
+// validate-ptxas report a counterexample on every set.CmpOp.u16.f16).
+#[test]
+fn a_register_wider_than_the_output_is_compared_on_its_low_bits() {
+    let s = spec();
+    let p = prove(
+        &s,
+        "name: r\n  set.lt.u16.f16 d, a, b\n=>\n  HSET2.LT.AND d, a.H0_H0, b.H0_H0, PT\n",
+    );
+    assert_eq!(p.solved.answer, Answer::Proved);
+    let p = prove(
+        &s,
+        "name: r\n  set.lt.u16.f16 d, a, b\n=>\n  HSET2.LE.AND d, a.H0_H0, b.H0_H0, PT\n",
+    );
+    assert!(matches!(p.solved.answer, Answer::Counterexample(_)));
+    let c = p.confirmation.expect("confirmed");
+    assert!(c.confirmed(), "{c:?}");
+}
+
 #[test]
 fn mul_add_without_rounding_modifier_may_fuse_and_with_rn_may_not() {
     let s = spec();

@@ -77,6 +77,38 @@ impl Accept {
         }
     }
 
+    /// Whether some member of the set has `low` as its low `n` bits: how a destination part
+    /// wider than what is compared is judged (a 32-bit SASS result against a 16-bit PTX one).
+    /// The high bits of a NaN or of a bounded value are tried one by one, up to 2^24 of them;
+    /// past that such a set is taken to allow any high bits (no part is that much wider than
+    /// what it is compared with).
+    pub fn accepts_low(&self, low: u64, n: u32) -> bool {
+        let mask = if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
+        let low = low & mask;
+        match *self {
+            Accept::Exact(b) => b & mask == low,
+            Accept::OneOf { len, values } => values[..len as usize].iter().any(|v| v & mask == low),
+            Accept::Any(_) => true,
+            Accept::AnyNan(f) | Accept::Within { format: f, .. } => {
+                let width = f.width();
+                if n >= width {
+                    return self.accepts(low);
+                }
+                let high_bits = width - n;
+                if let Accept::AnyNan(_) = self {
+                    // Every high bit set (the exponent's included) is the likeliest NaN.
+                    let full = if width >= 64 {
+                        u64::MAX
+                    } else {
+                        (1u64 << width) - 1
+                    };
+                    return f.is_nan(low | (full & !mask));
+                }
+                high_bits > 24 || (0..1u64 << high_bits).any(|h| self.accepts(h << n | low))
+            }
+        }
+    }
+
     /// One member of the set: the value a backend is most likely to produce.
     pub fn representative(&self) -> u64 {
         match *self {
@@ -254,4 +286,34 @@ pub fn classify(kind: PartKind, expected: &Accept, got: u64) -> Mismatch {
         return Mismatch::FtzNotApplied;
     }
     Mismatch::Ulps(ordinal(f, got) - ordinal(f, want))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Accept;
+    use semfuzz_fp::Format;
+
+    // The low 16 bits of a 32-bit part: some member must have them, whatever its high bits.
+    #[test]
+    fn a_set_accepts_low_bits_when_some_member_has_them() {
+        assert!(Accept::Exact(0xFFFF_FFFF).accepts_low(0xFFFF, 16));
+        assert!(!Accept::Exact(0xFFFF_FFFF).accepts_low(0xFFFE, 16));
+        // Every f32 NaN has its low 16 bits free but not its exponent: 0 is a NaN's low half
+        // (0x7FC00000), and no low 24 bits with a zero mantissa and exponent bit 0 clear are.
+        let nan = Accept::AnyNan(Format::F32);
+        assert!(nan.accepts_low(0, 16));
+        assert!(!nan.accepts_low(0, 23));
+        assert!(nan.accepts_low(0x0080_0001, 24));
+        assert!(!nan.accepts_low(0x0000_0001, 24));
+        // A bounded f32 around 1.0 (0x3F800000 .. 0x3F800002): low halves 0, 1, 2 only.
+        let near_one = Accept::Within {
+            lo: 0x3F80_0000,
+            hi: 0x3F80_0002,
+            rep: 0x3F80_0001,
+            format: Format::F32,
+            ftz: false,
+        };
+        assert!(near_one.accepts_low(2, 16));
+        assert!(!near_one.accepts_low(3, 16));
+    }
 }
