@@ -17,7 +17,14 @@ const SCHEMATHESIS_DIR: &str = "schemathesis";
 
 /// Test cases per operation and phase: enough that every operation meets its boundary values
 /// and a good share of random ones, in about 20 s per database on two cores.
+/// `SEMFUZZ_SCHEMATHESIS_EXAMPLES` overrides it, `SEMFUZZ_SCHEMATHESIS_SEED` the seed (1), for
+/// a longer hunt by hand.
 const MAX_EXAMPLES: &str = "40";
+
+/// `name` from the environment, or `default`.
+fn knob(name: &str, default: &str) -> String {
+    std::env::var(name).unwrap_or_else(|_| default.to_string())
+}
 
 /// `.deps`, from `SEMFUZZ_DEPS` or beside the workspace root (as the other tests find it).
 fn deps() -> PathBuf {
@@ -95,8 +102,10 @@ async fn run_schemathesis(app: TestApp) {
     let mut st = Command::new("python3");
     st.args(["-m", "schemathesis.cli", "--no-color", "--config-file"])
         .arg(&config)
-        .args(["run", &url, "--checks", "all", "--seed", "1"])
-        .args(["--max-examples", MAX_EXAMPLES])
+        .args(["run", &url, "--checks", "all", "--seed"])
+        .arg(knob("SEMFUZZ_SCHEMATHESIS_SEED", "1"))
+        .arg("--max-examples")
+        .arg(knob("SEMFUZZ_SCHEMATHESIS_EXAMPLES", MAX_EXAMPLES))
         .args(["--generation-database", "none", "--workers", "1"])
         .arg("-H")
         .arg(format!("Authorization: Bearer {}", app.token))
