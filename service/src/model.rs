@@ -7,9 +7,10 @@ use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, Schema, SchemaType, T
 use utoipa::openapi::RefOr;
 use utoipa::{IntoParams, PartialSchema, ToSchema};
 
-/// Characters JSON Schema's `\s` leaves out but Rust's `str::trim` (Unicode `White_Space`)
-/// removes, spelled out so that Python's wider `\s` (it adds U+001C..U+001F) cannot make
-/// schemathesis's idea of "blank" differ from the server's.
+/// One character outside Unicode's `White_Space` (what `str::trim` removes), spelled out
+/// rather than `\S` because Python's `\s`, which schemathesis validates with, also counts
+/// U+001C..U+001F as space: with `\S` a name made of those would be "blank" to the document
+/// and not to the server.
 const NON_BLANK: &str =
     "[^\\t\\n\\u000b\\u000c\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]";
 
@@ -79,7 +80,8 @@ pub fn sort_schema() -> Schema {
         .flat_map(|k| [k.to_string(), format!("-{k}")])
         .collect();
     let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
-    one_of(&keys, true)
+    // A query parameter is left out, never null; `sort=` (empty) is refused.
+    one_of(&keys, false)
 }
 
 /// A campaign's backend names: one or more, none blank.
