@@ -74,10 +74,32 @@ impl From<PathRejection> for ApiError {
     }
 }
 
-/// `axum::Json` whose rejections are [`ApiError`]s.
-#[derive(FromRequest)]
-#[from_request(via(axum::Json), rejection(ApiError))]
+/// A JSON body read by JSON Schema's rules ([`crate::strict_json`]), whose rejections are
+/// [`ApiError`]s: 415 without `Content-Type: application/json`, 413 over the body limit, 400
+/// for text that is not JSON, 422 for JSON of the wrong shape (naming the field).
 pub struct Json<T>(pub T);
+
+impl<S: Send + Sync, T: serde::de::DeserializeOwned> FromRequest<S> for Json<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: axum::extract::Request, state: &S) -> Result<Self, ApiError> {
+        let axum::Json(value) = axum::Json::<serde_json::Value>::from_request(req, state).await?;
+        serde_path_to_error::deserialize(crate::strict_json::StrictValue(&value))
+            .map(Json)
+            .map_err(|e| {
+                let at = e.path().to_string();
+                let at = if at == "." {
+                    String::new()
+                } else {
+                    format!("{at}: ")
+                };
+                ApiError(
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    format!("request body: {at}{}", e.into_inner()),
+                )
+            })
+    }
+}
 
 impl<T: Serialize> IntoResponse for Json<T> {
     fn into_response(self) -> Response {
@@ -85,10 +107,33 @@ impl<T: Serialize> IntoResponse for Json<T> {
     }
 }
 
-/// `axum::extract::Query` whose rejections are [`ApiError`]s.
-#[derive(FromRequestParts)]
-#[from_request(via(axum::extract::Query), rejection(ApiError))]
+/// `axum::extract::Query` whose rejections are [`ApiError`]s; a query string with U+0000
+/// (`%00`) is refused as [`crate::strict_json`] refuses it in bodies.
 pub struct Query<T>(pub T);
+
+impl<S: Send + Sync, T: serde::de::DeserializeOwned> FromRequestParts<S> for Query<T> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        state: &S,
+    ) -> Result<Self, ApiError> {
+        // A NUL can reach a URI only percent-encoded.
+        if parts
+            .uri
+            .query()
+            .is_some_and(|q| q.to_ascii_lowercase().contains("%00"))
+        {
+            return Err(ApiError(
+                StatusCode::BAD_REQUEST,
+                format!("query string: {}", crate::strict_json::NUL_REFUSED),
+            ));
+        }
+        let axum::extract::Query(t) =
+            axum::extract::Query::<T>::from_request_parts(parts, state).await?;
+        Ok(Query(t))
+    }
+}
 
 /// `axum::extract::Path` whose rejections are [`ApiError`]s.
 #[derive(FromRequestParts)]
@@ -127,19 +172,97 @@ async fn require_read(state: &AppState, headers: &HeaderMap) -> Result<(), ApiEr
 
 type ApiResult<T> = Result<Json<T>, ApiError>;
 
+/// The 422 of operations that take findings: the checks a schema cannot state (see
+/// [`FindingSchema`]).
+const FINDING_RULES: &str = "Out of range, or a finding's time is no calendar date from 1970 on, \
+    its `last_seen` is before its `first_seen`, or a hex pattern is wider than 64 bits.";
+
 /// The OpenAPI document, generated from the handlers' annotations and types.
 #[derive(OpenApi)]
 #[openapi(
-    info(title = "semfuzz service", description = "Findings, campaigns, work units and proofs of semfuzz."),
+    info(title = "semfuzz service", description = "Findings, campaigns, work units and proofs of semfuzz. \
+        No text, in a body or a query, may contain U+0000 (NUL): PostgreSQL cannot store it, so \
+        the server answers 422 (body) or 400 (query) on either database."),
     paths(
         post_findings, list_findings, get_finding, patch_finding,
         create_campaign, list_campaigns, get_campaign, patch_campaign,
         lease_units, heartbeat_unit, complete_unit, post_proofs, list_proofs
     ),
     components(schemas(FindingSchema, ErrorBody)),
-    modifiers(&BearerAuth)
+    modifiers(&BearerAuth, &ExtractorErrors)
 )]
 pub struct ApiDoc;
+
+/// Documents on every operation the errors its extractors and the server around it answer
+/// with, derived from the operation's shape, so that no handler can forget one: the
+/// [`Json`], [`Path`] and [`Query`] wrappers above reject the same way on every route.
+/// - a request body: 400 (not JSON), 413 (over `--max-body-bytes`), 415 (no
+///   `Content-Type: application/json`), 422 (JSON of the wrong shape, naming the field);
+/// - a path, query or header parameter: 400 (not of its type, or an unknown query field);
+/// - a security requirement: 401 (no or unknown token; reads only with
+///   `--read-token-required`);
+/// - every operation: 503 (the database does not answer).
+struct ExtractorErrors;
+
+impl utoipa::Modify for ExtractorErrors {
+    fn modify(&self, doc: &mut utoipa::openapi::OpenApi) {
+        for item in doc.paths.paths.values_mut() {
+            for op in [
+                &mut item.get,
+                &mut item.post,
+                &mut item.patch,
+                &mut item.put,
+                &mut item.delete,
+            ]
+            .into_iter()
+            .flatten()
+            {
+                let mut errors = vec![("503", "The database does not answer; retry later.")];
+                if op.request_body.is_some() {
+                    errors.extend([
+                        ("400", "The body is not JSON."),
+                        ("413", "The body is larger than the server's limit."),
+                        ("415", "The body is not sent as `Content-Type: application/json`."),
+                        ("422", "The body is JSON of the wrong shape or out of range; the error names the field."),
+                    ]);
+                }
+                if op.parameters.as_ref().is_some_and(|p| !p.is_empty()) {
+                    errors.push((
+                        "400",
+                        "A path, query or header parameter is not of its type, or the query has an unknown field.",
+                    ));
+                }
+                if op.security.as_ref().is_some_and(|s| !s.is_empty()) {
+                    errors.push((
+                        "401",
+                        "No token, or an unknown one (reads need one only with `--read-token-required`).",
+                    ));
+                }
+                for (status, description) in errors {
+                    op.responses
+                        .responses
+                        .entry(status.to_string())
+                        .or_insert_with(|| error_response(description));
+                }
+            }
+        }
+    }
+}
+
+/// An error response: `description` and an [`ErrorBody`].
+fn error_response(description: &str) -> utoipa::openapi::RefOr<utoipa::openapi::Response> {
+    use utoipa::openapi::{ContentBuilder, Ref, ResponseBuilder};
+    ResponseBuilder::new()
+        .description(description)
+        .content(
+            "application/json",
+            ContentBuilder::new()
+                .schema(Some(Ref::from_schema_name("ErrorBody")))
+                .build(),
+        )
+        .build()
+        .into()
+}
 
 struct BearerAuth;
 
@@ -186,9 +309,9 @@ async fn openapi() -> Json<utoipa::openapi::OpenApi> {
 /// Stores a batch of findings. Send `Idempotency-Key: K` (any unique text per batch, e.g. a
 /// UUID) to make retries safe: a batch whose key was stored already changes nothing.
 #[utoipa::path(post, path = "/api/v1/findings", request_body(content = Vec<FindingSchema>),
-    params(("Idempotency-Key" = Option<String>, Header, description = "Unique per batch; a repeated key is not stored again")),
+    params(("Idempotency-Key" = Option<String>, Header, min_length = 1, max_length = 200, description = "Unique per batch (1 to 200 characters); a repeated key is not stored again")),
     responses((status = 201, body = IngestResult), (status = 200, description = "Repeated batch", body = IngestResult),
-        (status = 401, body = ErrorBody), (status = 422, body = ErrorBody)),
+        (status = 422, description = FINDING_RULES, body = ErrorBody)),
     security(("bearer" = [])))]
 async fn post_findings(
     State(s): State<AppState>,
@@ -225,7 +348,8 @@ fn idempotency_key(headers: &HeaderMap) -> Result<Option<&str>, ApiError> {
 
 /// Findings matching the filters, with paging.
 #[utoipa::path(get, path = "/api/v1/findings", params(FindingQuery),
-    responses((status = 200, body = FindingPage), (status = 400, body = ErrorBody), (status = 422, body = ErrorBody)))]
+    responses((status = 200, body = FindingPage), (status = 422, body = ErrorBody)),
+    security((), ("bearer" = [])))]
 async fn list_findings(
     State(s): State<AppState>,
     headers: HeaderMap,
@@ -247,7 +371,8 @@ async fn list_findings(
 
 /// One finding and its history.
 #[utoipa::path(get, path = "/api/v1/findings/{id}", params(("id" = i64, Path)),
-    responses((status = 200, body = FindingDetail), (status = 404, body = ErrorBody)))]
+    responses((status = 200, body = FindingDetail), (status = 404, body = ErrorBody)),
+    security((), ("bearer" = [])))]
 async fn get_finding(
     State(s): State<AppState>,
     headers: HeaderMap,
@@ -260,7 +385,7 @@ async fn get_finding(
 
 /// Triage: sets a finding's status and/or note.
 #[utoipa::path(patch, path = "/api/v1/findings/{id}", params(("id" = i64, Path)), request_body = FindingPatch,
-    responses((status = 200, body = StoredFinding), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody),
+    responses((status = 200, body = StoredFinding), (status = 404, body = ErrorBody),
         (status = 422, body = ErrorBody)),
     security(("bearer" = [])))]
 async fn patch_finding(
@@ -275,7 +400,8 @@ async fn patch_finding(
 
 /// Creates a campaign and its work units.
 #[utoipa::path(post, path = "/api/v1/campaigns", request_body = NewCampaign,
-    responses((status = 201, body = Campaign), (status = 401, body = ErrorBody), (status = 422, body = ErrorBody)),
+    responses((status = 201, body = Campaign),
+        (status = 422, description = "Out of range, or the `variants` glob matches no variant, or the campaign would have more than 200000 work units (rules a schema cannot state: see `NewCampaign`).", body = ErrorBody)),
     security(("bearer" = [])))]
 async fn create_campaign(
     State(s): State<AppState>,
@@ -288,7 +414,8 @@ async fn create_campaign(
 }
 
 /// Every campaign with its progress.
-#[utoipa::path(get, path = "/api/v1/campaigns", responses((status = 200, body = CampaignList)))]
+#[utoipa::path(get, path = "/api/v1/campaigns", responses((status = 200, body = CampaignList)),
+    security((), ("bearer" = [])))]
 async fn list_campaigns(State(s): State<AppState>, headers: HeaderMap) -> ApiResult<CampaignList> {
     require_read(&s, &headers).await?;
     Ok(Json(CampaignList {
@@ -298,7 +425,8 @@ async fn list_campaigns(State(s): State<AppState>, headers: HeaderMap) -> ApiRes
 
 /// One campaign's progress and throughput over time.
 #[utoipa::path(get, path = "/api/v1/campaigns/{id}", params(("id" = i64, Path)),
-    responses((status = 200, body = CampaignProgress), (status = 404, body = ErrorBody)))]
+    responses((status = 200, body = CampaignProgress), (status = 404, body = ErrorBody)),
+    security((), ("bearer" = [])))]
 async fn get_campaign(
     State(s): State<AppState>,
     headers: HeaderMap,
@@ -314,7 +442,7 @@ async fn get_campaign(
 
 /// Pauses, resumes or stops a campaign.
 #[utoipa::path(patch, path = "/api/v1/campaigns/{id}", params(("id" = i64, Path)), request_body = CampaignPatch,
-    responses((status = 200, body = Campaign), (status = 401, body = ErrorBody), (status = 404, body = ErrorBody)),
+    responses((status = 200, body = Campaign), (status = 404, body = ErrorBody)),
     security(("bearer" = [])))]
 async fn patch_campaign(
     State(s): State<AppState>,
@@ -328,7 +456,7 @@ async fn patch_campaign(
 
 /// Leases work units for a worker.
 #[utoipa::path(post, path = "/api/v1/units/lease", request_body = LeaseRequest,
-    responses((status = 200, body = Leases), (status = 401, body = ErrorBody), (status = 422, body = ErrorBody)),
+    responses((status = 200, body = Leases), (status = 422, body = ErrorBody)),
     security(("bearer" = [])))]
 async fn lease_units(
     State(s): State<AppState>,
@@ -343,7 +471,7 @@ async fn lease_units(
 
 /// Extends a unit's lease.
 #[utoipa::path(post, path = "/api/v1/units/{id}/heartbeat", params(("id" = i64, Path)), request_body = Heartbeat,
-    responses((status = 200, body = HeartbeatResult), (status = 409, body = ErrorBody)),
+    responses((status = 200, body = HeartbeatResult), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)),
     security(("bearer" = [])))]
 async fn heartbeat_unit(
     State(s): State<AppState>,
@@ -359,7 +487,8 @@ async fn heartbeat_unit(
 
 /// Finishes a unit with its cases and findings; repeating it changes nothing.
 #[utoipa::path(post, path = "/api/v1/units/{id}/complete", params(("id" = i64, Path)), request_body = Completion,
-    responses((status = 200, body = IngestResult), (status = 409, body = ErrorBody)),
+    responses((status = 200, body = IngestResult), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody),
+        (status = 422, description = FINDING_RULES, body = ErrorBody)),
     security(("bearer" = [])))]
 async fn complete_unit(
     State(s): State<AppState>,
@@ -379,9 +508,9 @@ async fn complete_unit(
 /// Stores proof results. With `Idempotency-Key`, a batch whose key was stored already
 /// changes nothing (200, `duplicate: true`).
 #[utoipa::path(post, path = "/api/v1/proofs", request_body = Vec<NewProof>,
-    params(("Idempotency-Key" = Option<String>, Header, description = "Unique per batch; a repeated key is not stored again")),
+    params(("Idempotency-Key" = Option<String>, Header, min_length = 1, max_length = 200, description = "Unique per batch (1 to 200 characters); a repeated key is not stored again")),
     responses((status = 201, body = ProofIds), (status = 200, description = "Repeated batch", body = ProofIds),
-        (status = 401, body = ErrorBody), (status = 422, body = ErrorBody)),
+        (status = 422, body = ErrorBody)),
     security(("bearer" = [])))]
 async fn post_proofs(
     State(s): State<AppState>,
@@ -399,7 +528,9 @@ async fn post_proofs(
 }
 
 /// Proof results, newest first.
-#[utoipa::path(get, path = "/api/v1/proofs", params(Paging), responses((status = 200, body = ProofPage)))]
+#[utoipa::path(get, path = "/api/v1/proofs", params(Paging),
+    responses((status = 200, body = ProofPage), (status = 422, body = ErrorBody)),
+    security((), ("bearer" = [])))]
 async fn list_proofs(
     State(s): State<AppState>,
     headers: HeaderMap,

@@ -92,6 +92,28 @@ pub struct Db {
 /// Statuses a finding can have; `new` and `confirmed` are open.
 pub const STATUSES: [&str; 5] = ["new", "confirmed", "spec-bug", "backend-bug", "wont-fix"];
 
+/// Operands a posted finding may have (its `inputs` and their `operand_classes`).
+pub const MAX_OPERANDS: usize = 16;
+
+/// Statuses a campaign can have; workers lease units of `running` campaigns only.
+pub const CAMPAIGN_STATUSES: [&str; 3] = ["running", "paused", "stopped"];
+
+/// Verdicts a stored proof can have (as `semfuzz prove` prints them).
+pub const VERDICTS: [&str; 3] = ["proved", "counterexample", "unknown"];
+
+/// The columns `GET /api/v1/findings?sort=` takes (prefix `-` for descending). The OpenAPI
+/// document lists them from here, so the schema and the check cannot drift apart.
+pub const SORT_KEYS: [&str; 8] = [
+    "last_seen",
+    "first_seen",
+    "count",
+    "variant",
+    "backend",
+    "class",
+    "status",
+    "id",
+];
+
 /// RFC 3339 of now, seconds, UTC.
 pub fn now_text() -> String {
     humantime::format_rfc3339_seconds(SystemTime::now()).to_string()
@@ -175,10 +197,13 @@ pub fn family(variant: &str) -> &str {
     variant.split(['.', ' ']).next().unwrap_or(variant)
 }
 
-/// Checks a text field's length.
+/// Checks a text field's length in characters (Unicode code points), the unit of JSON
+/// Schema's `maxLength`, so that the OpenAPI document states the limit the server applies.
 fn bounded(field: &str, value: &str, max: usize) -> Result<()> {
-    if value.len() > max {
-        return Err(Error::Invalid(format!("{field}: longer than {max} bytes")));
+    if value.chars().count() > max {
+        return Err(Error::Invalid(format!(
+            "{field}: longer than {max} characters"
+        )));
     }
     Ok(())
 }
@@ -254,9 +279,9 @@ fn check_finding(i: usize, f: &Finding) -> Result<Checked<'_>> {
             return Err(Error::Invalid(format!("{}: must not be empty", at(field))));
         }
     }
-    if f.inputs.len() > 16 || f.operand_classes.len() > 16 {
+    if f.inputs.len() > MAX_OPERANDS || f.operand_classes.len() > MAX_OPERANDS {
         return Err(Error::Invalid(format!(
-            "{}: more than 16 operands",
+            "{}: more than {MAX_OPERANDS} operands",
             at("inputs")
         )));
     }
@@ -653,7 +678,7 @@ impl Db {
         if c.backends.is_empty()
             || c.backends
                 .iter()
-                .any(|b| b.trim().is_empty() || b.len() > 200)
+                .any(|b| b.trim().is_empty() || b.chars().count() > 200)
         {
             return Err(Error::Invalid(
                 "backends: give one or more backend names, e.g. [\"host\"]".into(),
@@ -750,7 +775,7 @@ impl Db {
 
     /// Sets a campaign's status (`running`, `paused`, `stopped`).
     pub async fn set_campaign_status(&self, id: i64, status: &str) -> Result<Campaign> {
-        if !["running", "paused", "stopped"].contains(&status) {
+        if !CAMPAIGN_STATUSES.contains(&status) {
             return Err(Error::Invalid(format!(
                 "status: `{status}` is not one of running, paused, stopped"
             )));
@@ -1067,7 +1092,7 @@ impl Db {
                 10_000,
             )?;
             bounded(&format!("proofs[{i}].solver"), &p.solver, 200)?;
-            if !["proved", "counterexample", "unknown"].contains(&p.verdict.as_str()) {
+            if !VERDICTS.contains(&p.verdict.as_str()) {
                 return Err(Error::Invalid(format!(
                     "proofs[{i}].verdict: `{}` is not proved, counterexample or unknown",
                     p.verdict
@@ -1136,21 +1161,12 @@ fn sort_column(sort: Option<&str>) -> Result<(&'static str, bool)> {
         Some(n) => (n, true),
         None => (s, false),
     };
-    let col = match name {
-        "last_seen" => "last_seen",
-        "first_seen" => "first_seen",
-        "count" => "count",
-        "variant" => "variant",
-        "backend" => "backend",
-        "class" => "class",
-        "status" => "status",
-        "id" => "id",
-        _ => {
-            return Err(Error::Invalid(format!(
-                "sort: `{s}` is not one of last_seen, first_seen, count, variant, backend, class, status, id (prefix - for descending)"
-            )))
-        }
-    };
+    let col = SORT_KEYS.iter().find(|&&k| k == name).ok_or_else(|| {
+        Error::Invalid(format!(
+            "sort: `{s}` is not one of {} (prefix - for descending)",
+            SORT_KEYS.join(", ")
+        ))
+    })?;
     Ok((col, desc))
 }
 

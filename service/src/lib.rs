@@ -5,6 +5,7 @@
 //! - [`api`]: the JSON API under `/api/v1`, `/healthz`, `/metrics`.
 //! - [`dashboard`]: the server-rendered HTML pages.
 //! - [`model`]: the API's types, from which the OpenAPI document is generated.
+//! - [`strict_json`]: reading request bodies by the document's (JSON Schema's) rules.
 //! - [`client`]: posting findings and proofs as work goes, spooling what cannot be sent.
 //! - [`worker`]: the worker's side of the work-unit protocol (`semfuzz worker`).
 
@@ -16,6 +17,7 @@ pub mod dashboard;
 pub mod db;
 pub mod metrics;
 pub mod model;
+pub mod strict_json;
 pub mod worker;
 
 use axum::extract::{DefaultBodyLimit, MatchedPath, Request, State};

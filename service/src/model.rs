@@ -1,54 +1,190 @@
 //! The API's request and response types (their OpenAPI schemas come from these).
 
-use semfuzz_fuzz::Finding;
+use crate::db;
+use semfuzz_fuzz::{Finding, GeneratorKind};
 use serde::{Deserialize, Serialize};
-use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, Schema, Type};
+use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, Schema, SchemaType, Type};
 use utoipa::openapi::RefOr;
 use utoipa::{IntoParams, PartialSchema, ToSchema};
 
+/// One character outside Unicode's `White_Space` (what `str::trim` removes), spelled out
+/// rather than `\S` because Python's `\s`, which schemathesis validates with, also counts
+/// U+001C..U+001F as space: with `\S` a name made of those would be "blank" to the document
+/// and not to the server.
+const NON_BLANK: &str =
+    "[^\\t\\n\\u000b\\u000c\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]";
+
+/// A string of at most `max` characters.
+fn text(max: usize) -> ObjectBuilder {
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .max_length(Some(max))
+}
+
+/// A string of at most `max` characters with at least one that is not white space, as the
+/// server's `trim().is_empty()` check wants.
+fn non_blank(max: usize) -> ObjectBuilder {
+    text(max).min_length(Some(1)).pattern(Some(NON_BLANK))
+}
+
+/// A string that is one of `values`, or also `null` when `nullable`.
+fn one_of(values: &[&str], nullable: bool) -> Schema {
+    let mut o = ObjectBuilder::new();
+    if nullable {
+        o = o
+            .schema_type(SchemaType::from_iter([Type::String, Type::Null]))
+            .enum_values(Some(
+                values
+                    .iter()
+                    .map(|v| serde_json::Value::from(*v))
+                    .chain([serde_json::Value::Null]),
+            ));
+    } else {
+        o = o
+            .schema_type(Type::String)
+            .enum_values(Some(values.iter().copied()));
+    }
+    Schema::Object(o.build())
+}
+
+/// A finding's status (`new`, `confirmed`, ...), from [`db::STATUSES`].
+pub fn finding_status_schema() -> Schema {
+    one_of(&db::STATUSES, false)
+}
+
+/// A triage's optional new status.
+pub fn finding_status_patch_schema() -> Schema {
+    one_of(&db::STATUSES, true)
+}
+
+/// A campaign's status, from [`db::CAMPAIGN_STATUSES`].
+pub fn campaign_status_schema() -> Schema {
+    one_of(&db::CAMPAIGN_STATUSES, false)
+}
+
+/// A proof's verdict, from [`db::VERDICTS`].
+pub fn verdict_schema() -> Schema {
+    one_of(&db::VERDICTS, false)
+}
+
+/// A campaign's generator, from the generators `semfuzz fuzz --generator` knows.
+pub fn generator_schema() -> Schema {
+    let names: Vec<&str> = GeneratorKind::ALL.iter().map(|(n, _)| *n).collect();
+    one_of(&names, false)
+}
+
+/// `sort` of the findings list: each of [`db::SORT_KEYS`], ascending or `-` descending.
+pub fn sort_schema() -> Schema {
+    let keys: Vec<String> = db::SORT_KEYS
+        .iter()
+        .flat_map(|k| [k.to_string(), format!("-{k}")])
+        .collect();
+    let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
+    // A query parameter is left out, never null; `sort=` (empty) is refused.
+    one_of(&keys, false)
+}
+
+/// A campaign's backend names: one or more, none blank.
+pub fn backend_names_schema() -> ArrayBuilder {
+    ArrayBuilder::new().items(non_blank(200)).min_items(Some(1))
+}
+
+/// A hex bit pattern as `semfuzz check` reads it (`0x3f800000`).
+fn hex(description: &str) -> ObjectBuilder {
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .pattern(Some("^0[xX]\\+?[0-9a-fA-F]+$"))
+        .description(Some(description))
+}
+
+/// An RFC 3339 UTC time as the server parses it (`2026-01-02T03:04:05Z`; a space for the `T`,
+/// fractional seconds and a missing `Z` are accepted). Only the fixed-width prefix is a
+/// pattern: the calendar (month lengths, leap years, no year before 1970) is the server's
+/// check, answered with 422.
+fn time(description: &str) -> ObjectBuilder {
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .pattern(Some(
+            "^[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}:[0-9]{2}",
+        ))
+        .description(Some(description))
+}
+
 /// The schema of [`Finding`], the object `semfuzz fuzz --json` writes (semfuzz-fuzz owns the
-/// type, so its schema is spelled out here from its fields).
+/// type, so its schema is spelled out here from its fields), with the limits the server
+/// checks on ingest. What a schema cannot say is answered with 422 and documented on the
+/// operations that take findings: a time that is not a calendar date, `last_seen` before
+/// `first_seen`, a hex pattern wider than 64 bits.
 pub struct FindingSchema;
 
-impl PartialSchema for FindingSchema {
-    fn schema() -> RefOr<Schema> {
-        let text = |d: &str| {
-            ObjectBuilder::new()
-                .schema_type(Type::String)
-                .description(Some(d))
-        };
-        let texts = |d: &str| {
-            ArrayBuilder::new()
-                .items(ObjectBuilder::new().schema_type(Type::String))
-                .description(Some(d))
-        };
+impl FindingSchema {
+    /// The object, `count` at most `max_count`: a posted count is at most 2^62 - 1, a stored
+    /// one (the sum of many posts) saturates at 2^63 - 1.
+    fn object(max_count: i64) -> Schema {
         let mut o =
             ObjectBuilder::new().description(Some("A finding as `semfuzz fuzz --json` writes it."));
-        for (name, desc) in [
-            ("variant", "The variant's text (`add.rn.f32`)."),
-            ("backend", "The backend as named on the command line."),
-            ("backend_version", "The backend's version."),
-            ("device", "The machine or device the backend ran on."),
+        for (name, schema) in [
+            (
+                "variant",
+                non_blank(200).description(Some("The variant's text (`add.rn.f32`).")),
+            ),
+            (
+                "backend",
+                non_blank(200).description(Some("The backend as named on the command line.")),
+            ),
+            (
+                "backend_version",
+                text(200).description(Some("The backend's version.")),
+            ),
+            (
+                "device",
+                text(500).description(Some("The machine or device the backend ran on.")),
+            ),
             (
                 "class",
-                "The kind of difference (`ulp-up-1`, `sign-of-zero`, ...).",
+                non_blank(100).description(Some(
+                    "The kind of difference (`ulp-up-1`, `sign-of-zero`, ...).",
+                )),
             ),
-            ("part", "The destination part that differs (`d`, `d[1]`)."),
-            ("signature", "The deduplication key (16 hex digits)."),
-            ("expected", "What the spec allows for the example."),
-            ("actual", "What the backend returned, hex."),
-            ("detail", "One line for a person."),
-            ("first_seen", "RFC 3339 UTC."),
-            ("last_seen", "RFC 3339 UTC."),
+            (
+                "part",
+                text(100).description(Some("The destination part that differs (`d`, `d[1]`).")),
+            ),
+            (
+                "signature",
+                non_blank(128).description(Some("The deduplication key (16 hex digits).")),
+            ),
+            (
+                "expected",
+                text(4000).description(Some("What the spec allows for the example.")),
+            ),
+            ("actual", hex("What the backend returned, hex.")),
+            (
+                "detail",
+                text(4000).description(Some("One line for a person.")),
+            ),
+            ("first_seen", time("RFC 3339 UTC.")),
+            ("last_seen", time("RFC 3339 UTC, not before `first_seen`.")),
         ] {
-            o = o.property(name, text(desc)).required(name);
+            o = o.property(name, schema).required(name);
         }
         o = o
-            .property("operand_classes", texts("The class of each input operand."))
+            .property(
+                "operand_classes",
+                ArrayBuilder::new()
+                    .items(text(100))
+                    .max_items(Some(db::MAX_OPERANDS))
+                    .description(Some("The class of each input operand.")),
+            )
             .required("operand_classes")
             .property(
                 "inputs",
-                texts("The smallest example's inputs, hex, in operand order."),
+                ArrayBuilder::new()
+                    .items(hex("An input's bits."))
+                    .max_items(Some(db::MAX_OPERANDS))
+                    .description(Some(
+                        "The smallest example's inputs, hex, in operand order.",
+                    )),
             )
             .required("inputs")
             .property(
@@ -56,10 +192,22 @@ impl PartialSchema for FindingSchema {
                 ObjectBuilder::new()
                     .schema_type(Type::Integer)
                     .minimum(Some(1))
+                    .maximum(Some(max_count))
                     .description(Some("Cases under the signature.")),
             )
             .required("count");
-        RefOr::T(Schema::Object(o.build()))
+        Schema::Object(o.build())
+    }
+
+    /// A stored finding's fields: as posted, with the count's ceiling of a sum.
+    pub fn stored() -> Schema {
+        FindingSchema::object(i64::MAX)
+    }
+}
+
+impl PartialSchema for FindingSchema {
+    fn schema() -> RefOr<Schema> {
+        RefOr::T(FindingSchema::object(i64::MAX / 2))
     }
 }
 
@@ -75,12 +223,13 @@ pub struct StoredFinding {
     /// The finding's id.
     pub id: i64,
     /// `new`, `confirmed`, `spec-bug`, `backend-bug` or `wont-fix`.
+    #[schema(schema_with = finding_status_schema)]
     pub status: String,
     /// The triager's note.
     pub note: String,
     /// The finding, merged over every report of its signature.
     #[serde(flatten)]
-    #[schema(inline, schema_with = FindingSchema::schema)]
+    #[schema(inline, schema_with = FindingSchema::stored)]
     pub finding: Finding,
 }
 
@@ -122,10 +271,13 @@ pub struct FindingQuery {
     pub status: Option<String>,
     /// `last_seen` (default, descending), `first_seen`, `count`, `variant`, `backend`,
     /// `class`, `status`, `id`; prefix `-` for descending.
+    #[param(schema_with = sort_schema)]
     pub sort: Option<String>,
     /// Page size, 1..=1000 (default 100).
+    #[param(minimum = 1, maximum = 1000)]
     pub limit: Option<i64>,
     /// Findings to skip.
+    #[param(minimum = 0)]
     pub offset: Option<i64>,
 }
 
@@ -160,26 +312,39 @@ pub struct IngestResult {
 #[serde(deny_unknown_fields)]
 pub struct FindingPatch {
     /// `new`, `confirmed`, `spec-bug`, `backend-bug` or `wont-fix`.
+    #[schema(schema_with = finding_status_patch_schema)]
     pub status: Option<String>,
     /// A note (plain text).
+    #[schema(max_length = 10000)]
     pub note: Option<String>,
 }
 
-/// A campaign to create.
+/// A campaign to create. Two rules are the server's alone, answered with 422, since a schema
+/// cannot state them: the `variants` glob must match a variant of the built-in catalogue
+/// (a list that changes with the spec, and a glob's match is no regular expression a client
+/// generator could invert), and the campaign may have at most 200,000 work units (matching
+/// variants × backends × rounds).
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewCampaign {
     /// A name for people.
+    #[schema(max_length = 200)]
     pub name: String,
-    /// Variant glob (`*` for every variant).
+    /// Variant glob (`*` for every variant); it must match at least one variant.
+    #[schema(max_length = 200)]
     pub variants: String,
     /// Backend names (`host`, `llvm`, ...).
+    #[schema(schema_with = backend_names_schema)]
     pub backends: Vec<String>,
-    /// Input generator: `boundary`, `uniform`, `exhaustive` (as `semfuzz fuzz --generator`).
+    /// Input generator: `boundary`, `uniform`, `exhaustive`, `witness` (as `semfuzz fuzz
+    /// --generator`).
+    #[schema(schema_with = generator_schema)]
     pub generator: String,
-    /// Cases per work unit (default 100000).
+    /// Cases per work unit, 1..=10^9 (default 100000).
+    #[schema(minimum = 1, maximum = 1000000000)]
     pub cases_per_unit: Option<i64>,
-    /// Units per variant × backend (default 1).
+    /// Units per variant × backend, 1..=1000 (default 1).
+    #[schema(minimum = 1, maximum = 1000)]
     pub rounds: Option<i64>,
     /// When true, each finished unit queues its successor (next seed): the campaign runs
     /// until paused or stopped.
@@ -205,6 +370,7 @@ pub struct Campaign {
     /// Whether finished units queue successors.
     pub continuous: bool,
     /// `running`, `paused` or `stopped`.
+    #[schema(schema_with = campaign_status_schema)]
     pub status: String,
     /// When created (RFC 3339).
     pub created: String,
@@ -225,6 +391,7 @@ pub struct Campaign {
 #[serde(deny_unknown_fields)]
 pub struct CampaignPatch {
     /// `running`, `paused` or `stopped`.
+    #[schema(schema_with = campaign_status_schema)]
     pub status: String,
 }
 
@@ -252,13 +419,17 @@ pub struct Sample {
 #[serde(deny_unknown_fields)]
 pub struct LeaseRequest {
     /// The worker's name (host and process), shown on the dashboard.
+    #[schema(max_length = 200)]
     pub worker: String,
-    /// Backends the worker can run; empty for any.
+    /// Backends the worker can run (at most 50); empty for any.
     #[serde(default)]
+    #[schema(max_items = 50)]
     pub backends: Vec<String>,
     /// Units wanted, 1..=100 (default 1).
+    #[schema(minimum = 1, maximum = 100)]
     pub max: Option<i64>,
     /// Lease length, 1..=3600 s (default 60).
+    #[schema(minimum = 1, maximum = 3600)]
     pub lease_seconds: Option<i64>,
 }
 
@@ -301,6 +472,7 @@ pub struct Heartbeat {
     /// The lease's token.
     pub lease_token: String,
     /// New lease length from now, 1..=3600 s (default 60).
+    #[schema(minimum = 1, maximum = 3600)]
     pub lease_seconds: Option<i64>,
 }
 
@@ -317,7 +489,8 @@ pub struct HeartbeatResult {
 pub struct Completion {
     /// The lease's token.
     pub lease_token: String,
-    /// Cases run.
+    /// Cases run, 0..=10^9 (the most a unit has).
+    #[schema(minimum = 0, maximum = 1000000000)]
     pub cases: i64,
     /// The findings (as `semfuzz fuzz --json` writes them).
     #[schema(schema_with = findings_schema)]
@@ -334,15 +507,20 @@ pub fn findings_schema() -> ArrayBuilder {
 #[serde(deny_unknown_fields)]
 pub struct NewProof {
     /// The rule's name.
+    #[schema(max_length = 500)]
     pub rule: String,
     /// `proved`, `counterexample` or `unknown`.
+    #[schema(schema_with = verdict_schema)]
     pub verdict: String,
     /// The counterexample, when there is one.
     #[serde(default)]
+    #[schema(max_length = 10000)]
     pub counterexample: String,
     /// The solver and its version.
+    #[schema(max_length = 200)]
     pub solver: String,
-    /// Time taken.
+    /// Time taken, seconds.
+    #[schema(minimum = 0)]
     pub seconds: f64,
 }
 
@@ -354,6 +532,7 @@ pub struct Proof {
     /// The rule's name.
     pub rule: String,
     /// `proved`, `counterexample` or `unknown`.
+    #[schema(schema_with = verdict_schema)]
     pub verdict: String,
     /// The counterexample, or empty.
     pub counterexample: String,
@@ -388,8 +567,10 @@ pub struct ProofPage {
 #[serde(deny_unknown_fields)]
 pub struct Paging {
     /// Page size, 1..=1000 (default 100).
+    #[param(minimum = 1, maximum = 1000)]
     pub limit: Option<i64>,
     /// Items to skip.
+    #[param(minimum = 0)]
     pub offset: Option<i64>,
 }
 

@@ -750,3 +750,63 @@ both_databases!(openapi_and_metrics, |_| {}, |app: TestApp| async move {
     }
     assert!(text.contains("semfuzz_http_request_duration_seconds_count{method=\"POST\",route=\"/api/v1/findings\",status=\"201\"} 1"), "{text}");
 });
+
+// PostgreSQL's text cannot hold U+0000, so a NUL anywhere would fail the insert there (a
+// 5xx, found by schemathesis); both databases refuse it up front with the same 4xx. An
+// array in place of an object, which serde alone accepts, is refused too; a whole float is
+// an integer, as JSON Schema says.
+both_databases!(
+    bodies_follow_json_schema,
+    |_| {},
+    |app: TestApp| async move {
+        let (s, v) = app
+            .write(
+                Method::POST,
+                "/api/v1/proofs",
+                &json!([{"rule": "a\u{0}b", "verdict": "proved", "solver": "z3", "seconds": 1}]),
+            )
+            .await;
+        assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{v}");
+        assert!(
+            v["error"]
+                .as_str()
+                .unwrap()
+                .contains("[0].rule: text must not contain U+0000"),
+            "{v}"
+        );
+        let (s, v, _) = app.get("/api/v1/findings?variant=a%00b").await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{v}");
+        assert!(v["error"].as_str().unwrap().contains("U+0000"), "{v}");
+        let (s, v) = app
+            .write(
+                Method::POST,
+                "/api/v1/campaigns",
+                &json!(["c", "add.rn.f32", ["host"], "boundary"]),
+            )
+            .await;
+        assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{v}");
+        assert!(
+            v["error"]
+                .as_str()
+                .unwrap()
+                .contains("expected a JSON object"),
+            "{v}"
+        );
+        let (s, v) = app
+            .write(
+                Method::POST,
+                "/api/v1/units/lease",
+                &json!({"worker": "w", "max": 2.0, "lease_seconds": 60.0}),
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK, "{v}");
+        let (s, v) = app
+            .write(
+                Method::POST,
+                "/api/v1/units/lease",
+                &json!({"worker": "w", "max": 2.5}),
+            )
+            .await;
+        assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{v}");
+    }
+);

@@ -64,7 +64,7 @@ fn usage() {
     eprintln!(
         "usage: cargo xtask <command>\n\n\
          commands:\n  \
-         setup         install dependencies (z3-solver into {Z3_DIR}, backend tools into {PY_DIR}, cvc5 and bitwuzla into {SOLVERS_DIR}, libmpfr-dev, llvm-16)\n  \
+         setup         install dependencies (z3-solver into {Z3_DIR}, backend tools into {PY_DIR}, cvc5 and bitwuzla into {SOLVERS_DIR}, schemathesis into {SCHEMATHESIS_DIR}, libmpfr-dev, llvm-16)\n  \
          test [ARGS]   setup, then each fuzz target for 30 s, then `cargo test --workspace [ARGS]`\n  \
          run [ARGS]    setup, build release, then `semfuzz serve --db semfuzz.db --local-worker [ARGS]`\n  \
          fuzz [TARGET...] [--time S]   setup, then the libFuzzer targets (S seconds each, default 60)\n  \
@@ -96,6 +96,7 @@ fn setup(root: &Path) -> Result<()> {
     setup_debian(DEBIAN_PACKAGES)?;
     install_pinned(root, PY_DIR, PY_TOOLS)?;
     install_pinned(root, SOLVERS_DIR, SOLVER_WHEELS)?;
+    install_pinned(root, SCHEMATHESIS_DIR, SCHEMATHESIS_WHEELS)?;
     Ok(())
 }
 
@@ -132,6 +133,13 @@ const SOLVER_WHEELS: &[&str] = &["cvc5==1.4.2", "bitwuzla==0.9.1"];
 /// Where [`SOLVER_WHEELS`] go (git-ignored), apart from [`PY_DIR`] so that each list is
 /// installed and stamped on its own.
 const SOLVERS_DIR: &str = ".deps/solvers";
+
+/// Schemathesis, pinned, which `service/tests/schemathesis.rs` runs against the service's
+/// OpenAPI document (`python3 -m schemathesis.cli` with this directory on `PYTHONPATH`).
+const SCHEMATHESIS_WHEELS: &[&str] = &["schemathesis==4.32.5"];
+/// Where [`SCHEMATHESIS_WHEELS`] go (git-ignored), apart from the others so that its many
+/// dependencies never change the versions llvmlite and numba-cuda run with.
+const SCHEMATHESIS_DIR: &str = ".deps/schemathesis";
 
 /// Installs the pinned `wheels` into `rel_dir` unless the same list is already installed: the
 /// list is written into a stamp file after a complete install, so a changed pin reinstalls.
