@@ -33,6 +33,10 @@ impl fmt::Display for SassInstr<'_> {
                 (Input::Fixed(v), OperandRole::Immediate) => {
                     format!("0x{:x}", v << 16u32.saturating_sub(src.width))
                 }
+                // A fixed predicate is `PT` or `!PT`; any other fixed source is a zero register.
+                (Input::Fixed(v), OperandRole::Value) if src.ty == "pred" => {
+                    if v != 0 { "PT" } else { "!PT" }.to_string()
+                }
                 (Input::Fixed(_), OperandRole::Value) => "RZ".to_string(),
                 _ => continue,
             };

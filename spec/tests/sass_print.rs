@@ -28,6 +28,17 @@ const CASES: &[(&str, &str)] = &[
         "HMUL2.MRG_H1 R0, R1, R2;",
         "HMUL2.MRG_H1 R0, R1.H1_H0, R2.H1_H0;",
     ),
+    // A constant predicate stays a predicate (it printed as `RZ`, found by `instr_text`), a
+    // register predicate keeps its name, `.reuse` is dropped and `URZ` is the zero register.
+    (
+        "HMNMX2.BF16_V2.NAN.XORSIGN R5, |R0|.reuse, |R5|, !PT;",
+        "HMNMX2.BF16_V2.NAN.XORSIGN R5, |R0|.H1_H0, |R5|.H1_H0, !PT;",
+    ),
+    (
+        "HSET2.BF.LT.AND R0, R0.H0_H0, URZ.H0_H0, P2;",
+        "HSET2.BF.LT.AND R0, R0.H0_H0, RZ.H0_H0, P2;",
+    ),
+    ("HADD2 R5, R0, UR6;", "HADD2 R5, R0.H1_H0, UR6.H1_H0;"),
 ];
 
 #[test]
