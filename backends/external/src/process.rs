@@ -41,6 +41,8 @@ pub(crate) struct Process {
     input: Option<Sender<Vec<u8>>>,
     output: Receiver<Event>,
     stderr: Arc<Mutex<VecDeque<String>>>,
+    /// Disconnected once the stderr thread has read everything (the pipe's end).
+    stderr_read: Receiver<()>,
     /// The last line read from stdout, for error messages.
     last: Option<String>,
 }
@@ -69,11 +71,13 @@ impl Process {
                 }
             };
         let tail = Arc::new(Mutex::new(VecDeque::new()));
+        let stderr_read = keep_tail(stderr, Arc::clone(&tail));
         Ok(Process {
             child,
             input: Some(writer(stdin)),
             output: reader(stdout),
-            stderr: keep_tail(stderr, Arc::clone(&tail)),
+            stderr: tail,
+            stderr_read,
             last: None,
         })
     }
@@ -110,7 +114,15 @@ impl Process {
         let deadline = Instant::now() + EXIT_GRACE;
         loop {
             match self.child.try_wait() {
-                Ok(Some(status)) => return format!("exited ({status})"),
+                Ok(Some(status)) => {
+                    // The last words on stderr may still be in the pipe when the exit is
+                    // seen: wait for the reader to reach its end (bounded, since a
+                    // grandchild may hold the pipe open).
+                    let _ = self
+                        .stderr_read
+                        .recv_timeout(deadline.saturating_duration_since(Instant::now()));
+                    return format!("exited ({status})");
+                }
                 Ok(None) if Instant::now() < deadline => thread::sleep(Duration::from_millis(10)),
                 Ok(None) => {
                     self.kill();
@@ -250,13 +262,13 @@ fn next_line(out: &mut impl BufRead) -> Option<Event> {
     }
 }
 
-/// The thread that keeps the last [`STDERR_LINES`] lines of stderr in `tail`.
-fn keep_tail(
-    stderr: ChildStderr,
-    tail: Arc<Mutex<VecDeque<String>>>,
-) -> Arc<Mutex<VecDeque<String>>> {
-    let kept = Arc::clone(&tail);
+/// The thread that keeps the last [`STDERR_LINES`] lines of stderr in `tail`; the receiver
+/// it returns disconnects when the thread has read to the pipe's end.
+fn keep_tail(stderr: ChildStderr, tail: Arc<Mutex<VecDeque<String>>>) -> Receiver<()> {
+    let (done, read) = mpsc::channel::<()>();
     thread::spawn(move || {
+        // Dropped when the thread returns: that disconnect is the signal.
+        let _done = done;
         let mut err = BufReader::new(stderr);
         while let Some(event) = next_line(&mut err) {
             let line = match event {
@@ -273,5 +285,5 @@ fn keep_tail(
             t.push_back(shorten(line.trim_end()));
         }
     });
-    kept
+    read
 }
