@@ -571,12 +571,9 @@ fn member_meant(o: &Operand, group: &str, family: &Family) -> Option<String> {
     }
 }
 
+/// `R0` .. `R254` or `RZ`.
 fn is_register(r: &str) -> bool {
-    r == "RZ"
-        || r.strip_prefix('R')
-            .filter(|n| !n.is_empty() && (n.len() == 1 || !n.starts_with('0')))
-            .and_then(|n| n.parse::<u32>().ok())
-            .is_some_and(|n| n <= 254)
+    r == "RZ" || numbered(r, "R", 254)
 }
 
 /// `UR0` .. `UR62` or `URZ`: the uniform registers (sm_75 and later), which ptxas reads a
@@ -584,20 +581,24 @@ fn is_register(r: &str) -> bool {
 /// register: 32 bits the caller gives, `URZ` zero. They are never a destination here: no
 /// instruction specified writes one.
 fn is_uniform_register(r: &str) -> bool {
-    r == "URZ"
-        || r.strip_prefix("UR")
-            .filter(|n| !n.is_empty() && (n.len() == 1 || !n.starts_with('0')))
-            .and_then(|n| n.parse::<u32>().ok())
-            .is_some_and(|n| n <= 62)
+    r == "URZ" || numbered(r, "UR", 62)
 }
 
 /// `PT` or `P0` .. `P6`.
 fn is_predicate(p: &str) -> bool {
-    p == "PT"
-        || p.strip_prefix('P')
-            .filter(|n| n.len() == 1)
-            .and_then(|n| n.parse::<u32>().ok())
-            .is_some_and(|n| n <= 6)
+    p == "PT" || numbered(p, "P", 6)
+}
+
+/// Whether `name` is `prefix` and a decimal number up to `max`, without leading zeros.
+fn numbered(name: &str, prefix: &str, max: u32) -> bool {
+    name.strip_prefix(prefix)
+        .filter(|n| {
+            !n.is_empty()
+                && n.bytes().all(|b| b.is_ascii_digit())
+                && (n.len() == 1 || !n.starts_with('0'))
+        })
+        .and_then(|n| n.parse::<u32>().ok())
+        .is_some_and(|n| n <= max)
 }
 
 /// One source operand: `{-}{|}Ra{|}{.iswz}`, `{-}{|}c[B][A]{|}`, an immediate `0x3c00` or

@@ -48,6 +48,23 @@ enum Lane {
 }
 use Lane::{Bf16, F16};
 
+/// `body` computed in the lane's `rustc_apfloat` type, `t` reading lane bits as that type;
+/// the result's bits.
+macro_rules! in_format {
+    ($lane:expr, |$t:ident| $body:expr) => {
+        match $lane {
+            F16 => {
+                let $t = |x: u64| Half::from_bits(x.into());
+                $body.to_bits() as u64
+            }
+            Bf16 => {
+                let $t = |x: u64| BFloat::from_bits(x.into());
+                $body.to_bits() as u64
+            }
+        }
+    };
+}
+
 impl Lane {
     fn format(self) -> Format {
         match self {
@@ -112,38 +129,17 @@ impl Lane {
     }
 
     fn fma(self, a: u64, b: u64, c: u64) -> u64 {
-        fn fma_in<T: Float>(a: u64, b: u64, c: u64) -> u64 {
-            let t = |x: u64| T::from_bits(x.into());
-            t(a).mul_add_r(t(b), t(c), ApRound::NearestTiesToEven)
-                .value
-                .to_bits() as u64
-        }
-        match self {
-            F16 => fma_in::<Half>(a, b, c),
-            Bf16 => fma_in::<BFloat>(a, b, c),
-        }
+        in_format!(self, |t| t(a)
+            .mul_add_r(t(b), t(c), ApRound::NearestTiesToEven)
+            .value)
     }
 
     fn add(self, a: u64, b: u64) -> u64 {
-        fn add_in<T: Float>(a: u64, b: u64) -> u64 {
-            let t = |x: u64| T::from_bits(x.into());
-            t(a).add_r(t(b), ApRound::NearestTiesToEven).value.to_bits() as u64
-        }
-        match self {
-            F16 => add_in::<Half>(a, b),
-            Bf16 => add_in::<BFloat>(a, b),
-        }
+        in_format!(self, |t| t(a).add_r(t(b), ApRound::NearestTiesToEven).value)
     }
 
     fn mul(self, a: u64, b: u64) -> u64 {
-        fn mul_in<T: Float>(a: u64, b: u64) -> u64 {
-            let t = |x: u64| T::from_bits(x.into());
-            t(a).mul_r(t(b), ApRound::NearestTiesToEven).value.to_bits() as u64
-        }
-        match self {
-            F16 => mul_in::<Half>(a, b),
-            Bf16 => mul_in::<BFloat>(a, b),
-        }
+        in_format!(self, |t| t(a).mul_r(t(b), ApRound::NearestTiesToEven).value)
     }
 
     fn partial_cmp(self, x: u64, y: u64) -> Option<std::cmp::Ordering> {
@@ -246,36 +242,24 @@ fn hfma2_registers_are_fma_rn_per_lane() {
     }
 }
 
-// add.f16x2 -> HFMA2.MMA R5, R0, 1, 1, R5 (and add.rn.bf16x2 -> HFMA2.MMA.BF16_V2 R5, R0, 1,
-// 1, R5, its 1 a bf16): a*1 + b rounds once, as add.rn does.
+// add.f16x2 -> HFMA2.MMA R5, R0, 1, 1, R5: a*1 + b rounds once, as add.rn does; mul.f16x2 ->
+// HFMA2.MMA R5, R0, R5, -RZ: a*b + (-0.0) keeps the sign of a zero product. The bf16x2 forms
+// add .BF16_V2 (the immediate 1 is then a bf16).
 #[test]
-fn hfma2_times_the_immediate_one_pair_is_add() {
-    for (lane, text) in [
-        (F16, "HFMA2.MMA R5, R0, 1, 1, R1"),
-        (Bf16, "HFMA2.MMA.BF16_V2 R5, R0, 1, 1, R1"),
+fn hfma2_with_one_or_negative_rz_is_add_or_mul() {
+    let add = Lane::add as fn(Lane, u64, u64) -> u64;
+    let mul = Lane::mul as fn(Lane, u64, u64) -> u64;
+    for (lane, text, op) in [
+        (F16, "HFMA2.MMA R5, R0, 1, 1, R1", add),
+        (Bf16, "HFMA2.MMA.BF16_V2 R5, R0, 1, 1, R1", add),
+        (F16, "HFMA2.MMA R5, R0, R1, -RZ", mul),
+        (Bf16, "HFMA2.MMA.BF16_V2 R5, R0, R1, -RZ", mul),
     ] {
         check2(
             lane,
             text,
             |x, y| vec![x, y],
-            |x, y| lane.expect(lane.add(x, y), false),
-        );
-    }
-}
-
-// mul.f16x2 -> HFMA2.MMA R5, R0, R5, -RZ (mul.rn.bf16x2: .BF16_V2): a*b + (-0.0) keeps the
-// sign of a zero product.
-#[test]
-fn hfma2_plus_negative_rz_is_mul() {
-    for (lane, text) in [
-        (F16, "HFMA2.MMA R5, R0, R1, -RZ"),
-        (Bf16, "HFMA2.MMA.BF16_V2 R5, R0, R1, -RZ"),
-    ] {
-        check2(
-            lane,
-            text,
-            |x, y| vec![x, y],
-            |x, y| lane.expect(lane.mul(x, y), false),
+            |x, y| lane.expect(op(lane, x, y), false),
         );
     }
 }
@@ -660,7 +644,13 @@ fn a_uniform_register_source_is_read_as_a_register() {
         run("HFMA2.MMA R5, R0, UR6, -URZ", &[a, b]),
         run("HFMA2.MMA R5, R0, R6, -RZ", &[a, b])
     );
-    for text in ["HADD2 UR5, R0, R1", "HADD2 R5, R0, UR63"] {
+    // Register numbers are plain decimals: `R+1` (which `u32::from_str` reads as 1) is no
+    // register.
+    for text in [
+        "HADD2 UR5, R0, R1",
+        "HADD2 R5, R0, UR63",
+        "HADD2 R5, R0, R+1",
+    ] {
         let err = sass::parse(spec(), text).err().map(|d| d.to_string());
         assert!(err.is_some(), "{text} was accepted");
     }
