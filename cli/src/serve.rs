@@ -4,16 +4,20 @@
 
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
+use semfuzz_backend::{Backend, BackendError, Identity, Support, Verdict};
 use semfuzz_fuzz::campaign::{self, Counters};
-use semfuzz_fuzz::{registry, Finding, GeneratorKind};
+use semfuzz_fuzz::{registry, GeneratorKind};
 use semfuzz_service::client::Reporter;
-use semfuzz_service::model::{Lease, NewCampaign};
-use semfuzz_service::worker::{run_worker, UnitRunner, WorkerConfig};
+use semfuzz_service::db::FIRST_PASS_CASES;
+use semfuzz_service::model::{BackendPass, Lease, NewCampaign};
+use semfuzz_service::worker::{run_worker, UnitResult, UnitRunner, WorkerConfig};
 use semfuzz_service::{Config, Target};
-use semfuzz_spec::Spec;
+use semfuzz_spec::{Spec, Variant};
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 /// Where the database is.
 #[derive(Args, Clone)]
@@ -126,20 +130,23 @@ pub fn serve(spec: Spec, args: ServeArgs) -> Result<()> {
 /// The backends a local campaign runs by default.
 const LOCAL_BACKENDS: [&str; 4] = ["host", "llvm", "numba-sim", "cuda"];
 
-/// Every listed form of [`LOCAL_BACKENDS`] that can run here (`llvm:opt-16` included).
-fn available_backends() -> Vec<String> {
-    let mut names = Vec::new();
+/// Every listed form of [`LOCAL_BACKENDS`] that can run here (`llvm:opt-16` included), and
+/// each one that cannot with the reason its probe gives.
+fn available_backends() -> (Vec<String>, Vec<(String, String)>) {
+    let (mut names, mut missing) = (Vec::new(), Vec::new());
     for entry in registry::BACKENDS
         .iter()
         .filter(|e| LOCAL_BACKENDS.contains(&e.name))
     {
         for &arg in entry.listed {
-            if (entry.probe)(arg).is_ok() {
-                names.push(arg.map_or(entry.name.to_string(), |a| format!("{}:{a}", entry.name)));
+            let name = arg.map_or(entry.name.to_string(), |a| format!("{}:{a}", entry.name));
+            match (entry.probe)(arg) {
+                Ok(_) => names.push(name),
+                Err(why) => missing.push((name, why)),
             }
         }
     }
-    names
+    (names, missing)
 }
 
 /// Finds (or creates) the local continuous campaign and starts a worker thread on it; the
@@ -151,7 +158,25 @@ fn start_local_worker(
     catalogue: &[String],
 ) -> Result<semfuzz_service::Stopper, String> {
     let backends = if local.local_backends.is_empty() {
-        available_backends()
+        let (found, missing) = available_backends();
+        let missing: Vec<String> = missing
+            .iter()
+            .map(|(name, why)| format!("not {name}: {why}"))
+            .collect();
+        eprintln!(
+            "semfuzz serve: backends: {}{}",
+            if found.is_empty() {
+                "none".to_string()
+            } else {
+                found.join(", ")
+            },
+            if missing.is_empty() {
+                String::new()
+            } else {
+                format!("; {}", missing.join("; "))
+            }
+        );
+        found
     } else {
         local.local_backends
     };
@@ -190,49 +215,147 @@ fn start_local_worker(
                 .block_on(db.create_campaign(&new, catalogue))
                 .map_err(|e| format!("creating the local campaign: {e}"))?;
             eprintln!(
-                "semfuzz serve: started continuous campaign {} `{name}` ({} units per round)",
-                c.id, c.units
+                "semfuzz serve: started continuous campaign {} `{name}`: {} variants × {} backends",
+                c.id,
+                c.units / c.backends.len().max(1) as i64,
+                c.backends.len()
             );
             c
         }
     };
+    eprintln!(
+        "semfuzz serve: wide before deep: each pass runs every (variant, backend) pair once, \
+         families interleaved; the first with {FIRST_PASS_CASES} cases a pair, each later one \
+         doubling them up to {} (more often where a pair found something); one worker thread \
+         per backend, so a slow one holds up no other",
+        campaign.cases_per_unit
+    );
     let token = serving
         .runtime
         .block_on(db.create_token())
         .map_err(|e| e.to_string())?;
-    let cfg = WorkerConfig {
-        server: format!("http://{}", serving.addr),
-        token,
-        backends: campaign.backends,
-        name: format!("local:{}", std::process::id()),
-        lease_seconds: 60,
-        exit_when_idle: false,
-    };
     let stop = Arc::new(AtomicBool::new(false));
-    let worker = {
-        let stop = stop.clone();
-        std::thread::spawn(move || {
-            let mut runner = EngineRunner { spec };
-            // A unit that fails (a backend that breaks mid-campaign) is logged; the worker
-            // goes on with the next one, and the failed unit's lease runs out for a retry.
-            while !stop.load(Ordering::SeqCst) {
-                match run_worker(cfg.clone(), &mut runner, &stop) {
-                    Ok(s) => eprintln!(
-                        "semfuzz serve: local worker stopped: {} units, {} cases, {} findings posted",
-                        s.units, s.cases, s.findings
-                    ),
-                    Err(e) => {
-                        eprintln!("semfuzz serve: local worker: {e}");
-                        std::thread::sleep(std::time::Duration::from_secs(1));
-                    }
-                }
-            }
+    let mut threads: Vec<std::thread::JoinHandle<()>> = campaign
+        .backends
+        .iter()
+        .map(|backend| {
+            let cfg = WorkerConfig {
+                server: format!("http://{}", serving.addr),
+                token: token.clone(),
+                backends: vec![backend.clone()],
+                name: format!("local:{}:{backend}", std::process::id()),
+                lease_seconds: 60,
+                exit_when_idle: false,
+            };
+            let (stop, spec) = (stop.clone(), spec.clone());
+            std::thread::spawn(move || local_worker(cfg, spec, &stop))
         })
-    };
+        .collect();
+    threads.push({
+        let (stop, db, rt) = (stop.clone(), db.clone(), serving.runtime.clone());
+        let id = campaign.id;
+        let read = move || {
+            rt.block_on(async { Ok((db.passes(id).await?, db.matrix_counts().await?)) })
+                .map_err(|e: semfuzz_service::db::Error| e.to_string())
+        };
+        std::thread::spawn(move || progress_lines(read, &stop))
+    });
     Ok(Box::new(move || {
         stop.store(true, Ordering::SeqCst);
-        let _ = worker.join();
+        for t in threads {
+            let _ = t.join();
+        }
     }))
+}
+
+/// One backend's worker of `serve --local-worker`, until `stop`.
+fn local_worker(cfg: WorkerConfig, spec: Arc<Spec>, stop: &AtomicBool) {
+    let mut runner = EngineRunner::new(spec);
+    // A unit that fails (a backend that breaks mid-campaign) is logged; the worker goes on
+    // with the next one, and the failed unit's lease runs out for a retry.
+    while !stop.load(Ordering::SeqCst) {
+        match run_worker(cfg.clone(), &mut runner, stop) {
+            Ok(s) => eprintln!(
+                "semfuzz serve: local worker for {} stopped: {} units, {} cases, {} findings posted",
+                cfg.backends.join(", "),
+                s.units,
+                s.cases,
+                s.findings
+            ),
+            Err(e) => {
+                eprintln!("semfuzz serve: local worker: {e}");
+                std::thread::sleep(Duration::from_secs(1));
+            }
+        }
+    }
+}
+
+/// A campaign's passes per backend, and the findings per (variant, backend) with how many
+/// are open.
+type Progress = (Vec<BackendPass>, Vec<(String, String, i64, i64)>);
+
+/// How often the main job says where its campaign stands.
+const PROGRESS_EVERY: Duration = Duration::from_secs(60);
+
+/// Prints, every [`PROGRESS_EVERY`] until `stop`, one line: each backend's pass (with the
+/// pairs it has left and the estimate of when it ends) and the findings so far per backend.
+fn progress_lines(read: impl Fn() -> Result<Progress, String>, stop: &AtomicBool) {
+    let started = Instant::now();
+    let mut next = started + PROGRESS_EVERY;
+    while !stop.load(Ordering::SeqCst) {
+        std::thread::sleep(Duration::from_millis(200));
+        if Instant::now() < next {
+            continue;
+        }
+        next += PROGRESS_EVERY;
+        match read() {
+            Ok((passes, counts)) => eprintln!(
+                "semfuzz serve: {} min: {}",
+                started.elapsed().as_secs() / 60,
+                progress_line(&passes, &counts)
+            ),
+            Err(e) => eprintln!("semfuzz serve: reading the campaign's progress: {e}"),
+        }
+    }
+}
+
+/// `host pass 2 (3,100 of 5,461 left), llvm pass 1 (...); 57 findings (host 40, llvm 17)`.
+fn progress_line(passes: &[BackendPass], counts: &[(String, String, i64, i64)]) -> String {
+    let backends: Vec<String> = passes
+        .iter()
+        .map(|p| match p.pass {
+            None => format!("{} runs none of the variants", p.backend),
+            Some(pass) => format!(
+                "{} pass {} ({} of {} left{})",
+                p.backend,
+                pass + 1,
+                p.left,
+                p.pairs - p.unsupported,
+                p.eta_seconds
+                    .map(|s| format!(", ~{} min", (s + 59) / 60))
+                    .unwrap_or_default()
+            ),
+        })
+        .collect();
+    let mut by_backend: Vec<(String, i64)> = Vec::new();
+    for (_, backend, _, total) in counts {
+        match by_backend.iter_mut().find(|(b, _)| b == backend) {
+            Some((_, n)) => *n += total,
+            None => by_backend.push((backend.clone(), *total)),
+        }
+    }
+    by_backend.sort();
+    let total: i64 = by_backend.iter().map(|(_, n)| n).sum();
+    let each: Vec<String> = by_backend.iter().map(|(b, n)| format!("{b} {n}")).collect();
+    format!(
+        "{}; {total} findings{}",
+        backends.join(", "),
+        if each.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", each.join(", "))
+        }
+    )
 }
 
 /// Creates a token and prints it.
@@ -313,24 +436,83 @@ pub struct WorkerArgs {
     exit_when_idle: bool,
 }
 
-/// Runs leased units with the campaign engine, one unit at a time.
+/// Runs leased units with the campaign engine, one unit at a time, keeping each backend it
+/// opened for the next unit.
 struct EngineRunner {
     spec: Arc<Spec>,
+    open: HashMap<String, Kept>,
+}
+
+/// A backend kept open across units, and who it is.
+type Kept = (Identity, Arc<Mutex<Box<dyn Backend>>>);
+
+/// A kept backend as the engine opens it: each "open" is the same instance. Opening one
+/// starts a process or a context (numba's simulator imports for seconds), which every small
+/// unit of a first pass would otherwise pay. The engine runs a unit on one thread, so the
+/// lock is never contended.
+struct SharedBackend(Identity, Arc<Mutex<Box<dyn Backend>>>);
+
+impl SharedBackend {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Box<dyn Backend>> {
+        self.1.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl Backend for SharedBackend {
+    fn identity(&self) -> &Identity {
+        &self.0
+    }
+    fn supports(&self, variant: &Variant) -> Support {
+        self.lock().supports(variant)
+    }
+    fn batch_size(&self) -> usize {
+        self.lock().batch_size()
+    }
+    fn run(
+        &mut self,
+        variant: &Variant,
+        inputs: &[u64],
+        out: &mut [Verdict],
+    ) -> Result<(), BackendError> {
+        self.lock().run(variant, inputs, out)
+    }
+}
+
+impl EngineRunner {
+    fn new(spec: Arc<Spec>) -> EngineRunner {
+        EngineRunner {
+            spec,
+            open: HashMap::new(),
+        }
+    }
+
+    /// The backend `name`, opened on first use.
+    fn backend(&mut self, name: &str) -> Result<Kept, BackendError> {
+        if let Some(kept) = self.open.get(name) {
+            return Ok(kept.clone());
+        }
+        let b = registry::open(name)?;
+        let kept = (b.identity().clone(), Arc::new(Mutex::new(b)));
+        self.open.insert(name.to_string(), kept.clone());
+        Ok(kept)
+    }
 }
 
 impl UnitRunner for EngineRunner {
-    fn run(&mut self, lease: &Lease, stop: &AtomicBool) -> Result<(i64, Vec<Finding>), String> {
-        let variant = self
-            .spec
+    fn run(&mut self, lease: &Lease, stop: &AtomicBool) -> Result<UnitResult, String> {
+        // Every variant the text spells (`min.f32` with two or three sources).
+        let spec = self.spec.clone();
+        let variants: Vec<&Variant> = spec
             .variants
             .iter()
-            .find(|v| v.text == lease.variant)
-            .ok_or_else(|| {
-                format!(
-                    "unit {}: no variant `{}` in this semfuzz",
-                    lease.unit, lease.variant
-                )
-            })?;
+            .filter(|v| v.text == lease.variant)
+            .collect();
+        if variants.is_empty() {
+            return Err(format!(
+                "unit {}: no variant `{}` in this semfuzz",
+                lease.unit, lease.variant
+            ));
+        }
         let generator: GeneratorKind = lease.generator.parse()?;
         let config = campaign::Config {
             generator,
@@ -340,11 +522,18 @@ impl UnitRunner for EngineRunner {
             threads: 1,
             resume: 0,
         };
-        let backend = lease.backend.clone();
-        let open = move || registry::open(&backend);
+        let (identity, kept) = self.backend(&lease.backend).map_err(|e| {
+            format!(
+                "unit {} ({} on {}): {e}",
+                lease.unit, lease.variant, lease.backend
+            )
+        })?;
+        let open = move || -> Result<Box<dyn Backend>, BackendError> {
+            Ok(Box::new(SharedBackend(identity.clone(), kept.clone())))
+        };
         let report = campaign::run(
-            &self.spec,
-            &[variant],
+            &spec,
+            &variants,
             &open,
             None,
             &config,
@@ -357,7 +546,14 @@ impl UnitRunner for EngineRunner {
                 lease.unit, lease.variant, lease.backend
             )
         })?;
-        Ok((report.cases as i64, report.findings))
+        Ok(UnitResult {
+            cases: report.cases as i64,
+            findings: report.findings,
+            // Unsupported when the backend runs none of them.
+            unsupported: (report.variants_run == 0)
+                .then(|| report.skipped.into_iter().next().map(|(_, why)| why))
+                .flatten(),
+        })
     }
 }
 
@@ -384,9 +580,7 @@ pub fn worker(spec: Spec, args: WorkerArgs) -> Result<()> {
         lease_seconds: args.lease_seconds,
         exit_when_idle: args.exit_when_idle,
     };
-    let mut runner = EngineRunner {
-        spec: Arc::new(spec),
-    };
+    let mut runner = EngineRunner::new(Arc::new(spec));
     let s = run_worker(cfg, &mut runner, &stop)?;
     eprintln!(
         "semfuzz worker: {} units, {} cases, {} findings posted, {} units lost to expired leases",

@@ -423,7 +423,7 @@ async fn list_campaigns(State(s): State<AppState>, headers: HeaderMap) -> ApiRes
     }))
 }
 
-/// One campaign's progress and throughput over time.
+/// One campaign's progress, throughput over time, and each backend's pass.
 #[utoipa::path(get, path = "/api/v1/campaigns/{id}", params(("id" = i64, Path)),
     responses((status = 200, body = CampaignProgress), (status = 404, body = ErrorBody)),
     security((), ("bearer" = [])))]
@@ -437,6 +437,7 @@ async fn get_campaign(
     Ok(Json(CampaignProgress {
         campaign,
         throughput: s.db.throughput(id).await?,
+        passes: s.db.passes(id).await?,
     }))
 }
 

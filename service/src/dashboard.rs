@@ -148,21 +148,40 @@ fn findings_link(variant: &str, backend: &str, status: &str) -> String {
     )
 }
 
+/// A count in a few characters: `950`, `12.3k`, `4.5M`.
+fn short(n: i64) -> String {
+    match n {
+        ..=9_999 => n.to_string(),
+        ..=999_999 => format!("{:.1}k", n as f64 / 1e3),
+        ..=999_999_999 => format!("{:.1}M", n as f64 / 1e6),
+        _ => format!("{:.1}G", n as f64 / 1e9),
+    }
+}
+
+/// One cell of the overview matrix: coverage from the campaigns, findings from any source.
+#[derive(Default)]
+struct Cell {
+    coverage: Option<CoverageCell>,
+    open: i64,
+    total: i64,
+}
+
 async fn overview(State(s): State<AppState>, headers: HeaderMap) -> Page {
     readable(&s, &headers).await?;
     let totals = s.db.totals().await?;
-    let counts = s.db.matrix_counts().await?;
-    let mut cells: BTreeMap<(String, String), (i64, i64)> = BTreeMap::new();
-    let mut backends = BTreeSet::new();
-    for (variant, backend, open, total) in counts {
-        backends.insert(backend.clone());
+    let mut cells: BTreeMap<(String, String), Cell> = BTreeMap::new();
+    for (f, b, c) in s.db.coverage().await? {
+        cells.entry((f, b)).or_default().coverage = Some(c);
+    }
+    for (variant, backend, open, total) in s.db.matrix_counts().await? {
         let c = cells
             .entry((family(&variant).to_string(), backend))
             .or_default();
-        c.0 += open;
-        c.1 += total;
+        c.open += open;
+        c.total += total;
     }
     let families: BTreeSet<&String> = cells.keys().map(|(f, _)| f).collect();
+    let backends: BTreeSet<&String> = cells.keys().map(|(_, b)| b).collect();
     let heat = |open: i64| match open {
         0 => "c0",
         1..=2 => "c1",
@@ -179,7 +198,8 @@ async fn overview(State(s): State<AppState>, headers: HeaderMap) -> Page {
                 (totals.occurrences) " occurrences) · " (totals.cases) " cases run"
             }
             @if families.is_empty() {
-                p { "No findings yet. Start a worker (" code { "semfuzz worker --server URL --token T" } ") or post "
+                p { "No campaigns and no findings yet. Start one (" code { "cargo xtask run" } ", or the form on "
+                    a href="/campaigns" { "Campaigns" } "), start a worker (" code { "semfuzz worker --server URL --token T" } ") or post "
                     code { "semfuzz fuzz --json" } " output to " code { "/api/v1/findings" } "." }
             } @else {
                 table.matrix id="matrix" {
@@ -189,20 +209,51 @@ async fn overview(State(s): State<AppState>, headers: HeaderMap) -> Page {
                             tr {
                                 th { (f) }
                                 @for b in &backends {
-                                    @match cells.get(&((*f).clone(), b.clone())) {
-                                        Some((open, total)) => {
-                                            td class=(heat(*open)) title=(format!("{open} open of {total}")) {
-                                                a href=(findings_link(&format!("{f}.*"), b, "")) { (open) small { " / " (total) } }
-                                            }
+                                    @let cell = cells.get(&((*f).clone(), (*b).clone()));
+                                    @let cov = cell.and_then(|c| c.coverage.clone());
+                                    @let (open, total) = cell.map_or((0, 0), |c| (c.open, c.total));
+                                    @let supported = cov.as_ref().map_or(0, |c| c.variants - c.unsupported);
+                                    @let tried = cov.as_ref().map_or(0, |c| c.tried);
+                                    @let cases = cov.as_ref().map_or(0, |c| c.cases);
+                                    @let class = match (&cov, total) {
+                                        (_, 1..) => heat(open),
+                                        (None, _) => "none",
+                                        (Some(_), _) if supported == 0 => "unsupported",
+                                        (Some(_), _) if tried == 0 => "untried",
+                                        _ => "c0",
+                                    };
+                                    @let title = match &cov {
+                                        Some(c) => format!("{tried} of {supported} variants tried ({} the backend cannot run), {cases} cases; {open} open of {total} findings", c.unsupported),
+                                        None => format!("{open} open of {total} findings (from reports outside campaigns)"),
+                                    };
+                                    td class=(class) title=(title) data-tried=[cov.as_ref().map(|_| tried)] data-supported=[cov.as_ref().map(|_| supported)] {
+                                        @if total > 0 {
+                                            a href=(findings_link(&format!("{f}.*"), b, "")) { (open) small { " / " (total) } }
+                                        } @else if class == "none" {
+                                            "·"
+                                        } @else if class == "unsupported" {
+                                            "n/a"
+                                        } @else if class == "untried" {
+                                            "never run"
+                                        } @else {
+                                            "clean"
                                         }
-                                        None => { td.none { "·" } }
+                                        @if cov.is_some() && supported > 0 {
+                                            small.cov { (tried) "/" (supported) " tried" @if cases > 0 { " · " (short(cases)) } }
+                                        }
                                     }
                                 }
                             }
                         }
                     }
                 }
-                p.legend { "Cells: open findings (new or confirmed) / all findings of the instruction family on the backend." }
+                p.legend {
+                    "Cells: open findings (new or confirmed) / all findings of the instruction family on the backend; below, variants tried / variants the backend supports, and cases run. "
+                    span.untried { "never run" } ": the campaigns have not reached it yet; "
+                    span.c0 { "clean" } ": tried, nothing found; "
+                    span.unsupported { "n/a" } ": the backend runs none of the family's variants. "
+                    "A variant counts as supported until a worker finds it is not."
+                }
             }
         },
     ))
@@ -623,6 +674,18 @@ async fn campaign(State(s): State<AppState>, headers: HeaderMap, Path(id): Path<
     })?;
     let c = s.db.campaign(id).await?;
     let samples = s.db.throughput(id).await?;
+    let passes = s.db.passes(id).await?;
+    // The campaign is on its slowest backend's pass, which ends with that backend's last.
+    let pass = passes.iter().filter_map(|p| p.pass).min();
+    let on_it: Vec<&BackendPass> = passes
+        .iter()
+        .filter(|p| p.pass.is_some() && p.pass == pass)
+        .collect();
+    let eta = on_it
+        .iter()
+        .map(|p| p.eta_seconds)
+        .collect::<Option<Vec<i64>>>()
+        .and_then(|e| e.into_iter().max());
     Ok(page(
         &format!("Campaign {id}"),
         html! {
@@ -631,10 +694,47 @@ async fn campaign(State(s): State<AppState>, headers: HeaderMap, Path(id): Path<
                 (c.cases_per_unit) " cases per unit · " (c.status) " · created " (c.created) }
             (progress(&c))
             p { (c.cases) " cases run · " (c.findings) " finding occurrences" }
+            h2 { "Passes" }
+            @match pass {
+                Some(p) => { p id="pass" {
+                    "Pass " b { (p + 1) } @if p == 0 { " (the first: every variant once on every backend)" }
+                    ": " (on_it.iter().map(|b| b.left).sum::<i64>()) " variant × backend pairs left"
+                    @match eta { Some(e) => { ", ends in about " b { (duration(e)) } } None => { ", no estimate yet" } }
+                    @if c.status != "running" { " (the campaign is " (c.status) ")" }
+                    "."
+                } }
+                None => { p.muted id="pass" { "No backend of this campaign runs any of its variants." } }
+            }
+            table.passes id="passes" {
+                thead { tr { th { "backend" } th { "pass" } th { "done" } th { "left" } th { "cannot run" } th { "ends in" } } }
+                tbody {
+                    @for b in &passes {
+                        tr {
+                            td { (b.backend) }
+                            td.num { (b.pass.map_or("–".to_string(), |p| (p + 1).to_string())) }
+                            td.num { (b.done) }
+                            td.num { (b.left) }
+                            td.num { (b.unsupported) }
+                            td { (b.eta_seconds.map_or("–".to_string(), duration)) }
+                        }
+                    }
+                }
+            }
+            p.legend { "A pass runs every (variant, backend) pair the backend supports once more; the first with "
+                (crate::db::FIRST_PASS_CASES) " cases, each later unit of a pair as many cases as it has run so far (up to the campaign's cases per unit). Pairs with findings run ahead of the pass. Estimates come from the units of the pass finished in the last ten minutes." }
             h2 { "Throughput" }
             (chart(&samples))
         },
     ))
+}
+
+/// `45 s`, `12 min`, `3 h 20 min`.
+fn duration(seconds: i64) -> String {
+    match seconds {
+        ..=59 => format!("{seconds} s"),
+        ..=3599 => format!("{} min", (seconds + 59) / 60),
+        _ => format!("{} h {} min", seconds / 3600, seconds % 3600 / 60),
+    }
 }
 
 async fn proofs(State(s): State<AppState>, headers: HeaderMap) -> Page {

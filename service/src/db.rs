@@ -212,6 +212,57 @@ fn bounded(field: &str, value: &str, max: usize) -> Result<()> {
 /// that no sum of them over a campaign's life overflows.
 const MAX_CASES_PER_UNIT: i64 = 1_000_000_000;
 
+/// Cases of a continuous campaign's first-pass unit: one chunk of the generators (the
+/// boundary generator's edges of every operand are all in it), enough for the host's
+/// `min`/`max` or LLVM's folding bugs to show, small enough that a pass over every
+/// (variant, backend) pair takes minutes. Later units double a pair's cases, up to the
+/// campaign's `cases_per_unit`.
+pub const FIRST_PASS_CASES: i64 = 1024;
+
+/// The priority every successor unit starts from: above any unit created with the campaign
+/// (at most 200,000 units × 1,000 rounds), so every pair is run once (each round) before
+/// any successor.
+const LATER: i64 = 1 << 40;
+
+/// How much more often a pair that found something runs than one that did not: its
+/// successor's priority counts a quarter of its cases.
+const FOUND_WEIGHT: i64 = 4;
+
+/// The priority of a continuous campaign's next unit of a pair that has run `cases` cases
+/// and reported `findings` occurrences: fewer cases first, pairs with findings favoured.
+pub fn successor_priority(cases: i64, findings: i64) -> i64 {
+    let weighted = if findings > 0 {
+        cases / FOUND_WEIGHT
+    } else {
+        cases
+    };
+    LATER.saturating_add(weighted.max(0))
+}
+
+/// The cases of a continuous campaign's next unit of a pair that has run `cases`: as many
+/// again (each pass deepens), at least [`FIRST_PASS_CASES`], at most `cases_per_unit`.
+pub fn successor_cases(cases: i64, cases_per_unit: i64) -> i64 {
+    cases.max(FIRST_PASS_CASES).min(cases_per_unit)
+}
+
+/// The order of a campaign's first pass: the first variant of every family (families in
+/// catalogue order), then the second of every family that has one, and so on, so that the
+/// first units touch every family before any family's second variant.
+pub fn interleaved<'a>(variants: &[&'a String]) -> Vec<&'a String> {
+    let mut families: Vec<(&str, Vec<&'a String>)> = Vec::new();
+    for &v in variants {
+        let f = family(v);
+        match families.iter_mut().find(|(name, _)| *name == f) {
+            Some((_, members)) => members.push(v),
+            None => families.push((f, vec![v])),
+        }
+    }
+    let deepest = families.iter().map(|(_, m)| m.len()).max().unwrap_or(0);
+    (0..deepest)
+        .flat_map(|r| families.iter().filter_map(move |(_, m)| m.get(r).copied()))
+        .collect()
+}
+
 /// SQL for `a + b` of two non-negative BIGINTs that stops at the largest one instead of
 /// overflowing: SQLite would turn the sum into a REAL that no longer reads back as an
 /// integer (the finding then fails every read), PostgreSQL would refuse it. Counts grow by
@@ -659,15 +710,131 @@ impl Db {
             .map_err(Error::from)
     }
 
+    /// The coverage matrix: per (family, backend), over every campaign, the distinct
+    /// variants some campaign runs, those found unsupported, those tried, and cases run.
+    pub async fn coverage(&self) -> Result<Vec<(String, String, CoverageCell)>> {
+        let rows = sqlx::query(
+            "SELECT family, backend, COUNT(DISTINCT variant) AS variants, \
+             COUNT(DISTINCT CASE WHEN unsupported IS NOT NULL THEN variant END) AS unsupported, \
+             COUNT(DISTINCT CASE WHEN unsupported IS NULL AND units > 0 THEN variant END) AS tried, \
+             CAST(COALESCE(SUM(cases), 0) AS BIGINT) AS cases \
+             FROM campaign_pairs GROUP BY family, backend",
+        )
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| {
+                Ok((
+                    r.try_get("family")?,
+                    r.try_get("backend")?,
+                    CoverageCell {
+                        variants: r.try_get("variants")?,
+                        unsupported: r.try_get("unsupported")?,
+                        tried: r.try_get("tried")?,
+                        cases: r.try_get("cases")?,
+                    },
+                ))
+            })
+            .collect::<std::result::Result<_, sqlx::Error>>()
+            .map_err(Error::from)
+    }
+
+    /// Where each backend of campaign `id` stands in its passes, with an estimate of when
+    /// the current one ends from the units of that pass finished in the last ten minutes.
+    pub async fn passes(&self, id: i64) -> Result<Vec<BackendPass>> {
+        let rows = sqlx::query(
+            "SELECT backend, COUNT(*) AS pairs, \
+             CAST(SUM(CASE WHEN unsupported IS NOT NULL THEN 1 ELSE 0 END) AS BIGINT) AS unsupported, \
+             MIN(CASE WHEN unsupported IS NULL THEN units END) AS pass \
+             FROM campaign_pairs WHERE campaign_id = $1 GROUP BY backend ORDER BY backend",
+        )
+        .bind(id)
+        .fetch_all(&self.pool)
+        .await?;
+        let window_ms = 10 * 60 * 1000;
+        let now = SystemTime::now();
+        let since = humantime::format_rfc3339_seconds(
+            now.checked_sub(Duration::from_millis(window_ms))
+                .unwrap_or(UNIX_EPOCH),
+        )
+        .to_string();
+        let mut out = Vec::with_capacity(rows.len());
+        for r in &rows {
+            let backend: String = r.try_get("backend")?;
+            let pass: Option<i64> = r.try_get("pass")?;
+            let (pairs, unsupported): (i64, i64) = (r.try_get("pairs")?, r.try_get("unsupported")?);
+            let (mut done, mut eta_seconds) = (0, None);
+            if let Some(pass) = pass {
+                done = sqlx::query(
+                    "SELECT COUNT(*) AS n FROM campaign_pairs WHERE campaign_id = $1 AND backend = $2 \
+                     AND unsupported IS NULL AND units > $3",
+                )
+                .bind(id)
+                .bind(&backend)
+                .bind(pass)
+                .fetch_one(&self.pool)
+                .await?
+                .try_get("n")?;
+                // Units that ran cases: the ones that say what the pass's rest will cost (a
+                // unit the backend cannot run ends at once).
+                let recent = sqlx::query(
+                    "SELECT COUNT(*) AS n, MIN(completed) AS first FROM work_units WHERE campaign_id = $1 \
+                     AND status = 'done' AND completed >= $2 AND backend = $3 AND pass = $4 AND done_cases > 0",
+                )
+                .bind(id)
+                .bind(&since)
+                .bind(&backend)
+                .bind(pass)
+                .fetch_one(&self.pool)
+                .await?;
+                let n: i64 = recent.try_get("n")?;
+                let first: Option<String> = recent.try_get("first")?;
+                // In the first pass some of the pairs left will turn out unsupported, in the
+                // proportion found so far.
+                let left = pairs - unsupported - done;
+                let runnable = if pass == 0 && done + unsupported > 0 {
+                    done as f64 / (done + unsupported) as f64
+                } else {
+                    1.0
+                };
+                if let (true, Some(first)) = (n >= 2, first) {
+                    let elapsed = humantime::parse_rfc3339(&first)
+                        .ok()
+                        .and_then(|t| now.duration_since(t).ok())
+                        .map_or(0.0, |d| d.as_secs_f64())
+                        .max(1.0);
+                    eta_seconds = Some((left as f64 * runnable * elapsed / n as f64).ceil() as i64);
+                }
+            }
+            out.push(BackendPass {
+                backend,
+                pairs,
+                unsupported,
+                pass,
+                done,
+                left: if pass.is_some() {
+                    pairs - unsupported - done
+                } else {
+                    0
+                },
+                eta_seconds,
+            });
+        }
+        Ok(out)
+    }
+
     /// Creates a campaign and its work units: `rounds` units of `cases_per_unit` cases for
     /// each matching variant × backend. `catalogue` is every variant's text.
     pub async fn create_campaign(&self, c: &NewCampaign, catalogue: &[String]) -> Result<Campaign> {
         bounded("name", &c.name, 200)?;
         bounded("variants", &c.variants, 200)?;
         bounded("generator", &c.generator, 100)?;
+        // A text names every variant spelled so (`min.f32` with two or three sources): one
+        // pair, whose unit runs them all.
+        let mut seen = std::collections::HashSet::new();
         let variants: Vec<&String> = catalogue
             .iter()
-            .filter(|v| glob_match(&c.variants, v))
+            .filter(|v| glob_match(&c.variants, v) && seen.insert(v.as_str()))
             .collect();
         if variants.is_empty() {
             return Err(Error::Invalid(format!(
@@ -715,13 +882,34 @@ impl Db {
         .fetch_one(&mut *tx)
         .await?
         .try_get("id")?;
+        // Wide before deep: each round runs every pair once, families interleaved and each
+        // variant on every backend in turn; a continuous campaign's first round is small.
+        let order = interleaved(&variants);
+        let pairs: Vec<(&String, &String)> = order
+            .iter()
+            .flat_map(|&v| c.backends.iter().map(move |b| (v, b)))
+            .collect();
+        insert_pairs(&mut tx, id, &pairs).await?;
+        let n = pairs.len() as i64;
+        let mut units = Vec::with_capacity(pairs.len() * rounds as usize);
         for round in 0..rounds {
-            for v in &variants {
-                for b in &c.backends {
-                    insert_unit(&mut tx, id, v, b, unit_seed(id, round), cases).await?;
-                }
+            let size = if c.continuous && round == 0 {
+                cases.min(FIRST_PASS_CASES)
+            } else {
+                cases
+            };
+            for (k, &(v, b)) in pairs.iter().enumerate() {
+                units.push(NewUnit {
+                    variant: v,
+                    backend: b,
+                    seed: unit_seed(id, round),
+                    cases: size,
+                    priority: round * n + k as i64,
+                    pass: round,
+                });
             }
         }
+        insert_units(&mut tx, id, &units).await?;
         tx.commit().await?;
         self.campaign(id).await
     }
@@ -795,7 +983,8 @@ impl Db {
     }
 
     /// Leases up to `req.max` queued (or expired) units of running campaigns whose backend
-    /// is one of `req.backends` (any when empty). On PostgreSQL concurrent leases skip each
+    /// is one of `req.backends` (any when empty), lowest priority first: a campaign's passes
+    /// in order, families and backends interleaved within each. On PostgreSQL concurrent leases skip each
     /// other's rows (`FOR UPDATE SKIP LOCKED`), so no unit goes to two workers.
     pub async fn lease(&self, req: &LeaseRequest) -> Result<Vec<Lease>> {
         let max = req.max.unwrap_or(1);
@@ -824,7 +1013,8 @@ impl Db {
         }
         let set = "UPDATE work_units SET status = 'leased', lease_token = $1, lease_owner = $2, \
              lease_expires_ms = $3, attempts = attempts + 1";
-        let returning = "RETURNING id, campaign_id, variant, backend, seed, cases, attempts, \
+        let returning =
+            "RETURNING id, campaign_id, variant, backend, seed, cases, attempts, priority, \
              (SELECT generator FROM campaigns c WHERE c.id = work_units.campaign_id) AS generator";
         let bind_all = |sql| {
             let mut q = sqlx::query(sql)
@@ -854,14 +1044,15 @@ impl Db {
                 // completions then get 409) and the first queued units, each from a small
                 // partial index, each taken with SKIP LOCKED in the SELECT that has its
                 // LIMIT, so concurrent requests take different rows and never wait for each
-                // other. Candidates not leased are unlocked when the statement ends.
+                // other. Candidates not leased are unlocked when the statement ends. Queued
+                // units go in priority order (the campaign's passes); expired ones keep theirs.
                 let sql = format!(
-                    "WITH expired AS (SELECT id FROM work_units WHERE status = 'leased' AND lease_expires_ms < $4 {filter} \
+                    "WITH expired AS (SELECT id, priority FROM work_units WHERE status = 'leased' AND lease_expires_ms < $4 {filter} \
                      ORDER BY lease_expires_ms LIMIT {max} FOR UPDATE SKIP LOCKED), \
-                     queued AS (SELECT id FROM work_units WHERE status = 'queued' {filter} \
-                     ORDER BY id LIMIT {max} FOR UPDATE SKIP LOCKED) \
-                     {set} WHERE id IN (SELECT id FROM (SELECT id FROM expired UNION ALL SELECT id FROM queued) AS c \
-                     ORDER BY id LIMIT {max}) {returning}"
+                     queued AS (SELECT id, priority FROM work_units WHERE status = 'queued' {filter} \
+                     ORDER BY priority, id LIMIT {max} FOR UPDATE SKIP LOCKED) \
+                     {set} WHERE id IN (SELECT id FROM (SELECT id, priority FROM expired UNION ALL SELECT id, priority FROM queued) AS c \
+                     ORDER BY priority, id LIMIT {max}) {returning}"
                 );
                 bind_all(&sql).fetch_all(&self.pool).await?
             }
@@ -880,30 +1071,34 @@ impl Db {
                 let sql = format!(
                     "{set} WHERE id IN (SELECT id FROM work_units WHERE status = 'queued' {backend_cond} \
                      AND campaign_id IN (SELECT id FROM campaigns WHERE status = 'running') \
-                     ORDER BY id LIMIT {max}) {returning}"
+                     ORDER BY priority, id LIMIT {max}) {returning}"
                 );
                 let rows = bind_all(&sql).fetch_all(&mut *tx).await?;
                 tx.commit().await?;
                 rows
             }
         };
-        let mut leases: Vec<Lease> = Vec::with_capacity(rows.len());
+        let mut leases: Vec<(i64, Lease)> = Vec::with_capacity(rows.len());
         for r in &rows {
-            leases.push(Lease {
-                unit: r.try_get("id")?,
-                lease_token: token.clone(),
-                campaign: r.try_get("campaign_id")?,
-                variant: r.try_get("variant")?,
-                backend: r.try_get("backend")?,
-                generator: r.try_get("generator")?,
-                seed: r.try_get("seed")?,
-                cases: r.try_get("cases")?,
-                attempt: r.try_get("attempts")?,
-                expires_ms: expires,
-            });
+            leases.push((
+                r.try_get("priority")?,
+                Lease {
+                    unit: r.try_get("id")?,
+                    lease_token: token.clone(),
+                    campaign: r.try_get("campaign_id")?,
+                    variant: r.try_get("variant")?,
+                    backend: r.try_get("backend")?,
+                    generator: r.try_get("generator")?,
+                    seed: r.try_get("seed")?,
+                    cases: r.try_get("cases")?,
+                    attempt: r.try_get("attempts")?,
+                    expires_ms: expires,
+                },
+            ));
         }
-        leases.sort_by_key(|l| l.unit);
-        Ok(leases)
+        // In the order the queue gives them, so a worker taking several runs them so too.
+        leases.sort_by_key(|(priority, l)| (*priority, l.unit));
+        Ok(leases.into_iter().map(|(_, l)| l).collect())
     }
 
     /// Extends a lease; a lease that another worker has taken over is a conflict.
@@ -955,6 +1150,9 @@ impl Db {
                 "cases: 0..={MAX_CASES_PER_UNIT}, the most a unit has"
             )));
         }
+        if let Some(why) = &c.unsupported {
+            bounded("unsupported", why, 1000)?;
+        }
         let (_g, mut tx) = self.write().await?;
         let row = sqlx::query(
             "UPDATE work_units SET status = 'done', done_cases = $1, completed = $2 \
@@ -993,16 +1191,15 @@ impl Db {
             &format!("unit {unit} ({})", owner.unwrap_or_default()),
         )
         .await?;
+        let occurrences = checked
+            .iter()
+            .fold(0i64, |total, f| total.saturating_add(f.count));
         sqlx::query(&format!(
             "UPDATE campaigns SET cases = cases + $1, findings = {} WHERE id = $3",
             saturating_sum("findings", "$2")
         ))
         .bind(c.cases)
-        .bind(
-            checked
-                .iter()
-                .fold(0i64, |total, f| total.saturating_add(f.count)),
-        )
+        .bind(occurrences)
         .bind(campaign_id)
         .execute(&mut *tx)
         .await?;
@@ -1012,25 +1209,49 @@ impl Db {
             .bind(c.cases)
             .execute(&mut *tx)
             .await?;
-        let continuous: i64 = sqlx::query("SELECT continuous FROM campaigns WHERE id = $1")
-            .bind(campaign_id)
-            .fetch_one(&mut *tx)
-            .await?
-            .try_get("continuous")?;
-        if continuous != 0 {
-            let (variant, backend): (String, String) =
-                (row.try_get("variant")?, row.try_get("backend")?);
+        let (variant, backend): (String, String) =
+            (row.try_get("variant")?, row.try_get("backend")?);
+        // The pair's totals, with this unit's: what its successor's size and place follow.
+        let pair = sqlx::query(&format!(
+            "INSERT INTO campaign_pairs (campaign_id, variant, family, backend, units, cases, findings, unsupported) \
+             VALUES ($1, $2, $3, $4, 1, $5, $6, $7) \
+             ON CONFLICT (campaign_id, variant, backend) DO UPDATE SET units = campaign_pairs.units + 1, \
+             cases = {}, findings = {}, unsupported = excluded.unsupported \
+             RETURNING units, cases, findings",
+            saturating_sum("campaign_pairs.cases", "excluded.cases"),
+            saturating_sum("campaign_pairs.findings", "excluded.findings"),
+        ))
+        .bind(campaign_id)
+        .bind(&variant)
+        .bind(family(&variant))
+        .bind(&backend)
+        .bind(c.cases)
+        .bind(occurrences)
+        .bind(c.unsupported.clone())
+        .fetch_one(&mut *tx)
+        .await?;
+        let campaign =
+            sqlx::query("SELECT continuous, cases_per_unit FROM campaigns WHERE id = $1")
+                .bind(campaign_id)
+                .fetch_one(&mut *tx)
+                .await?;
+        // A backend that cannot run the variant gets no successor: it would say so again.
+        if campaign.try_get::<i64, _>("continuous")? != 0 && c.unsupported.is_none() {
             let seed: i64 = row.try_get("seed")?;
-            let cases: i64 = row.try_get("cases")?;
-            insert_unit(
-                &mut tx,
-                campaign_id,
-                &variant,
-                &backend,
-                seed.wrapping_add(1),
-                cases,
-            )
-            .await?;
+            let (units, cases, findings): (i64, i64, i64) = (
+                pair.try_get("units")?,
+                pair.try_get("cases")?,
+                pair.try_get("findings")?,
+            );
+            let unit = NewUnit {
+                variant: &variant,
+                backend: &backend,
+                seed: seed.wrapping_add(1),
+                cases: successor_cases(cases, campaign.try_get("cases_per_unit")?),
+                priority: successor_priority(cases, findings),
+                pass: units,
+            };
+            insert_units(&mut tx, campaign_id, &[unit]).await?;
         }
         tx.commit().await?;
         Ok(IngestResult {
@@ -1198,22 +1419,79 @@ fn unit_seed(campaign: i64, round: i64) -> i64 {
     campaign.wrapping_mul(1_000_003).wrapping_add(round)
 }
 
-async fn insert_unit(
-    tx: &mut Transaction<'static, Any>,
-    campaign: i64,
-    variant: &str,
-    backend: &str,
+/// A work unit to queue.
+struct NewUnit<'a> {
+    variant: &'a str,
+    backend: &'a str,
     seed: i64,
     cases: i64,
+    priority: i64,
+    pass: i64,
+}
+
+/// Rows per multi-row `INSERT`: a campaign of 80,000 pairs is 160 statements instead of
+/// 80,000 round trips, and 7 parameters a row stay far below SQLite's 32,766.
+const INSERT_ROWS: usize = 500;
+
+/// `($1, $2, ...{extra}), (...)` for `rows` rows of `width` parameters, each row ending with
+/// the constant columns `extra`.
+fn values(rows: usize, width: usize, extra: &str) -> String {
+    (0..rows)
+        .map(|r| {
+            let ps: Vec<String> = (1..=width).map(|c| format!("${}", r * width + c)).collect();
+            format!("({}{extra})", ps.join(", "))
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+async fn insert_units(
+    tx: &mut Transaction<'static, Any>,
+    campaign: i64,
+    units: &[NewUnit<'_>],
 ) -> Result<()> {
-    sqlx::query("INSERT INTO work_units (campaign_id, variant, backend, seed, cases, status) VALUES ($1, $2, $3, $4, $5, 'queued')")
-        .bind(campaign)
-        .bind(variant)
-        .bind(backend)
-        .bind(seed)
-        .bind(cases)
-        .execute(&mut **tx)
-        .await?;
+    for chunk in units.chunks(INSERT_ROWS) {
+        let sql = format!(
+            "INSERT INTO work_units (campaign_id, variant, backend, seed, cases, priority, pass, status) VALUES {}",
+            values(chunk.len(), 7, ", 'queued'")
+        );
+        let mut q = sqlx::query(&sql);
+        for u in chunk {
+            q = q
+                .bind(campaign)
+                .bind(u.variant)
+                .bind(u.backend)
+                .bind(u.seed)
+                .bind(u.cases)
+                .bind(u.priority)
+                .bind(u.pass);
+        }
+        q.execute(&mut **tx).await?;
+    }
+    Ok(())
+}
+
+/// Records a new campaign's (variant, backend) pairs, not yet run.
+async fn insert_pairs(
+    tx: &mut Transaction<'static, Any>,
+    campaign: i64,
+    pairs: &[(&String, &String)],
+) -> Result<()> {
+    for chunk in pairs.chunks(INSERT_ROWS) {
+        let sql = format!(
+            "INSERT INTO campaign_pairs (campaign_id, variant, family, backend) VALUES {}",
+            values(chunk.len(), 4, "")
+        );
+        let mut q = sqlx::query(&sql);
+        for (v, b) in chunk {
+            q = q
+                .bind(campaign)
+                .bind(v.as_str())
+                .bind(family(v))
+                .bind(b.as_str());
+        }
+        q.execute(&mut **tx).await?;
+    }
     Ok(())
 }
 

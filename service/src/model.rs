@@ -403,6 +403,43 @@ pub struct CampaignProgress {
     pub campaign: Campaign,
     /// Cases finished per minute.
     pub throughput: Vec<Sample>,
+    /// Where each backend stands in its passes over the campaign's variants.
+    pub passes: Vec<BackendPass>,
+}
+
+/// One backend's pass over a campaign's variants. Pass 0 runs every (variant, backend) pair
+/// once with a small unit; a pass ends when every pair the backend can run has one more unit
+/// done. Pairs with findings run ahead of the pass, so they are not waited for.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct BackendPass {
+    /// The backend.
+    pub backend: String,
+    /// The campaign's variants on it.
+    pub pairs: i64,
+    /// Variants a worker reported the backend cannot run (never queued again).
+    pub unsupported: i64,
+    /// The pass it is on (0: the first); null when it can run none of the variants.
+    pub pass: Option<i64>,
+    /// Variants done with this pass.
+    pub done: i64,
+    /// Variants this pass still has to run.
+    pub left: i64,
+    /// Seconds until the pass ends at the rate of its last ten minutes; null until two units
+    /// of the pass have finished in that window.
+    pub eta_seconds: Option<i64>,
+}
+
+/// One cell of the dashboard's family × backend matrix, over every campaign.
+#[derive(Clone, Debug, Default)]
+pub struct CoverageCell {
+    /// Distinct variants of the family that some campaign runs on the backend.
+    pub variants: i64,
+    /// Of those, variants a worker reported the backend cannot run.
+    pub unsupported: i64,
+    /// Variants run at least once.
+    pub tried: i64,
+    /// Cases run.
+    pub cases: i64,
 }
 
 /// Cases finished in one minute of a campaign.
@@ -495,6 +532,11 @@ pub struct Completion {
     /// The findings (as `semfuzz fuzz --json` writes them).
     #[schema(schema_with = findings_schema)]
     pub findings: Vec<Finding>,
+    /// Set when the backend cannot run the unit's variant at all: why (`no NVVM intrinsic`).
+    /// The pair then counts as unsupported on the dashboard and gets no successor.
+    #[serde(default)]
+    #[schema(max_length = 1000)]
+    pub unsupported: Option<String>,
 }
 
 /// An array of [`FindingSchema`].

@@ -9,11 +9,22 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-/// Runs one leased unit: the cases run and the findings.
+/// What running a unit gave.
+#[derive(Clone, Debug, Default)]
+pub struct UnitResult {
+    /// Cases run.
+    pub cases: i64,
+    /// Findings.
+    pub findings: Vec<Finding>,
+    /// Why the backend cannot run the unit's variant at all, when it cannot.
+    pub unsupported: Option<String>,
+}
+
+/// Runs one leased unit.
 pub trait UnitRunner {
     /// Runs `lease`'s variant on its backend with its generator, seed and case count;
     /// returns early (with what it has) when `stop` is set.
-    fn run(&mut self, lease: &Lease, stop: &AtomicBool) -> Result<(i64, Vec<Finding>), String>;
+    fn run(&mut self, lease: &Lease, stop: &AtomicBool) -> Result<UnitResult, String>;
 }
 
 /// Where and how a worker works.
@@ -193,12 +204,17 @@ pub fn run_worker(
             runner.run(&lease, stop)
         };
         let _ = beat.join();
-        let (cases, findings) = result.map_err(|e| WorkerError::Run(lease.unit, e))?;
+        let UnitResult {
+            cases,
+            findings,
+            unsupported,
+        } = result.map_err(|e| WorkerError::Run(lease.unit, e))?;
         let n = findings.len() as u64;
         let completion = Completion {
             lease_token: lease.lease_token.clone(),
             cases,
             findings,
+            unsupported,
         };
         match client.post_retrying(
             &format!("/api/v1/units/{}/complete", lease.unit),

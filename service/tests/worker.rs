@@ -6,7 +6,7 @@ mod common;
 use common::*;
 use semfuzz_fuzz::Finding;
 use semfuzz_service::model::Lease;
-use semfuzz_service::worker::{run_worker, UnitRunner, WorkerConfig};
+use semfuzz_service::worker::{run_worker, UnitResult, UnitRunner, WorkerConfig};
 use serde_json::json;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -32,7 +32,7 @@ fn f(signature: String) -> Finding {
 }
 
 impl UnitRunner for Fake {
-    fn run(&mut self, lease: &Lease, _stop: &AtomicBool) -> Result<(i64, Vec<Finding>), String> {
+    fn run(&mut self, lease: &Lease, _stop: &AtomicBool) -> Result<UnitResult, String> {
         if lease.attempt > 1 {
             self.retries_seen.fetch_add(1, Ordering::SeqCst);
         }
@@ -40,10 +40,11 @@ impl UnitRunner for Fake {
         if self.dies {
             panic!("worker killed mid-unit (simulated)");
         }
-        Ok((
-            lease.cases,
-            vec![f(format!("unit{}", lease.seed)), f("shared".into())],
-        ))
+        Ok(UnitResult {
+            cases: lease.cases,
+            findings: vec![f(format!("unit{}", lease.seed)), f("shared".into())],
+            unsupported: None,
+        })
     }
 }
 
