@@ -383,6 +383,115 @@ fn dashboard_in_headless_chromium() {
     child.wait().unwrap();
 }
 
+/// Wide before deep (issue 21), through `serve --local-worker` on the host and a deliberately
+/// slow external backend: the host's findings arrive while the slow backend is still on its
+/// first pass, the matrix (in headless Chromium, where there is one) shows tried / supported
+/// and the slow backend's never-run cells, and the slow backend runs every pair once before
+/// any twice.
+#[test]
+fn local_worker_goes_wide_before_deep() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("s.db");
+    let log = dir.path().join("slow.log");
+    let adapter = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/adapters/slow.py");
+    // The first batch takes 12 s (time to look at the matrix), each later one 0.3 s.
+    let slow = format!(
+        "external:python3 {} {} 12 0.3",
+        adapter.display(),
+        log.display()
+    );
+    let (mut child, url) = serve_with(
+        &db,
+        &[
+            "--local-worker",
+            "--local-variants",
+            "m??.f??",
+            "--local-backend",
+            "host",
+            "--local-backend",
+            &slow,
+        ],
+    );
+    wait_for(
+        &format!("{url}/api/v1/findings?backend=host&limit=1"),
+        "host finding",
+        |v| v["total"].as_i64() > Some(0),
+    );
+    let passes = |v: &serde_json::Value| -> (serde_json::Value, serde_json::Value) {
+        let find = |b: &str| {
+            v["passes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|p| p["backend"] == b)
+                .cloned()
+                .unwrap_or_else(|| panic!("no pass for {b}: {v}"))
+        };
+        (find("host"), find(&slow))
+    };
+    let (_, slow_pass) = passes(&get_json(&format!("{url}/api/v1/campaigns/1")));
+    assert_eq!(slow_pass["pass"], 0, "{slow_pass}");
+    assert!(
+        slow_pass["left"].as_i64() > Some(0),
+        "the host's findings came only after the slow backend's first pass: {slow_pass}"
+    );
+    if let Some(browser) = chromium() {
+        let page = dump_dom(
+            browser,
+            &format!("{url}/"),
+            &Path::new(env!("CARGO_TARGET_TMPDIR")).join("dashboard-coverage.png"),
+        );
+        let matrix = &page[page.find("id=\"matrix\"").expect("the matrix")..];
+        assert!(
+            matrix.contains("class=\"untried\"") && matrix.contains("never run"),
+            "no never-run cell for the slow backend: {matrix}"
+        );
+        assert!(
+            matrix.contains(" tried") && matrix.contains("data-supported="),
+            "no tried / supported in the matrix: {matrix}"
+        );
+        let host_tried = matrix.contains("data-tried=\"1\"")
+            || matrix.contains("data-tried=\"2\"")
+            || matrix.contains("data-tried=\"3\"");
+        assert!(host_tried, "no cell the host has tried: {matrix}");
+    } else {
+        eprintln!("\n!!! SKIPPING the coverage matrix's browser check: no chromium (run `cargo xtask setup`) !!!\n");
+    }
+    let v = wait_for(
+        &format!("{url}/api/v1/campaigns/1"),
+        "second pass of the slow backend",
+        |v| passes(v).1["pass"].as_i64() >= Some(1),
+    );
+    let (host, slow_pass) = passes(&v);
+    assert!(
+        host["pass"].as_i64() > Some(1),
+        "the host went deeper meanwhile: {host}"
+    );
+    let pairs = slow_pass["pairs"].as_u64().unwrap() as usize;
+    // The log until some variant's second batch: it holds every variant the log ever shows.
+    let start = Instant::now();
+    let (run, repeat) = loop {
+        let text = std::fs::read_to_string(&log).unwrap();
+        let run: Vec<String> = text.lines().map(str::to_string).collect();
+        let mut seen = std::collections::HashSet::new();
+        if let Some(i) = run.iter().position(|v| !seen.insert(v)) {
+            break (run, i);
+        }
+        assert!(start.elapsed() < Duration::from_secs(60), "{run:?}");
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    let before: std::collections::HashSet<&String> = run[..repeat].iter().collect();
+    let all: std::collections::HashSet<&String> = run.iter().collect();
+    assert_eq!(before, all, "every pair once before any twice: {run:?}");
+    let texts: std::collections::HashSet<&str> = run[..repeat]
+        .iter()
+        .map(|l| l.split(' ').next().unwrap())
+        .collect();
+    assert_eq!(texts.len(), pairs, "every text in the first pass: {run:?}");
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
+
 #[path = "../../service/tests/common/pg.rs"]
 mod pg;
 

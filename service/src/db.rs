@@ -1582,6 +1582,46 @@ mod tests {
     }
 
     #[test]
+    fn first_pass_interleaves_families() {
+        let texts: Vec<String> = [
+            "add.f32",
+            "add.rn.f32",
+            "add.rz.f32",
+            "min.f32",
+            "HMUL2",
+            "HMUL2.FTZ",
+        ]
+        .map(String::from)
+        .to_vec();
+        let refs: Vec<&String> = texts.iter().collect();
+        let order: Vec<&str> = interleaved(&refs).iter().map(|s| s.as_str()).collect();
+        assert_eq!(
+            order,
+            [
+                "add.f32",
+                "min.f32",
+                "HMUL2",
+                "add.rn.f32",
+                "HMUL2.FTZ",
+                "add.rz.f32"
+            ]
+        );
+    }
+
+    #[test]
+    fn later_units_deepen_and_favour_findings() {
+        assert_eq!(successor_cases(0, 20_000), FIRST_PASS_CASES);
+        assert_eq!(successor_cases(4096, 20_000), 4096);
+        assert_eq!(successor_cases(1 << 30, 20_000), 20_000);
+        assert_eq!(successor_cases(4096, 100), 100);
+        // Above every unit a campaign starts with, fewer cases first, findings first.
+        assert!(successor_priority(0, 0) > 200_000 * 1000);
+        assert!(successor_priority(1024, 0) < successor_priority(2048, 0));
+        assert!(successor_priority(4096, 1) < successor_priority(2048, 0));
+        assert_eq!(successor_priority(i64::MAX, 0), i64::MAX);
+    }
+
+    #[test]
     fn sort_is_a_fixed_list() {
         assert_eq!(sort_column(Some("-count")).unwrap(), ("count", true));
         assert!(sort_column(Some("count; DROP TABLE findings")).is_err());
