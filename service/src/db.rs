@@ -885,9 +885,12 @@ impl Db {
         // Wide before deep: each round runs every pair once, families interleaved and each
         // variant on every backend in turn; a continuous campaign's first round is small.
         let order = interleaved(&variants);
+        // A backend named twice is one backend: one pair per variant.
+        let mut named = std::collections::HashSet::new();
+        let backends: Vec<&String> = c.backends.iter().filter(|b| named.insert(*b)).collect();
         let pairs: Vec<(&String, &String)> = order
             .iter()
-            .flat_map(|&v| c.backends.iter().map(move |b| (v, b)))
+            .flat_map(|&v| backends.iter().map(move |&b| (v, b)))
             .collect();
         insert_pairs(&mut tx, id, &pairs).await?;
         let n = pairs.len() as i64;
