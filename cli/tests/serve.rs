@@ -630,18 +630,20 @@ const CASES_PER_UNIT: i64 = 4_000_000;
 
 /// Real units of a real campaign (the host's `min.NaN`/`max.NaN`, which have findings) on
 /// three worker processes, one killed mid-unit: each unit is done exactly once (the cases add
-/// up to units × cases per unit; a second completion would add more), and the findings are
+/// up to units × variants per unit × cases per unit; a second completion would add more), and the findings are
 /// exactly those of one worker running the same campaign alone (same seeds): none lost to
 /// the killed worker, none doubled by the unit it left behind.
 #[test]
 fn three_worker_processes_on_postgres_one_killed() {
     let Some(pg) = pg::pg() else { return };
     let (found, campaign) = distributed_run(&pg.fresh_db(), 3, Some(Duration::from_millis(700)));
+    // Two texts (min.NaN.f32, max.NaN.f32) × 3 rounds; each unit runs both variants its text
+    // spells (two and three sources) with CASES_PER_UNIT cases each.
     let units = campaign["units"].as_i64().unwrap();
-    assert!(units >= 6, "{campaign}");
+    assert_eq!(units, 6, "{campaign}");
     assert_eq!(
         campaign["cases"],
-        serde_json::json!(units * CASES_PER_UNIT),
+        serde_json::json!(units * 2 * CASES_PER_UNIT),
         "every unit done exactly once: {campaign}"
     );
     assert!(!found.is_empty(), "the host's min/max.NaN have findings");
