@@ -152,8 +152,8 @@ fn findings_link(variant: &str, backend: &str, status: &str) -> String {
 fn short(n: i64) -> String {
     match n {
         ..=9_999 => n.to_string(),
-        ..=999_999 => format!("{:.1}k", n as f64 / 1e3),
-        ..=999_999_999 => format!("{:.1}M", n as f64 / 1e6),
+        10_000..=999_999 => format!("{:.1}k", n as f64 / 1e3),
+        1_000_000..=999_999_999 => format!("{:.1}M", n as f64 / 1e6),
         _ => format!("{:.1}G", n as f64 / 1e9),
     }
 }
@@ -732,7 +732,7 @@ async fn campaign(State(s): State<AppState>, headers: HeaderMap, Path(id): Path<
 fn duration(seconds: i64) -> String {
     match seconds {
         ..=59 => format!("{seconds} s"),
-        ..=3599 => format!("{} min", (seconds + 59) / 60),
+        60..=3599 => format!("{} min", (seconds + 59) / 60),
         _ => format!("{} h {} min", seconds / 3600, seconds % 3600 / 60),
     }
 }
