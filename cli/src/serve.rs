@@ -339,6 +339,7 @@ impl UnitRunner for EngineRunner {
             seed: lease.seed as u64,
             threads: 1,
             resume: 0,
+            evaluator: semfuzz_jit::EvaluatorKind::Jit,
         };
         let backend = lease.backend.clone();
         let open = move || registry::open(&backend);
