@@ -313,6 +313,42 @@ impl<'p> Cache<'p> {
     }
 }
 
+/// Programs compiled by [`Evaluator::new`]: by a hash of the ops, then by equality of the
+/// whole program. Cleared when it reaches [`SHARED_LIMIT`] programs, so it cannot grow
+/// without bound in a long-lived process.
+type Shared = HashMap<u64, Vec<(Program, Option<Arc<Compiled>>)>>;
+
+/// The most programs [`Evaluator::new`]'s cache keeps.
+const SHARED_LIMIT: usize = 8192;
+
+fn shared(program: &Program) -> Option<Arc<Compiled>> {
+    use std::hash::{Hash, Hasher};
+    static SHARED: std::sync::OnceLock<Mutex<(Shared, usize)>> = std::sync::OnceLock::new();
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    program.ops.hash(&mut h);
+    program.input_widths.hash(&mut h);
+    let key = h.finish();
+    let cell = SHARED.get_or_init(Default::default);
+    let mut guard = cell.lock().unwrap_or_else(|e| e.into_inner());
+    let (map, count) = &mut *guard;
+    if let Some((_, code)) = map
+        .get(&key)
+        .and_then(|v| v.iter().find(|(p, _)| p == program))
+    {
+        return code.clone();
+    }
+    if *count >= SHARED_LIMIT {
+        map.clear();
+        *count = 0;
+    }
+    let code = compile(program).ok().map(Arc::new);
+    map.entry(key)
+        .or_default()
+        .push((program.clone(), code.clone()));
+    *count += 1;
+    code
+}
+
 enum Inner<'p> {
     Interp(semfuzz_spec::eval::Evaluator<'p>),
     Jit {
@@ -331,9 +367,13 @@ pub struct Evaluator<'p> {
 
 impl<'p> Evaluator<'p> {
     /// The default evaluator for `program`: compiled where the JIT supports it, else the
-    /// interpreter.
+    /// interpreter. The code comes from a process-wide cache keyed by the program's value, so
+    /// callers that make an evaluator per input (tests, `semfuzz check`) compile once.
     pub fn new(program: &'p Program) -> Evaluator<'p> {
-        Evaluator::of_kind(program, EvaluatorKind::default())
+        match shared(program) {
+            Some(code) => Evaluator::compiled(program, code),
+            None => Evaluator::interpreted(program),
+        }
     }
 
     /// The evaluator `kind` for `program`, compiling it afresh (use a [`Cache`] to compile
