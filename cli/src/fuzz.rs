@@ -373,9 +373,9 @@ fn summary(report: &Report, interrupted: bool) {
         let used: Vec<String> = report
             .evaluators
             .iter()
-            .map(|(kind, n)| format!("{} ({n} variants)", kind.name()))
+            .map(|(kind, n)| format!("{} evaluator ({n} variants)", kind.name()))
             .collect();
-        outln!("accept sets by the {} evaluator", used.join(" and the "));
+        outln!("accept sets by the {}", used.join(" and the "));
     }
 }
 
