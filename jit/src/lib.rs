@@ -457,11 +457,10 @@ impl<'p> Evaluator<'p> {
                 resolver,
             } => {
                 let ni = code.n_inputs;
-                let rows = if ni == 0 {
-                    out.len() / np.max(1)
-                } else {
-                    inputs.len() / ni
-                };
+                let rows = inputs
+                    .len()
+                    .checked_div(ni)
+                    .unwrap_or(out.len() / np.max(1));
                 assert_eq!(
                     rows * np,
                     out.len(),

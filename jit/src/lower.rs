@@ -117,7 +117,7 @@ impl<'a, 'b> RowLowering<'a, 'b> {
         self.b.ins().select(r_is_nan, nan, r)
     }
 
-    fn to_float(&mut self, x: Value, ty: types::Type) -> Value {
+    fn as_float(&mut self, x: Value, ty: types::Type) -> Value {
         if ty == types::F32 {
             let t = self.b.ins().ireduce(types::I32, x);
             self.b.ins().bitcast(types::F32, MemFlagsData::new(), t)
@@ -126,7 +126,7 @@ impl<'a, 'b> RowLowering<'a, 'b> {
         }
     }
 
-    fn to_bits(&mut self, x: Value, ty: types::Type) -> Value {
+    fn as_bits(&mut self, x: Value, ty: types::Type) -> Value {
         if ty == types::F32 {
             let t = self.b.ins().bitcast(types::I32, MemFlagsData::new(), x);
             self.b.ins().uextend(I64, t)
@@ -150,7 +150,7 @@ impl<'a, 'b> RowLowering<'a, 'b> {
     fn arith(&mut self, op: FpOp, f: Format, r: Round, args: &[ValueId]) -> Value {
         let xs: Vec<Value> = args.iter().map(|&a| self.v(a)).collect();
         if let Some(ty) = native(f, r) {
-            let fs: Vec<Value> = xs.iter().map(|&x| self.to_float(x, ty)).collect();
+            let fs: Vec<Value> = xs.iter().map(|&x| self.as_float(x, ty)).collect();
             let ins = self.b.ins();
             let y = match op {
                 FpOp::Add => ins.fadd(fs[0], fs[1]),
@@ -161,7 +161,7 @@ impl<'a, 'b> RowLowering<'a, 'b> {
                 FpOp::Sqrt => ins.sqrt(fs[0]),
                 FpOp::Cmp => unreachable!("comparisons are lowered by `compare`"),
             };
-            let bits = self.to_bits(y, ty);
+            let bits = self.as_bits(y, ty);
             return self.fix_nan(f, bits, &xs);
         }
         let zero = self.b.ins().iconst(I64, 0);
@@ -173,7 +173,7 @@ impl<'a, 'b> RowLowering<'a, 'b> {
     fn compare(&mut self, f: Format, c: Cmp, a: ValueId, b: ValueId) -> Value {
         let (x, y) = (self.v(a), self.v(b));
         if let Some(ty) = native(f, Round::NearestEven) {
-            let (fx, fy) = (self.to_float(x, ty), self.to_float(y, ty));
+            let (fx, fy) = (self.as_float(x, ty), self.as_float(y, ty));
             let cc = match c {
                 Cmp::Eq => FloatCC::Equal,
                 Cmp::Lt => FloatCC::LessThan,
