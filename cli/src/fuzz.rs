@@ -22,6 +22,8 @@ pub struct Args {
     pub threads: usize,
     pub json: Option<PathBuf>,
     pub resume: u64,
+    /// What computes the accept sets.
+    pub evaluator: semfuzz_jit::EvaluatorKind,
     /// Post findings to a service as the campaign goes.
     pub report: Option<Reporter>,
 }
@@ -37,6 +39,12 @@ const DEFAULT_CASES: u64 = 100_000;
 /// Z3's budget per witness query for `--generator witness` (`semfuzz witnesses --timeout`).
 const WITNESS_TIMEOUT_MS: u32 = 2000;
 
+/// `--evaluator jit` or `interp`.
+pub fn parse_evaluator(text: &str) -> Result<semfuzz_jit::EvaluatorKind, String> {
+    semfuzz_jit::EvaluatorKind::parse(text)
+        .ok_or_else(|| format!("`{text}` is not an evaluator; write jit or interp"))
+}
+
 /// `--time 30s`, `10m`, `2h`.
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
     humantime::parse_duration(text)
@@ -44,7 +52,15 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
 }
 
 pub fn run(spec: &Spec, variants: &[&semfuzz_spec::Variant], args: Args) -> Result<bool> {
-    let open = || registry::open(&args.backend);
+    // The `spec` backend's results come from the evaluator `--evaluator` names too.
+    let open = || -> Result<Box<dyn semfuzz_backend::Backend>, semfuzz_backend::BackendError> {
+        if args.backend == "spec" {
+            return Ok(Box::new(
+                semfuzz_fuzz::spec_backend::SpecBackend::with_evaluator(args.evaluator),
+            ));
+        }
+        registry::open(&args.backend)
+    };
     let cases = match (args.cases, args.time, args.generator) {
         (None, None, semfuzz_fuzz::GeneratorKind::Exhaustive) => None,
         (None, None, _) => Some(DEFAULT_CASES),
@@ -57,6 +73,7 @@ pub fn run(spec: &Spec, variants: &[&semfuzz_spec::Variant], args: Args) -> Resu
         seed: args.seed,
         threads: args.threads,
         resume: args.resume,
+        evaluator: args.evaluator,
     };
     let stop = Arc::new(AtomicBool::new(false));
     let handler_stop = Arc::clone(&stop);
@@ -352,6 +369,14 @@ fn summary(report: &Report, interrupted: bool) {
         report.skipped.len(),
         report.errors.len(),
     );
+    if !report.evaluators.is_empty() {
+        let used: Vec<String> = report
+            .evaluators
+            .iter()
+            .map(|(kind, n)| format!("{} evaluator ({n} variants)", kind.name()))
+            .collect();
+        outln!("accept sets by the {}", used.join(" and the "));
+    }
 }
 
 /// `semfuzz backends`: one line per backend: name, version, and `available` or why not.
@@ -377,5 +402,6 @@ pub fn backends() -> Result<bool> {
     for (name, version, state) in &lines {
         outln!("{name:w0$}  {version:w1$}  {state}");
     }
+    outln!("evaluator: {}", semfuzz_jit::describe_host());
     Ok(true)
 }

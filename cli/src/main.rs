@@ -108,6 +108,10 @@ enum Command {
         /// exhaustive: start at this case index (what an interrupted run reached).
         #[arg(long, value_name = "FROM", default_value_t = 0)]
         resume: u64,
+        /// What computes the accept sets: jit (native code, where it supports a variant) or
+        /// interp (the IR interpreter, the reference).
+        #[arg(long, default_value = "jit", value_parser = fuzz::parse_evaluator)]
+        evaluator: semfuzz_jit::EvaluatorKind,
         #[command(flatten)]
         report: serve::ReportArgs,
     },
@@ -136,6 +140,10 @@ enum Command {
         /// Seed of the random part of the inputs.
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// What computes the accept sets Z3 is checked against: jit (native code, where it
+        /// supports a variant) or interp (the IR interpreter).
+        #[arg(long, default_value = "jit", value_parser = fuzz::parse_evaluator)]
+        evaluator: semfuzz_jit::EvaluatorKind,
     },
     /// Inputs Z3 finds for each branch and rounding boundary (tie, overflow, subnormal
     /// threshold) of the selected variants, with the spec's outcome for each.
@@ -235,6 +243,7 @@ fn run(cli: Cli) -> Result<bool> {
             threads,
             json,
             resume,
+            evaluator,
             report,
         } => fuzz::run(
             &spec,
@@ -248,6 +257,7 @@ fn run(cli: Cli) -> Result<bool> {
                 threads,
                 json,
                 resume,
+                evaluator,
                 report: report.reporter(),
             },
         ),
@@ -259,7 +269,8 @@ fn run(cli: Cli) -> Result<bool> {
             patterns,
             cases,
             seed,
-        } => selfcheck::run(&spec, &select(&spec, &patterns)?, cases, seed),
+            evaluator,
+        } => selfcheck::run(&spec, &select(&spec, &patterns)?, cases, seed, evaluator),
         Command::Witnesses { patterns, timeout } => {
             witnesses::run(&spec, &select(&spec, &patterns)?, timeout).map(|()| true)
         }

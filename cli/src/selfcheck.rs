@@ -2,16 +2,34 @@
 
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressStyle};
+use semfuzz_jit::EvaluatorKind;
 use semfuzz_smt::consistency::check_variant;
 use semfuzz_spec::{Spec, Variant};
 use std::time::Instant;
 
-/// Checks each of `variants` on `cases` inputs; returns whether all agree.
-pub fn run(spec: &Spec, variants: &[&Variant], cases: usize, seed: u64) -> Result<bool> {
+/// Checks each of `variants` on `cases` inputs, the accept sets from `evaluator`; returns
+/// whether all agree.
+pub fn run(
+    spec: &Spec,
+    variants: &[&Variant],
+    cases: usize,
+    seed: u64,
+    evaluator: EvaluatorKind,
+) -> Result<bool> {
+    let cache = semfuzz_jit::Cache::new();
+    let compiled = variants
+        .iter()
+        .filter(|v| cache.runs(&v.program, evaluator) == EvaluatorKind::Jit)
+        .count();
     outln!(
-        "libz3 {}; {} variants x {cases} inputs (seed {seed})",
+        "libz3 {}; {} variants x {cases} inputs (seed {seed}); accept sets by {}",
         semfuzz_smt::z3_version(),
-        variants.len()
+        variants.len(),
+        match (evaluator, compiled) {
+            (EvaluatorKind::Interp, _) => "the interpreter".to_string(),
+            (_, n) if n == variants.len() => "the jit".to_string(),
+            (_, n) => format!("the jit ({n} variants) and the interpreter (the rest)"),
+        }
     );
     let bar = ProgressBar::new((variants.len() * cases) as u64);
     bar.set_style(
@@ -22,7 +40,7 @@ pub fn run(spec: &Spec, variants: &[&Variant], cases: usize, seed: u64) -> Resul
     let mut failed = 0;
     for v in variants {
         bar.set_message(v.text.clone());
-        let report = check_variant(spec, v, cases, seed, 30_000, || bar.inc(1));
+        let report = check_variant(spec, v, cases, seed, 30_000, evaluator, || bar.inc(1));
         if let Some((inputs, why)) = report.failure {
             failed += 1;
             let ops: Vec<String> = inputs.iter().map(|i| format!("0x{i:x}")).collect();

@@ -521,6 +521,7 @@ impl UnitRunner for EngineRunner {
             seed: lease.seed as u64,
             threads: 1,
             resume: 0,
+            evaluator: semfuzz_jit::EvaluatorKind::Jit,
         };
         let (identity, kept) = self.backend(&lease.backend).map_err(|e| {
             format!(

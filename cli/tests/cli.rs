@@ -215,6 +215,20 @@ fn selfcheck_agrees_and_reports_the_z3_version() {
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("libz3 5."), "{out}");
     assert!(out.contains("3 variants agree, 0 disagree"), "{out}");
+    assert!(out.contains("accept sets by the jit"), "{out}");
+    let (code, out, _) = run(
+        &[
+            "selfcheck",
+            "div.rz.f32",
+            "--cases",
+            "8",
+            "--evaluator",
+            "interp",
+        ],
+        None,
+    );
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("accept sets by the interpreter"), "{out}");
     let (code, _, err) = run(&["selfcheck", "nothing-matches"], None);
     assert_eq!(code, 2);
     assert!(err.contains("no variant matches"), "{err}");

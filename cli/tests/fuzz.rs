@@ -30,6 +30,7 @@ fn backends_lists_each_with_its_availability() {
             .unwrap_or_else(|| panic!("no line for {name}: {out}"));
         assert!(line.contains("available"), "{line}");
     }
+    assert!(out.contains("\nevaluator: jit (Cranelift"), "{out}");
 }
 
 #[test]

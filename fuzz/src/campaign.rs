@@ -11,7 +11,7 @@ use crate::explain::{explain, Neighbour};
 use crate::finding::{first_rejected, operand_classes, signature, Class, Finding, Record};
 use crate::generate::{GeneratorKind, Inputs, CHUNK};
 use semfuzz_backend::{Backend, BackendError, Identity, Support, Verdict, Words};
-use semfuzz_spec::eval::Evaluator;
+use semfuzz_jit::{Cache, Evaluator, EvaluatorKind};
 use semfuzz_spec::outcome::Accept;
 use semfuzz_spec::{Spec, Variant};
 use std::collections::{HashMap, HashSet};
@@ -42,6 +42,9 @@ pub struct Config {
     /// `exhaustive`: the case index to start from (rounded down to a multiple of
     /// [`CHUNK`]).
     pub resume: u64,
+    /// What computes the accept sets: compiled code where it supports a variant (the
+    /// default), or the interpreter.
+    pub evaluator: EvaluatorKind,
 }
 
 /// Live counters, readable while the campaign runs (the progress bar polls them).
@@ -93,6 +96,8 @@ pub struct Report {
     pub elapsed: Duration,
     /// The last case index reached per variant (`exhaustive` resumes from it).
     pub reached: Vec<(String, u64)>,
+    /// How many of the variants run each evaluator computed the accept sets of.
+    pub evaluators: Vec<(EvaluatorKind, usize)>,
 }
 
 /// Why a campaign could not start.
@@ -209,7 +214,9 @@ pub fn run(
     });
     let seen = Mutex::new(HashSet::new());
     let errors = Mutex::new(Vec::new());
+    let cache = Cache::new();
     let worker = Worker {
+        cache: &cache,
         spec,
         identity: &identity,
         config,
@@ -258,6 +265,18 @@ pub fn run(
             .then_with(|| a.signature.cmp(&b.signature))
     });
     let scheduler = scheduler.into_inner().unwrap_or_else(|e| e.into_inner());
+    let evaluators = [EvaluatorKind::Jit, EvaluatorKind::Interp]
+        .into_iter()
+        .map(|k| {
+            let n = scheduler
+                .lanes
+                .iter()
+                .filter(|l| cache.runs(&l.variant.program, config.evaluator) == k)
+                .count();
+            (k, n)
+        })
+        .filter(|&(_, n)| n > 0)
+        .collect();
     let mut errors = errors.into_inner().unwrap_or_else(|e| e.into_inner());
     errors.sort_by(|a: &BatchError, b| (&a.variant, a.first_case).cmp(&(&b.variant, b.first_case)));
     Ok(Report {
@@ -272,6 +291,7 @@ pub fn run(
             .iter()
             .map(|l| (l.variant.text.clone(), l.next))
             .collect(),
+        evaluators,
         skipped,
         errors,
         elapsed: started.elapsed(),
@@ -279,6 +299,7 @@ pub fn run(
 }
 
 struct Worker<'a, 's> {
+    cache: &'a Cache<'s>,
     spec: &'s Spec,
     identity: &'a Identity,
     config: &'a Config,
@@ -302,6 +323,9 @@ impl Worker<'_, '_> {
         let mut backend = open()?;
         let mut found: HashMap<String, Record> = HashMap::new();
         let (mut inputs, mut verdicts, mut accepts) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut got, mut flags) = (Vec::new(), Vec::new());
+        // Per variant: its evaluator (compiled once per campaign, shared through the cache).
+        let mut evaluators: HashMap<usize, Evaluator<'_>> = HashMap::new();
         // Per variant: its generator, built once in this thread.
         let mut generators: HashMap<usize, Inputs<'_>> = HashMap::new();
         // Per variant: its neighbours, built at its first rejected case.
@@ -336,18 +360,33 @@ impl Worker<'_, '_> {
                     });
                 continue;
             }
-            let mut ev = Evaluator::new(&variant.program);
+            let ev = evaluators.entry(index).or_insert_with(|| {
+                self.cache
+                    .evaluator(&variant.program, self.config.evaluator)
+            });
             accepts.clear();
             accepts.resize(ev.n_parts(), Accept::default());
             let words = Words::of(variant);
             let dest = &variant.program.dests[0];
             let n = variant.sources.len().max(1);
             let (mut rejected, mut no_verdict) = (0, 0);
-            for (row, verdict) in inputs.chunks_exact(n).zip(&verdicts) {
+            // The compiled accept-set test picks the rows to resolve: those some part rejects.
+            got.clear();
+            got.extend(verdicts.iter().map(|v| match *v {
+                Verdict::Bits(b) => b & semfuzz_spec::ir::mask(dest.width),
+                _ => 0,
+            }));
+            flags.clear();
+            flags.resize(got.len(), 1u8);
+            ev.screen(&inputs, n, &got, &mut flags);
+            for ((row, verdict), &flag) in inputs.chunks_exact(n).zip(&verdicts).zip(&flags) {
                 let Verdict::Bits(got) = *verdict else {
                     no_verdict += 1;
                     continue;
                 };
+                if flag == 0 {
+                    continue;
+                }
                 let got = got & semfuzz_spec::ir::mask(dest.width);
                 ev.eval(&row[..variant.sources.len()], &mut accepts);
                 let Some(p) = first_rejected(dest, &accepts, got) else {

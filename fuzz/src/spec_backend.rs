@@ -4,13 +4,20 @@
 //! experiment, and the baseline the benchmarks measure the other backends against.
 
 use semfuzz_backend::{Backend, BackendError, Identity, Support, Verdict};
-use semfuzz_spec::eval::Evaluator;
+use semfuzz_jit::{compile, Compiled, Evaluator, EvaluatorKind};
+use semfuzz_spec::ir::Program;
 use semfuzz_spec::outcome::Accept;
 use semfuzz_spec::Variant;
+use std::collections::HashMap;
+use std::sync::Arc;
 
 /// The evaluator as a backend.
 pub struct SpecBackend {
     identity: Identity,
+    kind: EvaluatorKind,
+    /// Per variant name: the program compiled, and its code (`None`: unsupported). The
+    /// program is kept to check that a name still means the same program.
+    compiled: HashMap<String, (Program, Option<Arc<Compiled>>)>,
     accepts: Vec<Accept>,
 }
 
@@ -30,11 +37,40 @@ pub fn open(arg: Option<&str>) -> Result<Box<dyn Backend>, BackendError> {
 }
 
 impl SpecBackend {
-    /// A new instance.
+    /// A new instance with the default evaluator.
     pub fn new() -> SpecBackend {
+        SpecBackend::with_evaluator(EvaluatorKind::default())
+    }
+
+    /// A new instance whose results come from the evaluator `kind` (where it supports a
+    /// variant).
+    pub fn with_evaluator(kind: EvaluatorKind) -> SpecBackend {
         SpecBackend {
             identity: probe(None).unwrap_or_else(|_| unreachable!("spec is always available")),
+            kind,
+            compiled: HashMap::new(),
             accepts: Vec::new(),
+        }
+    }
+
+    /// The evaluator for `variant`, compiled once per variant.
+    fn evaluator<'v>(&mut self, variant: &'v Variant) -> Evaluator<'v> {
+        if self.kind == EvaluatorKind::Interp {
+            return Evaluator::interpreted(&variant.program);
+        }
+        let entry = self
+            .compiled
+            .entry(variant.text.clone())
+            .or_insert_with(|| (Program::clone(&variant.program), None));
+        if entry.1.is_none() || entry.0 != variant.program {
+            *entry = (
+                variant.program.clone(),
+                compile(&variant.program).ok().map(Arc::new),
+            );
+        }
+        match &entry.1 {
+            Some(code) => Evaluator::compiled(&variant.program, Arc::clone(code)),
+            None => Evaluator::interpreted(&variant.program),
         }
     }
 }
@@ -45,6 +81,15 @@ impl Default for SpecBackend {
     }
 }
 
+/// The destination register the evaluator's representatives make from one row's accept sets.
+pub fn compose(accepts: &[Accept], variant: &Variant) -> u64 {
+    variant.program.dests[0]
+        .parts
+        .iter()
+        .zip(accepts)
+        .fold(0, |bits, (part, a)| bits | (a.representative() << part.lo))
+}
+
 /// The destination register the evaluator's representatives make for one input tuple.
 pub fn representative(
     ev: &mut Evaluator<'_>,
@@ -53,11 +98,7 @@ pub fn representative(
     variant: &Variant,
 ) -> u64 {
     ev.eval(row, accepts);
-    variant.program.dests[0]
-        .parts
-        .iter()
-        .zip(accepts.iter())
-        .fold(0, |bits, (part, a)| bits | (a.representative() << part.lo))
+    compose(accepts, variant)
 }
 
 impl Backend for SpecBackend {
@@ -75,13 +116,20 @@ impl Backend for SpecBackend {
         inputs: &[u64],
         out: &mut [Verdict],
     ) -> Result<(), BackendError> {
-        let mut ev = Evaluator::new(&variant.program);
-        self.accepts.clear();
-        self.accepts.resize(ev.n_parts(), Accept::default());
+        let mut ev = self.evaluator(variant);
+        let np = ev.n_parts().max(1);
         let n = variant.sources.len();
-        for (i, verdict) in out.iter_mut().enumerate() {
-            let row = &inputs[i * n..(i + 1) * n];
-            *verdict = Verdict::Bits(representative(&mut ev, &mut self.accepts, row, variant));
+        self.accepts.clear();
+        self.accepts.resize(out.len() * np, Accept::default());
+        if n == 0 {
+            for res in self.accepts.chunks_exact_mut(np) {
+                ev.eval(&[], res);
+            }
+        } else {
+            ev.eval_batch(&inputs[..out.len() * n], &mut self.accepts);
+        }
+        for (verdict, res) in out.iter_mut().zip(self.accepts.chunks_exact(np)) {
+            *verdict = Verdict::Bits(compose(res, variant));
         }
         Ok(())
     }

@@ -32,6 +32,7 @@ fn campaign(mode: &str, timeout: Duration) -> Report {
         seed: 1,
         threads: 1,
         resume: 0,
+        evaluator: semfuzz_jit::EvaluatorKind::Jit,
     };
     campaign::run(
         &spec,

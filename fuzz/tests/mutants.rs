@@ -7,7 +7,7 @@ use semfuzz_fp::{Format, Round};
 use semfuzz_fuzz::campaign::{self, Config, Counters, Report};
 use semfuzz_fuzz::finding::Finding;
 use semfuzz_fuzz::GeneratorKind;
-use semfuzz_spec::eval::Evaluator;
+use semfuzz_jit::Evaluator;
 use semfuzz_spec::outcome::Accept;
 use semfuzz_spec::{Spec, Variant};
 use std::collections::BTreeSet;
@@ -72,6 +72,7 @@ fn campaign_with(
         seed: 7,
         threads,
         resume: 0,
+        evaluator: semfuzz_jit::EvaluatorKind::Jit,
     };
     campaign::run(
         spec(),
@@ -355,6 +356,7 @@ fn exhaustive_covers_every_tuple_once() {
             seed: 1,
             threads: 2,
             resume: 0,
+            evaluator: semfuzz_jit::EvaluatorKind::Jit,
         };
         campaign::run(
             spec(),

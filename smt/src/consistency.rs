@@ -289,17 +289,19 @@ pub struct VariantReport {
     pub failure: Option<(Vec<u64>, Inconsistency)>,
 }
 
-/// Checks `variant` on `cases` sampled inputs (seeded), calling `progress` after each.
+/// Checks `variant` on `cases` sampled inputs (seeded), the accept sets computed by the
+/// evaluator `evaluator`, calling `progress` after each.
 pub fn check_variant(
     spec: &semfuzz_spec::Spec,
     variant: &semfuzz_spec::Variant,
     cases: usize,
     seed: u64,
     timeout_ms: u32,
+    evaluator: semfuzz_jit::EvaluatorKind,
     mut progress: impl FnMut(),
 ) -> VariantReport {
     let mut checker = Checker::new(&variant.program, timeout_ms);
-    let mut ev = semfuzz_spec::eval::Evaluator::new(&variant.program);
+    let mut ev = semfuzz_jit::Evaluator::of_kind(&variant.program, evaluator);
     let mut samples = semfuzz_spec::samples::Samples::new(spec, variant, seed);
     let mut inputs = vec![0; variant.sources.len()];
     let mut expected = vec![Accept::default(); ev.n_parts()];

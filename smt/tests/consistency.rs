@@ -10,7 +10,15 @@ fn every_variant_agrees_with_z3() {
     let cases = 128;
     let mut failures = Vec::new();
     for v in &spec.variants {
-        let report = check_variant(&spec, v, cases, 7, 10_000, || {});
+        let report = check_variant(
+            &spec,
+            v,
+            cases,
+            7,
+            10_000,
+            semfuzz_jit::EvaluatorKind::Jit,
+            || {},
+        );
         if let Some((inputs, why)) = report.failure {
             failures.push(format!("{} {inputs:x?}: {why}", v.text));
         }

@@ -235,31 +235,55 @@ fn bounded(f: Format, rn: u64, mut lo: u64, mut hi: u64, ftz: bool) -> Accept {
     }
 }
 
+/// Turns outcome trees into accept sets given the values they read: the part of evaluation
+/// after the ops have run, shared by [`Evaluator`] and by compiled evaluators (semfuzz-jit),
+/// so that both resolve `select`, `one_of` and bounded outcomes with the same code.
+pub struct Resolver {
+    scratch: Option<Box<Scratch>>,
+}
+
+impl Resolver {
+    /// A resolver for `outcomes`; it owns MPFR scratch values only when one of them has a
+    /// bounded (`approx`) leaf.
+    pub fn new<'o>(outcomes: impl IntoIterator<Item = &'o Outcome>) -> Resolver {
+        let scratch = outcomes
+            .into_iter()
+            .any(|o| {
+                let mut leaves = Vec::new();
+                o.leaves(&mut leaves);
+                leaves.iter().any(|l| matches!(l, Outcome::Within { .. }))
+            })
+            .then(|| Box::new(Scratch::new()));
+        Resolver { scratch }
+    }
+
+    /// The accept set of `outcome`, whose value ids index `slots`.
+    ///
+    /// # Panics
+    /// If `outcome` has a bounded leaf and the resolver was not made for it.
+    #[inline]
+    pub fn resolve(&mut self, outcome: &Outcome, slots: &[u64]) -> Accept {
+        resolve(outcome, slots, &mut self.scratch)
+    }
+}
+
 /// Runs one program; reusable across inputs.
 pub struct Evaluator<'p> {
     program: &'p Program,
     slots: Vec<u64>,
     parts: Vec<&'p Part>,
-    scratch: Option<Box<Scratch>>,
+    resolver: Resolver,
 }
 
 impl<'p> Evaluator<'p> {
     /// Prepares the slot array for `program`.
     pub fn new(program: &'p Program) -> Evaluator<'p> {
         let parts: Vec<&Part> = program.dests.iter().flat_map(|d| d.parts.iter()).collect();
-        let scratch = parts
-            .iter()
-            .any(|p| {
-                let mut leaves = Vec::new();
-                p.outcome.leaves(&mut leaves);
-                leaves.iter().any(|l| matches!(l, Outcome::Within { .. }))
-            })
-            .then(|| Box::new(Scratch::new()));
         Evaluator {
             program,
             slots: vec![0; program.ops.len()],
+            resolver: Resolver::new(parts.iter().map(|p| &p.outcome)),
             parts,
-            scratch,
         }
     }
 
@@ -288,7 +312,7 @@ impl<'p> Evaluator<'p> {
             self.slots[i] = v;
         }
         for (o, part) in out.iter_mut().zip(&self.parts) {
-            *o = resolve(&part.outcome, &self.slots, &mut self.scratch);
+            *o = self.resolver.resolve(&part.outcome, &self.slots);
         }
     }
 

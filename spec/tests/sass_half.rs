@@ -11,7 +11,9 @@ use rustc_apfloat::ieee::{BFloat, Half};
 use rustc_apfloat::{Float, Round as ApRound};
 use semfuzz_fp::vectors::{boundary_values, SplitMix64};
 use semfuzz_fp::Format;
-use semfuzz_spec::eval::Evaluator;
+// The default evaluator (compiled where the JIT supports the variant): these hold-outs check
+// it, and jit/tests/equivalence.rs checks it against the interpreter.
+use semfuzz_jit::Evaluator;
 use semfuzz_spec::outcome::Accept;
 use semfuzz_spec::sass;
 

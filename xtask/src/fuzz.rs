@@ -23,6 +23,7 @@ const TARGETS: &[&str] = &[
     "api_body",
     "eval_vs_z3",
     "eval_vs_host",
+    "jit_vs_interp",
 ];
 /// Seconds per target in `cargo xtask test`, unless `SEMFUZZ_FUZZ_SECONDS` says otherwise
 /// (0 leaves the step out).

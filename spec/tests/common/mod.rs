@@ -1,7 +1,9 @@
 //! Shared helpers for the spec tests.
 #![allow(dead_code)]
 
-use semfuzz_spec::eval::Evaluator;
+// The default evaluator (compiled where the JIT supports the variant): these hold-outs check
+// it, and jit/tests/equivalence.rs checks it against the interpreter.
+use semfuzz_jit::Evaluator;
 use semfuzz_spec::outcome::Accept;
 use semfuzz_spec::Spec;
 use std::sync::OnceLock;

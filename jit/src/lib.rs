@@ -1,0 +1,542 @@
+//! A variant's IR [`Program`] compiled to native code with Cranelift: the default evaluator.
+//!
+//! [`compile`] turns a program into two native loops over a batch of input rows: one writes
+//! the values the outcome trees read (resolved into accept sets by the interpreter's own
+//! [`Resolver`]), the other tests a backend's destination bits against the accept sets and
+//! flags the rows some part rejects, so a campaign resolves accept sets only for those.
+//! Bit operations, selects, classification and f32/f64 `.rn` arithmetic are native
+//! instructions; every other floating-point operation calls `semfuzz-fp`.
+//!
+//! The interpreter ([`semfuzz_spec::eval::Evaluator`]) stays the reference: a program with an
+//! op this lowering does not know is [`Unsupported`] and [`Evaluator`] runs it interpreted.
+
+mod lower;
+mod shims;
+
+use cranelift_codegen::ir::{types, AbiParam, InstBuilder, MemFlagsData, UserFuncName};
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{default_libcall_names, FuncId, Linkage, Module};
+use semfuzz_spec::eval::Resolver;
+use semfuzz_spec::ir::{Outcome, Part, Program, ValueId};
+use semfuzz_spec::outcome::Accept;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// Why a program is not compiled (the interpreter runs it instead).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("not compiled: {0}")]
+pub struct Unsupported(pub String);
+
+/// Which evaluator computes accept sets.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum EvaluatorKind {
+    /// The IR interpreter: the reference.
+    Interp,
+    /// Native code from Cranelift, where it supports the variant (the default).
+    #[default]
+    Jit,
+}
+
+impl EvaluatorKind {
+    /// The name `--evaluator` takes and reports print.
+    pub fn name(self) -> &'static str {
+        match self {
+            EvaluatorKind::Interp => "interp",
+            EvaluatorKind::Jit => "jit",
+        }
+    }
+
+    /// Parses `interp` or `jit`.
+    pub fn parse(s: &str) -> Option<EvaluatorKind> {
+        match s {
+            "interp" => Some(EvaluatorKind::Interp),
+            "jit" => Some(EvaluatorKind::Jit),
+            _ => None,
+        }
+    }
+}
+
+/// `values(inputs, input stride in bytes, rows, out)`.
+type ValuesFn = unsafe extern "C" fn(*const u64, u64, u64, *mut u64);
+/// `rejects(inputs, input stride in bytes, rows, got, flags)`.
+type RejectsFn = unsafe extern "C" fn(*const u64, u64, u64, *const u64, *mut u8);
+
+/// A program compiled to native code. Cheap to share: the code is immutable once built.
+pub struct Compiled {
+    module: Option<JITModule>,
+    values: ValuesFn,
+    rejects: Option<RejectsFn>,
+    n_inputs: usize,
+    /// The outcome trees of every part, their value ids renumbered to index a row of the
+    /// values `values` writes.
+    outcomes: Vec<Outcome>,
+    /// Values per row.
+    n_values: usize,
+}
+
+// SAFETY: after `finalize_definitions` the module's code and data are never written again;
+// the function pointers only read their arguments, and the module is touched again only by
+// `free_memory` in `drop`, which has `&mut self`.
+unsafe impl Send for Compiled {}
+// SAFETY: as above; nothing behind `&Compiled` is mutated.
+unsafe impl Sync for Compiled {}
+
+impl Drop for Compiled {
+    fn drop(&mut self) {
+        if let Some(m) = self.module.take() {
+            // SAFETY: the function pointers die with `self`; nothing can call them after this.
+            unsafe { m.free_memory() }
+        }
+    }
+}
+
+fn unsupported(e: impl std::fmt::Display) -> Unsupported {
+    Unsupported(e.to_string())
+}
+
+/// `o` with its value ids mapped through `map`.
+fn renumber(o: &Outcome, map: &HashMap<ValueId, ValueId>) -> Outcome {
+    let m = |v: &ValueId| map[v];
+    match o {
+        Outcome::Exact(v) => Outcome::Exact(m(v)),
+        Outcome::AnyNan(f) => Outcome::AnyNan(*f),
+        Outcome::OneOf(vs) => Outcome::OneOf(vs.iter().map(m).collect()),
+        Outcome::Select(c, a, b) => {
+            Outcome::Select(m(c), Box::new(renumber(a, map)), Box::new(renumber(b, map)))
+        }
+        Outcome::Within {
+            func,
+            args,
+            format,
+            bound,
+            ftz,
+        } => Outcome::Within {
+            func: *func,
+            args: args.iter().map(m).collect(),
+            format: *format,
+            bound: *bound,
+            ftz: *ftz,
+        },
+        Outcome::Any(f) => Outcome::Any(*f),
+    }
+}
+
+/// Builds one function of `module` with the pointer-sized parameters `n_params`.
+fn define(
+    module: &mut JITModule,
+    name: &str,
+    n_params: usize,
+    body: impl FnOnce(
+        &mut FunctionBuilder<'_>,
+        &[cranelift_codegen::ir::Value],
+    ) -> Result<(), Unsupported>,
+) -> Result<FuncId, Unsupported> {
+    let mut ctx = module.make_context();
+    ctx.func.signature.params = vec![AbiParam::new(types::I64); n_params];
+    ctx.func.name = UserFuncName::testcase(name);
+    let target = module.target_config();
+    let mut fctx = FunctionBuilderContext::new();
+    {
+        let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+        let entry = b.create_block();
+        b.append_block_params_for_function_params(entry);
+        b.switch_to_block(entry);
+        let params = b.block_params(entry).to_vec();
+        body(&mut b, &params)?;
+        b.finalize(target);
+    }
+    let id = module
+        .declare_function(name, Linkage::Local, &ctx.func.signature)
+        .map_err(unsupported)?;
+    module.define_function(id, &mut ctx).map_err(unsupported)?;
+    module.clear_context(&mut ctx);
+    Ok(id)
+}
+
+/// Compiles `program`, or says why not.
+pub fn compile(program: &Program) -> Result<Compiled, Unsupported> {
+    if cfg!(target_pointer_width = "32") {
+        return Err(Unsupported("a 32-bit host".into()));
+    }
+    let mut flags = settings::builder();
+    for (k, v) in [
+        ("opt_level", "speed"),
+        // What cranelift-jit requires (see `JITBuilder::with_flags`).
+        ("use_colocated_libcalls", "false"),
+        ("is_pic", "false"),
+    ] {
+        flags.set(k, v).map_err(unsupported)?;
+    }
+    let isa = cranelift_native::builder()
+        .map_err(unsupported)?
+        .finish(settings::Flags::new(flags))
+        .map_err(unsupported)?;
+    let cc = isa.default_call_conv();
+    let mut module = JITModule::new(JITBuilder::with_isa(isa, default_libcall_names()));
+
+    // The values the outcome trees read, each stored once per row.
+    let parts: Vec<&Part> = program.dests.iter().flat_map(|d| &d.parts).collect();
+    let mut exported: Vec<ValueId> = Vec::new();
+    for p in &parts {
+        p.outcome.values(&mut exported);
+    }
+    exported.sort_unstable();
+    exported.dedup();
+    if let Some(&v) = exported.iter().find(|&&v| v as usize >= program.ops.len()) {
+        return Err(Unsupported(format!(
+            "an outcome reads value {v}, which no op defines"
+        )));
+    }
+    let map: HashMap<ValueId, ValueId> = exported
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| (v, i as ValueId))
+        .collect();
+
+    let values_id = define(&mut module, "values", 4, |b, p| {
+        let shim_sig = b.import_signature(lower::shim_signature(cc));
+        let out_stride = b.ins().iconst(types::I64, exported.len() as i64 * 8);
+        lower::row_loop(b, p[2], &[(p[0], p[1]), (p[3], out_stride)], |b, at| {
+            let l = lower::RowLowering::lower(b, shim_sig, program, at[0])?;
+            let vals: Vec<_> = exported.iter().map(|&v| l.value(v)).collect();
+            for (k, v) in vals.into_iter().enumerate() {
+                b.ins()
+                    .store(MemFlagsData::trusted(), v, at[1], k as i32 * 8);
+            }
+            Ok(())
+        })
+    })?;
+    // The accept-set test covers the first destination (the one backends return); a bounded
+    // outcome there leaves it out (its set needs MPFR, so every row is resolved instead).
+    let dest = program.dests.first();
+    let testable = dest.is_some_and(|d| {
+        d.parts.iter().all(|p| {
+            let mut leaves = Vec::new();
+            p.outcome.leaves(&mut leaves);
+            !leaves.iter().any(|l| matches!(l, Outcome::Within { .. }))
+        })
+    });
+    let rejects_id = match dest {
+        Some(d) if testable => Some(define(&mut module, "rejects", 5, |b, p| {
+            let shim_sig = b.import_signature(lower::shim_signature(cc));
+            let (eight, one) = (b.ins().iconst(types::I64, 8), b.ins().iconst(types::I64, 1));
+            lower::row_loop(
+                b,
+                p[2],
+                &[(p[0], p[1]), (p[3], eight), (p[4], one)],
+                |b, at| {
+                    let mut l = lower::RowLowering::lower(b, shim_sig, program, at[0])?;
+                    let got = l.load_u64(at[1]);
+                    let bad = l
+                        .rejects(&d.parts, got)
+                        .ok_or_else(|| Unsupported("a bounded outcome".into()))?;
+                    l.store_u8(bad, at[2]);
+                    Ok(())
+                },
+            )
+        })?),
+        _ => None,
+    };
+    module.finalize_definitions().map_err(unsupported)?;
+    // SAFETY: the functions were defined with exactly these signatures (pointer-sized
+    // integer parameters in the host's default calling convention, which `extern "C"` is).
+    let values = unsafe {
+        std::mem::transmute::<*const u8, ValuesFn>(module.get_finalized_function(values_id))
+    };
+    let rejects = rejects_id.map(|id| unsafe {
+        std::mem::transmute::<*const u8, RejectsFn>(module.get_finalized_function(id))
+    });
+    Ok(Compiled {
+        module: Some(module),
+        values,
+        rejects,
+        n_inputs: program.input_widths.len(),
+        outcomes: parts.iter().map(|p| renumber(&p.outcome, &map)).collect(),
+        n_values: exported.len(),
+    })
+}
+
+impl Compiled {
+    /// Whether the compiled accept-set test exists (no bounded outcome in the first
+    /// destination).
+    pub fn can_screen(&self) -> bool {
+        self.rejects.is_some()
+    }
+}
+
+/// Compiled programs, each compiled once and shared by every thread that evaluates it.
+#[derive(Default)]
+pub struct Cache<'p> {
+    map: Mutex<HashMap<*const Program, Option<Arc<Compiled>>>>,
+    _programs: std::marker::PhantomData<&'p Program>,
+}
+
+// SAFETY: the raw pointers are only compared as keys, never dereferenced.
+unsafe impl Send for Cache<'_> {}
+// SAFETY: as above; the map is behind a mutex.
+unsafe impl Sync for Cache<'_> {}
+
+impl<'p> Cache<'p> {
+    /// An empty cache.
+    pub fn new() -> Cache<'p> {
+        Cache::default()
+    }
+
+    /// The compiled `program`, compiling it on first use; `None` when it is unsupported.
+    pub fn get(&self, program: &'p Program) -> Option<Arc<Compiled>> {
+        let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
+        map.entry(program as *const Program)
+            .or_insert_with(|| compile(program).ok().map(Arc::new))
+            .clone()
+    }
+
+    /// Which evaluator [`Cache::evaluator`] gives for `program` and `kind`.
+    pub fn runs(&self, program: &'p Program, kind: EvaluatorKind) -> EvaluatorKind {
+        match kind {
+            EvaluatorKind::Jit if self.get(program).is_some() => EvaluatorKind::Jit,
+            _ => EvaluatorKind::Interp,
+        }
+    }
+
+    /// An evaluator of `kind` for `program`: compiled (from this cache) where `kind` is
+    /// [`EvaluatorKind::Jit`] and the program compiles, interpreted otherwise.
+    pub fn evaluator(&self, program: &'p Program, kind: EvaluatorKind) -> Evaluator<'p> {
+        match kind {
+            EvaluatorKind::Jit => match self.get(program) {
+                Some(code) => Evaluator::compiled(program, code),
+                None => Evaluator::interpreted(program),
+            },
+            EvaluatorKind::Interp => Evaluator::interpreted(program),
+        }
+    }
+}
+
+/// Programs compiled by [`Evaluator::new`]: by a hash of the ops, then by equality of the
+/// whole program. Cleared when it reaches [`SHARED_LIMIT`] programs, so it cannot grow
+/// without bound in a long-lived process.
+type Shared = HashMap<u64, Vec<(Program, Option<Arc<Compiled>>)>>;
+
+/// The most programs [`Evaluator::new`]'s cache keeps.
+const SHARED_LIMIT: usize = 8192;
+
+fn shared(program: &Program) -> Option<Arc<Compiled>> {
+    use std::hash::{Hash, Hasher};
+    static SHARED: std::sync::OnceLock<Mutex<(Shared, usize)>> = std::sync::OnceLock::new();
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    program.ops.hash(&mut h);
+    program.input_widths.hash(&mut h);
+    let key = h.finish();
+    let cell = SHARED.get_or_init(Default::default);
+    let mut guard = cell.lock().unwrap_or_else(|e| e.into_inner());
+    let (map, count) = &mut *guard;
+    if let Some((_, code)) = map
+        .get(&key)
+        .and_then(|v| v.iter().find(|(p, _)| p == program))
+    {
+        return code.clone();
+    }
+    if *count >= SHARED_LIMIT {
+        map.clear();
+        *count = 0;
+    }
+    let code = compile(program).ok().map(Arc::new);
+    map.entry(key)
+        .or_default()
+        .push((program.clone(), code.clone()));
+    *count += 1;
+    code
+}
+
+enum Inner<'p> {
+    Interp(semfuzz_spec::eval::Evaluator<'p>),
+    Jit {
+        code: Arc<Compiled>,
+        /// One row of values per input row of the current batch.
+        values: Vec<u64>,
+        resolver: Resolver,
+    },
+}
+
+/// Evaluates one program with either evaluator, behind one interface.
+pub struct Evaluator<'p> {
+    program: &'p Program,
+    inner: Inner<'p>,
+}
+
+impl<'p> Evaluator<'p> {
+    /// The default evaluator for `program`: compiled where the JIT supports it, else the
+    /// interpreter. The code comes from a process-wide cache keyed by the program's value, so
+    /// callers that make an evaluator per input (tests, `semfuzz check`) compile once.
+    pub fn new(program: &'p Program) -> Evaluator<'p> {
+        match shared(program) {
+            Some(code) => Evaluator::compiled(program, code),
+            None => Evaluator::interpreted(program),
+        }
+    }
+
+    /// The evaluator `kind` for `program`, compiling it afresh (use a [`Cache`] to compile
+    /// each program once); the interpreter where `kind` is `Interp` or the JIT does not
+    /// support the program.
+    pub fn of_kind(program: &'p Program, kind: EvaluatorKind) -> Evaluator<'p> {
+        match kind {
+            EvaluatorKind::Jit => match compile(program) {
+                Ok(code) => Evaluator::compiled(program, Arc::new(code)),
+                Err(_) => Evaluator::interpreted(program),
+            },
+            EvaluatorKind::Interp => Evaluator::interpreted(program),
+        }
+    }
+
+    /// The interpreter.
+    pub fn interpreted(program: &'p Program) -> Evaluator<'p> {
+        Evaluator {
+            program,
+            inner: Inner::Interp(semfuzz_spec::eval::Evaluator::new(program)),
+        }
+    }
+
+    /// Native code compiled from `program` (by [`compile`]).
+    pub fn compiled(program: &'p Program, code: Arc<Compiled>) -> Evaluator<'p> {
+        let resolver = Resolver::new(&code.outcomes);
+        Evaluator {
+            program,
+            inner: Inner::Jit {
+                code,
+                values: Vec::new(),
+                resolver,
+            },
+        }
+    }
+
+    /// Which evaluator runs.
+    pub fn kind(&self) -> EvaluatorKind {
+        match self.inner {
+            Inner::Interp(_) => EvaluatorKind::Interp,
+            Inner::Jit { .. } => EvaluatorKind::Jit,
+        }
+    }
+
+    /// Source operands each evaluation reads.
+    pub fn n_inputs(&self) -> usize {
+        self.program.input_widths.len()
+    }
+
+    /// Destination parts each evaluation writes (lanes of every destination, in order).
+    pub fn n_parts(&self) -> usize {
+        self.program.dests.iter().map(|d| d.parts.len()).sum()
+    }
+
+    /// Evaluates one input tuple; `out` receives one accept set per destination part.
+    ///
+    /// # Panics
+    /// If `inputs` or `out` has the wrong length.
+    pub fn eval(&mut self, inputs: &[u64], out: &mut [Accept]) {
+        self.eval_batch(inputs, out);
+    }
+
+    /// Evaluates `inputs.len() / n_inputs()` tuples laid out row by row; `out` holds
+    /// `n_parts()` accept sets per row.
+    ///
+    /// # Panics
+    /// If `out` does not hold `n_parts()` sets for each row.
+    pub fn eval_batch(&mut self, inputs: &[u64], out: &mut [Accept]) {
+        let np = self.n_parts();
+        match &mut self.inner {
+            Inner::Interp(ev) => {
+                if inputs.len() == ev.n_inputs() {
+                    ev.eval(inputs, out)
+                } else {
+                    ev.eval_batch(inputs, out)
+                }
+            }
+            Inner::Jit {
+                code,
+                values,
+                resolver,
+            } => {
+                let ni = code.n_inputs;
+                let rows = inputs
+                    .len()
+                    .checked_div(ni)
+                    .unwrap_or(out.len() / np.max(1));
+                assert_eq!(
+                    rows * np,
+                    out.len(),
+                    "output buffer does not match the batch"
+                );
+                assert!(rows * ni <= inputs.len(), "wrong number of inputs");
+                values.clear();
+                values.resize(rows * code.n_values, 0);
+                // SAFETY: `inputs` holds `rows` rows of `ni` values and `values` holds `rows`
+                // rows of `n_values`, which is what the compiled loop reads and writes.
+                unsafe {
+                    (code.values)(
+                        inputs.as_ptr(),
+                        ni as u64 * 8,
+                        rows as u64,
+                        values.as_mut_ptr(),
+                    )
+                };
+                let nv = code.n_values.max(1);
+                for (r, res) in out.chunks_exact_mut(np.max(1)).enumerate() {
+                    let row = values.get(r * nv..).unwrap_or(&[]);
+                    for (o, outcome) in res.iter_mut().zip(&code.outcomes) {
+                        *o = resolver.resolve(outcome, row);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The rows of a batch whose first destination, `got` (one per row), some part's accept
+    /// set may reject: `flags[r]` is set to 1 for them and 0 for rows every part accepts.
+    /// `inputs` holds the rows `stride` values apart (0 repeats one row). Returns false, leaving `flags` alone,
+    /// where no compiled test exists (the interpreter, or a bounded outcome): every row must
+    /// then be resolved.
+    ///
+    /// # Panics
+    /// If `got` and `flags` differ in length, or `inputs` holds fewer rows.
+    pub fn screen(&self, inputs: &[u64], stride: usize, got: &[u64], flags: &mut [u8]) -> bool {
+        let Inner::Jit { code, .. } = &self.inner else {
+            return false;
+        };
+        let Some(rejects) = code.rejects else {
+            return false;
+        };
+        let rows = got.len();
+        assert_eq!(flags.len(), rows, "one flag per row");
+        assert!(
+            rows == 0 || (rows - 1) * stride + code.n_inputs <= inputs.len(),
+            "fewer input rows than results"
+        );
+        // SAFETY: the asserts above: every row the loop reads lies inside `inputs`, and
+        // `got`/`flags` hold one entry per row.
+        unsafe {
+            rejects(
+                inputs.as_ptr(),
+                stride as u64 * 8,
+                rows as u64,
+                got.as_ptr(),
+                flags.as_mut_ptr(),
+            )
+        };
+        true
+    }
+}
+
+/// One line for `semfuzz backends`: which evaluator runs by default on this host.
+pub fn describe_host() -> String {
+    match cranelift_native::builder() {
+        Ok(isa) => format!(
+            "jit (Cranelift {} native code for {}; --evaluator interp runs the interpreter)",
+            CRANELIFT_VERSION,
+            isa.triple().architecture
+        ),
+        Err(why) => format!("interp (no native code generator for this host: {why})"),
+    }
+}
+
+/// The Cranelift release the JIT is built with (the `cranelift-*` dependencies).
+const CRANELIFT_VERSION: &str = "0.135";

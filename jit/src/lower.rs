@@ -1,0 +1,450 @@
+//! A [`Program`] as Cranelift IR: the ops of one input row, and the two loops over a batch
+//! (values out; accept-set test against a backend's bits).
+//!
+//! Every IR value is an `i64` holding the same bits the interpreter's slot would hold:
+//! [`Op::exec`] is the meaning, and each lowering below reproduces it bit for bit (the
+//! equivalence tests compare the two on every variant).
+
+use crate::shims::{self, FpOp, Shim};
+use crate::Unsupported;
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::{types, AbiParam, InstBuilder, MemFlagsData, SigRef, Signature, Value};
+use cranelift_codegen::isa::CallConv;
+use cranelift_frontend::{FunctionBuilder, Variable};
+use semfuzz_fp::{Format, Round};
+use semfuzz_spec::ir::{mask, Class, Cmp, Op, Outcome, Part, Program, ValueId};
+
+const I64: types::Type = types::I64;
+
+/// The signature every shim has (see [`shims::Shim`]).
+pub fn shim_signature(cc: CallConv) -> Signature {
+    let mut sig = Signature::new(cc);
+    sig.params.extend([AbiParam::new(I64); 5]);
+    sig.returns.push(AbiParam::new(I64));
+    sig
+}
+
+/// Lowers the ops of one row into the current block.
+pub struct RowLowering<'a, 'b> {
+    b: &'a mut FunctionBuilder<'b>,
+    shim_sig: SigRef,
+    /// The Cranelift value of each IR value.
+    vals: Vec<Value>,
+}
+
+fn magnitude_mask(f: Format) -> i64 {
+    mask(f.width() - 1) as i64
+}
+
+fn inf_magnitude(f: Format) -> i64 {
+    f.inf(false) as i64
+}
+
+fn quiet_bit(f: Format) -> i64 {
+    (f.default_nan() ^ f.inf(false)) as i64
+}
+
+/// The native float type whose `.rn` arithmetic is exactly `f`'s.
+fn native(f: Format, r: Round) -> Option<types::Type> {
+    match (f, r) {
+        (Format::F32, Round::NearestEven) => Some(types::F32),
+        (Format::F64, Round::NearestEven) => Some(types::F64),
+        _ => None,
+    }
+}
+
+impl<'a, 'b> RowLowering<'a, 'b> {
+    /// Lowers every op of `program`, reading source operand `k` at `inputs + 8k`.
+    pub fn lower(
+        b: &'a mut FunctionBuilder<'b>,
+        shim_sig: SigRef,
+        program: &Program,
+        inputs: Value,
+    ) -> Result<RowLowering<'a, 'b>, Unsupported> {
+        let mut l = RowLowering {
+            b,
+            shim_sig,
+            vals: Vec::with_capacity(program.ops.len()),
+        };
+        for (i, op) in program.ops.iter().enumerate() {
+            if let Some(a) = op.args().into_iter().find(|&a| a as usize >= i) {
+                return Err(Unsupported(format!(
+                    "op {i} reads value {a}, which is not defined before it"
+                )));
+            }
+            let v = l.op(program, op, inputs)?;
+            l.vals.push(v);
+        }
+        Ok(l)
+    }
+
+    fn v(&self, id: ValueId) -> Value {
+        self.vals[id as usize]
+    }
+
+    fn mask(&mut self, x: Value, width: u32) -> Value {
+        if width >= 64 {
+            x
+        } else {
+            self.b.ins().band_imm_s(x, mask(width) as i64)
+        }
+    }
+
+    /// A predicate (`i8`) as the 0/1 value the interpreter stores.
+    fn widen(&mut self, p: Value) -> Value {
+        self.b.ins().uextend(I64, p)
+    }
+
+    fn is_nan(&mut self, f: Format, x: Value) -> Value {
+        let m = self.b.ins().band_imm_s(x, magnitude_mask(f));
+        self.b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedGreaterThan, m, inf_magnitude(f))
+    }
+
+    /// A native result with `semfuzz-fp`'s NaN: the first NaN operand quieted, else the
+    /// default NaN (hardware picks other NaN bits: x86's default NaN is negative, and ARM
+    /// prefers a signaling operand to an earlier quiet one).
+    fn fix_nan(&mut self, f: Format, r: Value, operands: &[Value]) -> Value {
+        let mut nan = self.b.ins().iconst(I64, f.default_nan() as i64);
+        for &x in operands.iter().rev() {
+            let is = self.is_nan(f, x);
+            let m = self.mask(x, f.width());
+            let q = self.b.ins().bor_imm_s(m, quiet_bit(f));
+            nan = self.b.ins().select(is, q, nan);
+        }
+        let r_is_nan = self.is_nan(f, r);
+        self.b.ins().select(r_is_nan, nan, r)
+    }
+
+    fn as_float(&mut self, x: Value, ty: types::Type) -> Value {
+        if ty == types::F32 {
+            let t = self.b.ins().ireduce(types::I32, x);
+            self.b.ins().bitcast(types::F32, MemFlagsData::new(), t)
+        } else {
+            self.b.ins().bitcast(types::F64, MemFlagsData::new(), x)
+        }
+    }
+
+    fn as_bits(&mut self, x: Value, ty: types::Type) -> Value {
+        if ty == types::F32 {
+            let t = self.b.ins().bitcast(types::I32, MemFlagsData::new(), x);
+            self.b.ins().uextend(I64, t)
+        } else {
+            self.b.ins().bitcast(I64, MemFlagsData::new(), x)
+        }
+    }
+
+    fn call(&mut self, shim: Shim, args: [Value; 3], format: u64, mode: u64) -> Value {
+        let callee = self.b.ins().iconst(I64, shim as usize as i64);
+        let f = self.b.ins().iconst(I64, format as i64);
+        let m = self.b.ins().iconst(I64, mode as i64);
+        let call =
+            self.b
+                .ins()
+                .call_indirect(self.shim_sig, callee, &[args[0], args[1], args[2], f, m]);
+        self.b.inst_results(call)[0]
+    }
+
+    /// An arithmetic op: native where exact, else the soft-float shim.
+    fn arith(&mut self, op: FpOp, f: Format, r: Round, args: &[ValueId]) -> Value {
+        let xs: Vec<Value> = args.iter().map(|&a| self.v(a)).collect();
+        if let Some(ty) = native(f, r) {
+            let fs: Vec<Value> = xs.iter().map(|&x| self.as_float(x, ty)).collect();
+            let ins = self.b.ins();
+            let y = match op {
+                FpOp::Add => ins.fadd(fs[0], fs[1]),
+                FpOp::Sub => ins.fsub(fs[0], fs[1]),
+                FpOp::Mul => ins.fmul(fs[0], fs[1]),
+                FpOp::Div => ins.fdiv(fs[0], fs[1]),
+                FpOp::Fma => ins.fma(fs[0], fs[1], fs[2]),
+                FpOp::Sqrt => ins.sqrt(fs[0]),
+                FpOp::Cmp => unreachable!("comparisons are lowered by `compare`"),
+            };
+            let bits = self.as_bits(y, ty);
+            return self.fix_nan(f, bits, &xs);
+        }
+        let zero = self.b.ins().iconst(I64, 0);
+        let mut a = [zero; 3];
+        a[..xs.len()].copy_from_slice(&xs);
+        self.call(shims::shim(op, f), a, shims::pack(f), shims::round_code(r))
+    }
+
+    fn compare(&mut self, f: Format, c: Cmp, a: ValueId, b: ValueId) -> Value {
+        let (x, y) = (self.v(a), self.v(b));
+        if let Some(ty) = native(f, Round::NearestEven) {
+            let (fx, fy) = (self.as_float(x, ty), self.as_float(y, ty));
+            let cc = match c {
+                Cmp::Eq => FloatCC::Equal,
+                Cmp::Lt => FloatCC::LessThan,
+                Cmp::Le => FloatCC::LessThanOrEqual,
+            };
+            let p = self.b.ins().fcmp(cc, fx, fy);
+            return self.widen(p);
+        }
+        let zero = self.b.ins().iconst(I64, 0);
+        let how = match c {
+            Cmp::Eq => 0,
+            Cmp::Lt => 1,
+            Cmp::Le => 2,
+        };
+        self.call(shims::shim(FpOp::Cmp, f), [x, y, zero], shims::pack(f), how)
+    }
+
+    fn class(&mut self, f: Format, c: Class, a: ValueId) -> Value {
+        let x = self.v(a);
+        let m = self.b.ins().band_imm_s(x, magnitude_mask(f));
+        let inf = inf_magnitude(f);
+        let min_normal = f.min_normal(false) as i64;
+        let ins = self.b.ins();
+        let p = match c {
+            Class::Nan => ins.icmp_imm_s(IntCC::UnsignedGreaterThan, m, inf),
+            Class::SignalingNan => {
+                let nan = ins.icmp_imm_s(IntCC::UnsignedGreaterThan, m, inf);
+                let q = self.b.ins().band_imm_s(x, quiet_bit(f));
+                let quiet_clear = self.b.ins().icmp_imm_s(IntCC::Equal, q, 0);
+                self.b.ins().band(nan, quiet_clear)
+            }
+            Class::Inf => ins.icmp_imm_s(IntCC::Equal, m, inf),
+            Class::Zero => ins.icmp_imm_s(IntCC::Equal, m, 0),
+            // 0 < m < min_normal, as one unsigned comparison (m - 1 wraps for m = 0).
+            Class::Subnormal => {
+                let d = ins.iadd_imm_s(m, -1);
+                self.b
+                    .ins()
+                    .icmp_imm_s(IntCC::UnsignedLessThan, d, min_normal - 1)
+            }
+            // min_normal <= m < inf, likewise.
+            Class::Normal => {
+                let d = ins.iadd_imm_s(m, -min_normal);
+                self.b
+                    .ins()
+                    .icmp_imm_s(IntCC::UnsignedLessThan, d, inf - min_normal)
+            }
+            Class::Finite => ins.icmp_imm_s(IntCC::UnsignedLessThan, m, inf),
+        };
+        self.widen(p)
+    }
+
+    fn op(&mut self, program: &Program, op: &Op, inputs: Value) -> Result<Value, Unsupported> {
+        Ok(match *op {
+            Op::Input(k) => {
+                let Some(&w) = program.input_widths.get(k as usize) else {
+                    return Err(Unsupported(format!("input {k} is not a source operand")));
+                };
+                let x = self
+                    .b
+                    .ins()
+                    .load(I64, MemFlagsData::trusted(), inputs, i32::from(k) * 8);
+                self.mask(x, w)
+            }
+            Op::Const(c) => self.b.ins().iconst(I64, c as i64),
+            Op::Add(f, r, a, b) => self.arith(FpOp::Add, f, r, &[a, b]),
+            Op::Sub(f, r, a, b) => self.arith(FpOp::Sub, f, r, &[a, b]),
+            Op::Mul(f, r, a, b) => self.arith(FpOp::Mul, f, r, &[a, b]),
+            Op::Div(f, r, a, b) => self.arith(FpOp::Div, f, r, &[a, b]),
+            Op::Fma(f, r, a, b, c) => self.arith(FpOp::Fma, f, r, &[a, b, c]),
+            Op::Sqrt(f, r, a) => self.arith(FpOp::Sqrt, f, r, &[a]),
+            Op::Cvt(from, to, r, a) => {
+                let (x, zero) = (self.vals[a as usize], self.b.ins().iconst(I64, 0));
+                let to_packed = self.b.ins().iconst(I64, shims::pack(to) as i64);
+                self.call(
+                    shims::convert_shim(from, to),
+                    [x, to_packed, zero],
+                    shims::pack(from),
+                    shims::round_code(r),
+                )
+            }
+            Op::Class(f, c, a) => self.class(f, c, a),
+            Op::FCmp(f, c, a, b) => self.compare(f, c, a, b),
+            Op::And(_, a, b) => self
+                .b
+                .ins()
+                .band(self.vals[a as usize], self.vals[b as usize]),
+            Op::Or(_, a, b) => self
+                .b
+                .ins()
+                .bor(self.vals[a as usize], self.vals[b as usize]),
+            Op::Xor(_, a, b) => self
+                .b
+                .ins()
+                .bxor(self.vals[a as usize], self.vals[b as usize]),
+            Op::Not(w, a) => {
+                let n = self.b.ins().bnot(self.vals[a as usize]);
+                self.mask(n, w)
+            }
+            Op::BvAdd(w, a, b) => {
+                let s = self
+                    .b
+                    .ins()
+                    .iadd(self.vals[a as usize], self.vals[b as usize]);
+                self.mask(s, w)
+            }
+            Op::BvSub(w, a, b) => {
+                let s = self
+                    .b
+                    .ins()
+                    .isub(self.vals[a as usize], self.vals[b as usize]);
+                self.mask(s, w)
+            }
+            Op::BvEq(a, b) => {
+                let p =
+                    self.b
+                        .ins()
+                        .icmp(IntCC::Equal, self.vals[a as usize], self.vals[b as usize]);
+                self.widen(p)
+            }
+            Op::BvUlt(a, b) => {
+                let p = self.b.ins().icmp(
+                    IntCC::UnsignedLessThan,
+                    self.vals[a as usize],
+                    self.vals[b as usize],
+                );
+                self.widen(p)
+            }
+            Op::Extract { value, lo, width } => {
+                if lo >= 64 {
+                    return Err(Unsupported(format!("an extract from bit {lo}")));
+                }
+                let s = self
+                    .b
+                    .ins()
+                    .ushr_imm_s(self.vals[value as usize], i64::from(lo));
+                self.mask(s, width)
+            }
+            Op::Concat { hi, lo, lo_width } => {
+                if lo_width >= 64 {
+                    return Err(Unsupported(format!(
+                        "a concatenation over {lo_width} low bits"
+                    )));
+                }
+                let s = self
+                    .b
+                    .ins()
+                    .ishl_imm_s(self.vals[hi as usize], i64::from(lo_width));
+                self.b.ins().bor(s, self.vals[lo as usize])
+            }
+            Op::Shl(w, a, n) => {
+                if n >= 64 {
+                    self.b.ins().iconst(I64, 0)
+                } else {
+                    let s = self.b.ins().ishl_imm_s(self.vals[a as usize], i64::from(n));
+                    self.mask(s, w)
+                }
+            }
+            Op::Shr(_, a, n) => {
+                if n >= 64 {
+                    self.b.ins().iconst(I64, 0)
+                } else {
+                    self.b.ins().ushr_imm_s(self.vals[a as usize], i64::from(n))
+                }
+            }
+            Op::Select(c, a, b) => self.b.ins().select(
+                self.vals[c as usize],
+                self.vals[a as usize],
+                self.vals[b as usize],
+            ),
+            // Other branches add ops to the IR in parallel: an op this lowering does not know
+            // makes the variant the interpreter's, never a wrong or panicking compile.
+            #[allow(unreachable_patterns)]
+            ref other => return Err(Unsupported(format!("no lowering for {other:?}"))),
+        })
+    }
+
+    /// The `u64` at `at`.
+    pub fn load_u64(&mut self, at: Value) -> Value {
+        self.b.ins().load(I64, MemFlagsData::trusted(), at, 0)
+    }
+
+    /// Stores the `i8` `x` at `at`.
+    pub fn store_u8(&mut self, x: Value, at: Value) {
+        self.b.ins().store(MemFlagsData::trusted(), x, at, 0);
+    }
+
+    /// The IR value `id`'s Cranelift value.
+    pub fn value(&self, id: ValueId) -> Value {
+        self.v(id)
+    }
+
+    /// Whether `bits` is in the accept set of `outcome` (an `i8` predicate), or `None` for a
+    /// bounded (`approx`) leaf, whose set needs MPFR.
+    fn accepts(&mut self, outcome: &Outcome, bits: Value) -> Option<Value> {
+        Some(match outcome {
+            Outcome::Exact(v) => {
+                let x = self.v(*v);
+                self.b.ins().icmp(IntCC::Equal, bits, x)
+            }
+            Outcome::AnyNan(f) => self.is_nan(*f, bits),
+            Outcome::OneOf(vs) => {
+                let mut any = self.b.ins().iconst(types::I8, 0);
+                for v in vs {
+                    let x = self.v(*v);
+                    let eq = self.b.ins().icmp(IntCC::Equal, bits, x);
+                    any = self.b.ins().bor(any, eq);
+                }
+                any
+            }
+            Outcome::Select(c, a, b) => {
+                let (ya, yb) = (self.accepts(a, bits)?, self.accepts(b, bits)?);
+                let c = self.v(*c);
+                self.b.ins().select(c, ya, yb)
+            }
+            Outcome::Any(_) => self.b.ins().iconst(types::I8, 1),
+            Outcome::Within { .. } => return None,
+        })
+    }
+
+    /// 1 (`i8`) when some part rejects its bits of `got`, else 0; `None` when a part's set
+    /// needs MPFR.
+    pub fn rejects(&mut self, parts: &[Part], got: Value) -> Option<Value> {
+        let mut rejected = self.b.ins().iconst(types::I8, 0);
+        for part in parts {
+            let shifted = self.b.ins().ushr_imm_s(got, i64::from(part.lo.min(63)));
+            let bits = self.mask(shifted, part.width);
+            let ok = self.accepts(&part.outcome, bits)?;
+            let bad = self.b.ins().icmp_imm_s(IntCC::Equal, ok, 0);
+            rejected = self.b.ins().bor(rejected, bad);
+        }
+        Some(rejected)
+    }
+}
+
+/// The loop `for each of n rows { body(row pointers) ; advance }` around `body`: `ptrs` are
+/// (start, stride in bytes) pairs, advanced together after each row.
+pub fn row_loop(
+    b: &mut FunctionBuilder<'_>,
+    n: Value,
+    ptrs: &[(Value, Value)],
+    body: impl FnOnce(&mut FunctionBuilder<'_>, &[Value]) -> Result<(), Unsupported>,
+) -> Result<(), Unsupported> {
+    let vars: Vec<Variable> = ptrs
+        .iter()
+        .map(|&(start, _)| {
+            let v = b.declare_var(I64);
+            b.def_var(v, start);
+            v
+        })
+        .collect();
+    let left = b.declare_var(I64);
+    b.def_var(left, n);
+    let (header, row, exit) = (b.create_block(), b.create_block(), b.create_block());
+    b.ins().jump(header, &[]);
+    b.switch_to_block(header);
+    let l = b.use_var(left);
+    b.ins().brif(l, row, &[], exit, &[]);
+    b.switch_to_block(row);
+    let at: Vec<Value> = vars.iter().map(|&v| b.use_var(v)).collect();
+    body(b, &at)?;
+    for ((&v, &(_, stride)), &p) in vars.iter().zip(ptrs).zip(&at) {
+        let next = b.ins().iadd(p, stride);
+        b.def_var(v, next);
+    }
+    let l = b.use_var(left);
+    let l = b.ins().iadd_imm_s(l, -1);
+    b.def_var(left, l);
+    b.ins().jump(header, &[]);
+    b.switch_to_block(exit);
+    b.ins().return_(&[]);
+    b.seal_all_blocks();
+    Ok(())
+}
