@@ -26,7 +26,7 @@
 //!
 //! A counterexample is re-run concretely by the evaluator ([`Query::confirm`]).
 
-use crate::encode::{encode_over_as, payload_blind_inputs, Choice, NanBits, ToBits};
+use crate::encode::{encode_vals, payload_blind_inputs, Choice, Ctx, NanBits, ToBits, Val};
 use crate::rules::{InstrLine, Rule};
 use crate::solve::Answer;
 use semfuzz_spec::catalog::{OperandRole, Spec, Variant};
@@ -689,7 +689,8 @@ impl<'s> Query<'s> {
         BV::new_const("out", self.vars[self.output].width)
     }
 
-    /// One alternative of a side as a formula over the inputs and `out`.
+    /// One alternative of a side as a formula over the inputs and `out`. Its instructions
+    /// share one encoding context, so values pass between them with their FP terms.
     fn side(
         &self,
         steps: &[Step<'s>],
@@ -697,44 +698,38 @@ impl<'s> Query<'s> {
         (nan, to_bits): (NanBits, ToBits),
         out: &BV,
     ) -> SideTerm {
-        let mut env: HashMap<usize, BV> = self
+        let ctx = Ctx::new(prefix, nan, to_bits);
+        let mut env: HashMap<usize, Val> = self
             .inputs()
             .into_iter()
-            .map(|i| (i, self.var_const(i)))
+            .map(|i| (i, Val::bits_term(self.var_const(i))))
             .collect();
         let mut holds = Vec::new();
-        let (mut definitions, mut fresh_bits) = (Vec::new(), Vec::new());
         let mut choices = Vec::new();
         let mut named = Vec::new();
         for (k, step) in steps.iter().enumerate() {
             let last = k + 1 == steps.len();
             let blind = payload_blind(steps, k);
-            let inputs: Vec<BV> = step
+            let inputs: Vec<Val> = step
                 .args
                 .iter()
                 .zip(&step.variant.program.input_widths)
                 .map(|(a, w)| match a {
                     Arg::Var(v) => env[v].clone(),
-                    Arg::Const(c) => BV::from_u64(*c, *w),
-                    Arg::Low(v, w) => self.high_const(*v, *w).concat(&env[v]),
+                    Arg::Const(c) => Val::konst(*c, *w),
+                    Arg::Low(v, w) => {
+                        Val::concat(&Val::bits_term(self.high_const(*v, *w)), &env[v])
+                    }
                 })
                 .collect();
-            let e = encode_over_as(
+            let e = encode_vals(
                 &step.variant.program,
                 &format!("{prefix}s{k}_"),
-                nan,
-                to_bits,
+                &ctx,
                 inputs,
             );
-            // The target's definitions hold where its formula does (a positive context); the
-            // source's are kept apart, to be stated outside its negation or quantified.
-            match nan {
-                NanBits::Free => holds.extend(e.definitions.iter().cloned()),
-                NanBits::Pinned => definitions.extend(e.definitions.iter().cloned()),
-            }
-            fresh_bits.extend(e.fresh_bits.iter().cloned());
             let d = &step.variant.program.dests[0];
-            let mut pieces: Vec<BV> = Vec::new();
+            let mut pieces: Vec<Val> = Vec::new();
             for (j, (p, part)) in e.parts.iter().zip(&d.parts).enumerate() {
                 if last {
                     // A 16-bit output written by a 32-bit register: only its low bits count.
@@ -766,37 +761,47 @@ impl<'s> Query<'s> {
                     let mut term = p.term.clone();
                     for c in &p.choices {
                         match (&c.witness, blind && c.nan) {
-                            (Some(w), true) => term = term.substitute(&[(&c.var, w)]),
+                            (Some(w), true) => term = term.pin(&c.var, w),
                             _ => {
                                 holds.push(c.allowed.clone());
                                 choices.push(c.clone());
                             }
                         }
                     }
-                    named.push((format!("{prefix}s{k}_{j}"), term.clone()));
+                    // The bits of an intermediate part are for reports of Z3's model only:
+                    // made for `Native` (free there), never for the portable text.
+                    if to_bits == ToBits::Native {
+                        named.push((format!("{prefix}s{k}_{j}"), term.bits(&ctx)));
+                    }
                     pieces.push(term);
                 }
             }
             if !last {
                 let value = pieces
                     .into_iter()
-                    .reduce(|lo, hi| hi.concat(&lo))
+                    .reduce(|lo, hi| Val::concat(&hi, &lo))
                     .expect("a destination has parts");
                 let w = self.vars[step.dest].width;
                 env.insert(
                     step.dest,
-                    if value.get_size() > w {
-                        value.extract(w - 1, 0)
+                    if value.width() > w {
+                        value.extract(0, w, &ctx)
                     } else {
                         value
                     },
                 );
             }
         }
+        // The target's definitions hold where its formula does (a positive context); the
+        // source's are kept apart, to be stated outside its negation or quantified.
+        let mut definitions = ctx.definitions();
+        if nan == NanBits::Free {
+            holds.append(&mut definitions);
+        }
         SideTerm {
             holds: Bool::and(&holds),
             definitions,
-            fresh_bits,
+            fresh_bits: ctx.fresh(),
             choices,
             parts: named,
         }
@@ -828,12 +833,13 @@ impl<'s> Query<'s> {
             let ins = self
                 .inputs()
                 .into_iter()
-                .map(|i| self.var_const(i))
+                .map(|i| Val::bits_term(self.var_const(i)))
                 .collect();
-            let e = encode_over_as(pre, "pre_", NanBits::Pinned, to_bits, ins);
+            let ctx = Ctx::new("pre_", NanBits::Pinned, to_bits);
+            let e = encode_vals(pre, "pre_", &ctx, ins);
             let p = &e.parts[0];
             common.push(p.allowed.substitute(&[(&p.result, &BV::from_u64(1, 1))]));
-            common.extend(e.definitions.iter().cloned());
+            common.extend(ctx.definitions());
         }
         let target: Vec<Bool> = self
             .target
