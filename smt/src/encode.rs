@@ -321,6 +321,9 @@ pub struct Fp {
     sources: Rc<Vec<Float>>,
     /// Whether `x` is the NaN.
     nan: bool,
+    /// The number this one is the negation of: sign operations cancel and move through
+    /// products without reaching the solver.
+    negated: Option<Rc<Fp>>,
 }
 
 impl Fp {
@@ -329,6 +332,7 @@ impl Fp {
             sources: Rc::new(vec![x.clone()]),
             x,
             nan: false,
+            negated: None,
         }
     }
 
@@ -342,6 +346,7 @@ impl Fp {
             x,
             sources: Rc::new(sources),
             nan: args.iter().any(|a| a.nan),
+            negated: None,
         }
     }
 
@@ -352,6 +357,39 @@ impl Fp {
     fn with_nan(mut self) -> Fp {
         self.nan = true;
         self
+    }
+
+    /// `-x`; `-(-y)` is `y`.
+    fn neg(&self) -> Fp {
+        if let Some(y) = &self.negated {
+            return (**y).clone();
+        }
+        let mut r = Fp::from_args(self.x.unary_neg(), &[self]);
+        r.negated = Some(Rc::new(self.clone()));
+        r
+    }
+
+    /// `|x|`; `|-y|` is `|y|`.
+    fn abs(&self) -> Fp {
+        let base = self.negated.as_deref().unwrap_or(self);
+        Fp::from_args(base.x.unary_abs(), &[self])
+    }
+
+    /// The number this is the negation of, or itself, and whether it was negated.
+    fn unsigned(&self) -> (&Fp, bool) {
+        match &self.negated {
+            Some(y) => (y, true),
+            None => (self, false),
+        }
+    }
+}
+
+/// The rounding that mirrors `r` under negation: `RD(-x) = -RU(x)`.
+fn mirrored(r: Round) -> Round {
+    match r {
+        Round::Down => Round::Up,
+        Round::Up => Round::Down,
+        r => r,
     }
 }
 
@@ -378,6 +416,11 @@ impl Val {
     /// operation says, with the context's NaN bits.
     pub fn float(f: Format, x: Float, args: &[&Fp]) -> Val {
         Val::new(Kind::Float(f, Fp::from_args(x, args)))
+    }
+
+    /// A number of `f`.
+    fn number(f: Format, x: Fp) -> Val {
+        Val::new(Kind::Float(f, x))
     }
 
     /// A predicate.
@@ -458,14 +501,8 @@ impl Val {
             Kind::Float(g, r) if *g == f => r.clone(),
             Kind::Nan(g, _) if *g == f => Fp::nan(f),
             Kind::Const(v, _) if f.is_nan(*v) => Fp::nan(f),
-            Kind::Xor(a, k) if *k == sign_bit(w) => {
-                let x = a.fp(f, ctx);
-                Fp::from_args(x.x.unary_neg(), &[&x])
-            }
-            Kind::And(a, k) if *k == mask(w - 1) => {
-                let x = a.fp(f, ctx);
-                Fp::from_args(x.x.unary_abs(), &[&x])
-            }
+            Kind::Xor(a, k) if *k == sign_bit(w) => a.fp(f, ctx).neg(),
+            Kind::And(a, k) if *k == mask(w - 1) => a.fp(f, ctx).abs(),
             Kind::Select { c, nan_of, a, b } => {
                 let (fa, fb) = (a.fp(f, ctx), b.fp(f, ctx));
                 // `isNaN(z) ? NaN : y` is `y` when `y` is a NaN whenever `z` is.
@@ -488,6 +525,7 @@ impl Val {
                     x,
                     sources: Rc::new(sources),
                     nan: fa.nan && fb.nan,
+                    negated: None,
                 }
             }
             _ => Fp::leaf(float(&self.bits(ctx), f)),
@@ -497,7 +535,10 @@ impl Val {
     /// The value with the choice variable `var` replaced by the bits `with`.
     pub fn pin(&self, var: &BV, with: &BV) -> Val {
         match &*self.0 {
-            Kind::Nan(_, v) | Kind::Bits(v) if v == var => Val::bits_term(with.clone()),
+            Kind::Nan(_, v) | Kind::Bits(v) if v == var => match with.as_u64() {
+                Some(k) => Val::konst(k, with.get_size()),
+                None => Val::bits_term(with.clone()),
+            },
             Kind::Select { c, nan_of, a, b } => Val::new(Kind::Select {
                 c: c.clone(),
                 nan_of: nan_of.clone(),
@@ -742,13 +783,31 @@ impl Encoder<'_> {
         match op {
             Op::Input(k) => inputs[*k as usize].clone(),
             Op::Const(c) => Val::konst(*c, w),
-            Op::Add(..)
-            | Op::Sub(..)
-            | Op::Mul(..)
-            | Op::Div(..)
-            | Op::Fma(..)
-            | Op::Sqrt(..)
-            | Op::Cvt(..) => {
+            // Negations move out of products: `(-a)·(-b)` is `a·b` (in `fma` too: its product
+            // is exact), and `RD((-a)·b)` is `-RU(a·b)` (likewise for quotients), exactly,
+            // zeros' signs and NaNs included. Sums are left alone: `-a + -b` is not `-(a + b)`
+            // where the sum cancels to zero.
+            Op::Mul(f, r, a, b) | Op::Div(f, r, a, b) => {
+                let (x, y) = (self.fp(*a, *f), self.fp(*b, *f));
+                let ((p, neg_p), (q, neg_q)) = (x.unsigned(), y.unsigned());
+                let flip = neg_p != neg_q;
+                let mode = rounding_mode(rm(if flip { mirrored(*r) } else { *r }));
+                let z = match op {
+                    Op::Mul(..) => p.x.mul_with_rounding_mode(&q.x, &mode),
+                    _ => p.x.div_with_rounding_mode(&q.x, &mode),
+                };
+                let z = Fp::from_args(z, &[&x, &y]);
+                Val::number(*f, if flip { z.neg() } else { z })
+            }
+            Op::Fma(f, r, a, b, c) => {
+                let (x, y, s) = (self.fp(*a, *f), self.fp(*b, *f), self.fp(*c, *f));
+                let ((p, neg_p), (q, neg_q)) = (x.unsigned(), y.unsigned());
+                let (p, q) = if neg_p && neg_q { (p, q) } else { (&x, &y) };
+                let z =
+                    p.x.fma_with_rounding_mode(&q.x, &s.x, &rounding_mode(rm(*r)));
+                Val::number(*f, Fp::from_args(z, &[&x, &y, &s]))
+            }
+            Op::Add(..) | Op::Sub(..) | Op::Sqrt(..) | Op::Cvt(..) => {
                 let mut args: Vec<Fp> = Vec::new();
                 let (f, r) = rounded_with(op, None, |k, f| {
                     let x = self.fp(k, f);
