@@ -1188,11 +1188,30 @@ impl Posed {
 
     /// Solves: the pinned query first when there is one (proved, or a candidate checked with
     /// the inputs fixed), else or then the full query.
+    /// An `unknown` says which sub-query gave up and why (`timeout after N ms`, or the
+    /// solver's own reason).
     pub fn answer(&self, timeout_ms: u32) -> Answer {
-        let Some(pinned) = &self.pinned else {
-            return crate::solve::z3(&self.full, &self.shown, timeout_ms);
+        let solve = |what: &str, query: &[Bool], shown: &[(String, BV)]| match crate::solve::z3(
+            query, shown, timeout_ms,
+        ) {
+            Answer::Unknown(why) => Answer::Unknown(format!(
+                "{what}: {}",
+                if why == "timeout" || why == "canceled" {
+                    format!("timeout after {timeout_ms} ms")
+                } else {
+                    format!("the solver gave up ({why})")
+                }
+            )),
+            other => other,
         };
-        match crate::solve::z3(pinned, &self.shown, timeout_ms) {
+        let Some(pinned) = &self.pinned else {
+            return solve("the query", &self.full, &self.shown);
+        };
+        match solve(
+            "the query with the source's choices pinned",
+            pinned,
+            &self.shown,
+        ) {
             Answer::Counterexample(values) => {
                 let mut fixed = vec![self.source_allows.clone()];
                 for (name, c) in &self.shown {
@@ -1202,7 +1221,11 @@ impl Posed {
                 }
                 match crate::solve::z3(&fixed, &[], timeout_ms) {
                     Answer::Proved => Answer::Counterexample(values),
-                    _ => crate::solve::z3(&self.full, &self.shown, timeout_ms),
+                    _ => solve(
+                        "the query with the source's choices under exists",
+                        &self.full,
+                        &self.shown,
+                    ),
                 }
             }
             other => other,
@@ -1218,6 +1241,8 @@ pub struct Proof<'s> {
     pub solved: crate::solve::Solved,
     /// The evaluator's verdict on a counterexample.
     pub confirmation: Option<Confirmation>,
+    /// The in-process query's size, when [`crate::solve::Options::explain`] asks.
+    pub size: Option<crate::solve::QuerySize>,
 }
 
 /// Resolves, poses and (for a counterexample) confirms one rule.
@@ -1242,27 +1267,33 @@ pub fn prove<'s>(
         })
         .join()
     });
-    let solved = std::thread::scope(|s| {
+    let (solved, size) = std::thread::scope(|s| {
         s.spawn(|| {
             let (text, names) = exported
                 .map_err(|_| std::io::Error::other("building the SMT-LIB2 text panicked"))?;
             let posed = query.build(ToBits::Native);
             let mut solved = crate::solve::solve(&rule.name, &text, &names, opts, || {
-                posed.answer(opts.timeout_ms)
+                posed.answer(opts.in_process_ms())
             })?;
             if let (Answer::Counterexample(values), false) = (&solved.answer, solved.cached) {
                 solved.answer = Answer::Counterexample(posed.complete(values, opts.timeout_ms));
             }
-            Ok::<_, std::io::Error>(solved)
+            let size = opts
+                .explain
+                .then(|| crate::solve::QuerySize::of(&posed.full));
+            Ok::<_, std::io::Error>((solved, size))
         })
         .join()
         .unwrap_or_else(|_| {
-            Ok(crate::solve::Solved {
-                answer: Answer::Unknown("the solver thread panicked".into()),
-                seconds: 0.0,
-                cached: false,
-                solver: None,
-            })
+            Ok((
+                crate::solve::Solved {
+                    answer: Answer::Unknown("the solver thread panicked".into()),
+                    seconds: 0.0,
+                    cached: false,
+                    solver: None,
+                },
+                None,
+            ))
         })
     })
     .map_err(|e| {
@@ -1279,5 +1310,6 @@ pub fn prove<'s>(
         query,
         solved,
         confirmation,
+        size,
     })
 }
