@@ -918,6 +918,13 @@ impl<'s> Query<'s> {
     /// produce `out` (following the solver's choices where it made them), and no choice of
     /// the source may. `values` maps constant names to bits.
     pub fn confirm(&self, values: &HashMap<String, u64>) -> Confirmation {
+        self.confirm_within(values, usize::MAX)
+            .expect("an unlimited run completes")
+    }
+
+    /// [`Query::confirm`] enumerating at most `limit` states of a side's intermediate
+    /// choices at a step; `None` past it (a NaN choice per step doubles them).
+    fn confirm_within(&self, values: &HashMap<String, u64>, limit: usize) -> Option<Confirmation> {
         let inputs: HashMap<usize, u64> = self
             .inputs()
             .into_iter()
@@ -951,17 +958,17 @@ impl<'s> Query<'s> {
             widths: self.vars.iter().map(|v| v.width).collect(),
         };
         let width = self.vars[self.output].width;
-        let target_ok = self.target.iter().enumerate().any(|(a, steps)| {
-            run_concrete(steps, &inputs, &|k, j| {
-                values.get(&format!("tgt{a}_s{k}_{j}")).copied()
-            })
-            .iter()
-            .any(|finals| accepts_all(steps, finals, out, width))
-        });
+        let mut target_ok = false;
+        for (a, steps) in self.target.iter().enumerate() {
+            let pick = |k, j| values.get(&format!("tgt{a}_s{k}_{j}")).copied();
+            target_ok |= run_concrete(steps, &inputs, &pick, limit)?
+                .iter()
+                .any(|finals| accepts_all(steps, finals, out, width));
+        }
         let mut source_parts = Vec::new();
         let mut source_allows = false;
         for steps in &self.source {
-            for finals in run_concrete(steps, &inputs, &|_, _| None) {
+            for finals in run_concrete(steps, &inputs, &|_, _| None, limit)? {
                 if source_parts.is_empty() {
                     source_parts = finals.clone();
                 }
@@ -981,11 +988,141 @@ impl<'s> Query<'s> {
                 target: (out >> p.lo) & mask(p.width),
             })
             .collect();
-        Confirmation {
+        Some(Confirmation {
             target_produces: target_ok,
             source_allows,
             parts,
+        })
+    }
+}
+
+/// How many input tuples [`Query::falsify`] runs before the solver is asked.
+pub const FALSIFY_TRIES: usize = 512;
+
+/// The most states of intermediate choices [`Query::falsify`] enumerates at a step; an input
+/// tuple needing more (NaNs through many sign operations) is left to the solver.
+const FALSIFY_STATES: usize = 256;
+
+/// Special encodings of the format a rule variable's type names (both halves of a packed
+/// pair alike), to mix with random bits; none for other types.
+fn special_inputs(ty: &str, width: u32) -> Vec<u64> {
+    use semfuzz_fp::Format;
+    let f = if ty.contains("bf16") {
+        Format::BF16
+    } else if ty.contains("f16") {
+        Format::F16
+    } else if ty.contains("f32") {
+        Format::F32
+    } else if ty.contains("f64") {
+        Format::F64
+    } else {
+        return Vec::new();
+    };
+    let mut one = Vec::new();
+    for neg in [false, true] {
+        one.extend([
+            f.zero(neg),
+            f.one(neg),
+            f.inf(neg),
+            f.max_finite(neg),
+            f.min_normal(neg),
+            f.min_subnormal(neg),
+        ]);
+    }
+    one.push(f.default_nan());
+    one.iter()
+        .map(|&v| {
+            let mut bits = 0;
+            let mut lo = 0;
+            while lo < width {
+                bits |= v << lo;
+                lo += f.width();
+            }
+            bits & mask(width)
+        })
+        .collect()
+}
+
+impl Query<'_> {
+    /// Looks for a counterexample without a solver: both sides run by the evaluator on
+    /// special values and seeded random bits (`tries` tuples, deterministic), the target's
+    /// representative output checked with [`Query::confirm`]. A wrong rewrite of a long
+    /// program usually differs on most inputs, where a solver must search through every
+    /// circuit of both sides. The values are named as a solver's model names them.
+    pub fn falsify(&self, tries: usize) -> Option<HashMap<String, u64>> {
+        let inputs = self.inputs();
+        let widened = self.widened();
+        let width = self.vars[self.output].width;
+        let specials: Vec<Vec<u64>> = inputs
+            .iter()
+            .map(|&i| special_inputs(&self.vars[i].ty, self.vars[i].width))
+            .collect();
+        let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = move || {
+            // xorshift64*: a fixed sequence, so the same rule gives the same counterexample.
+            state ^= state >> 12;
+            state ^= state << 25;
+            state ^= state >> 27;
+            state.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        };
+        let last = |steps: &[Step]| {
+            steps.last().expect("non-empty").variant.program.dests[0]
+                .parts
+                .clone()
+        };
+        for _ in 0..tries {
+            let mut values: HashMap<String, u64> = HashMap::new();
+            let mut concrete = Concrete {
+                values: HashMap::new(),
+                high: HashMap::new(),
+                widths: self.vars.iter().map(|v| v.width).collect(),
+            };
+            for (k, &i) in inputs.iter().enumerate() {
+                let r = next();
+                let v = if !specials[k].is_empty() && r & 1 == 0 {
+                    specials[k][(r >> 1) as usize % specials[k].len()]
+                } else {
+                    (r >> 1) & mask(self.vars[i].width)
+                };
+                concrete.values.insert(i, v);
+                values.insert(format!("in_{}", self.vars[i].name), v);
+            }
+            for &(v, w) in &widened {
+                let h = next() & mask(w - self.vars[v].width);
+                concrete.high.insert(v, h);
+                values.insert(format!("in_{}_hi", self.vars[v].name), h);
+            }
+            if let Some(pre) = &self.pre {
+                let ins: Vec<u64> = inputs.iter().map(|i| concrete.values[i]).collect();
+                let mut ev = Evaluator::new(pre);
+                let mut acc = vec![Accept::default(); ev.n_parts()];
+                ev.eval(&ins, &mut acc);
+                if !acc[0].accepts(1) {
+                    continue;
+                }
+            }
+            for steps in &self.target {
+                let Some(runs) = run_concrete(steps, &concrete, &|_, _| None, FALSIFY_STATES)
+                else {
+                    continue;
+                };
+                for finals in runs {
+                    let mut out = 0;
+                    for (p, a) in last(steps).iter().zip(&finals) {
+                        if p.lo < width {
+                            out |= (a.representative() & mask(p.width)) << p.lo;
+                        }
+                    }
+                    let mut candidate = values.clone();
+                    candidate.insert("out".into(), out & mask(width));
+                    let confirmed = self.confirm_within(&candidate, FALSIFY_STATES);
+                    if confirmed.is_some_and(|c| c.confirmed()) {
+                        return Some(candidate);
+                    }
+                }
+            }
         }
+        None
     }
 }
 
@@ -1049,12 +1186,14 @@ impl Concrete {
 
 /// Every final accept-set vector a side can reach: intermediate parts with a choice try the
 /// value `pick(step, part)` if given and accepted, else a few members of the set (every
-/// listed value, the interval's ends and representative, two NaNs).
+/// listed value, the interval's ends and representative, two NaNs); `None` when a step would
+/// leave more than `limit` states.
 fn run_concrete(
     steps: &[Step],
     inputs: &Concrete,
     pick: &dyn Fn(usize, usize) -> Option<u64>,
-) -> Vec<Vec<Accept>> {
+    limit: usize,
+) -> Option<Vec<Vec<Accept>>> {
     let mut states: Vec<HashMap<usize, u64>> = vec![inputs.values.clone()];
     let last = steps.len() - 1;
     for (k, step) in steps[..last].iter().enumerate() {
@@ -1079,9 +1218,12 @@ fn run_concrete(
                 next.push(e);
             }
         }
+        if next.len() > limit {
+            return None;
+        }
         states = next;
     }
-    accepts(&steps[last], &states, inputs)
+    Some(accepts(&steps[last], &states, inputs))
 }
 
 /// A step's accept sets in every state.
@@ -1272,9 +1414,21 @@ pub fn prove<'s>(
             let (text, names) = exported
                 .map_err(|_| std::io::Error::other("building the SMT-LIB2 text panicked"))?;
             let posed = query.build(ToBits::Native);
-            let mut solved = crate::solve::solve(&rule.name, &text, &names, opts, || {
-                posed.answer(opts.in_process_ms())
-            })?;
+            let start = std::time::Instant::now();
+            let mut solved = match query.falsify(FALSIFY_TRIES) {
+                Some(values) => {
+                    crate::solve::export(&rule.name, &text, opts)?;
+                    crate::solve::Solved {
+                        answer: Answer::Counterexample(values),
+                        seconds: start.elapsed().as_secs_f64(),
+                        cached: false,
+                        solver: Some(crate::solve::EVALUATOR.into()),
+                    }
+                }
+                None => crate::solve::solve(&rule.name, &text, &names, opts, || {
+                    posed.answer(opts.in_process_ms())
+                })?,
+            };
             if let (Answer::Counterexample(values), false) = (&solved.answer, solved.cached) {
                 solved.answer = Answer::Counterexample(posed.complete(values, opts.timeout_ms));
             }

@@ -41,6 +41,10 @@ pub struct Solved {
 /// What answers in process: Z3 through the linked libz3.
 pub const IN_PROCESS: &str = "z3";
 
+/// Who answers a counterexample found by running both sides on sample inputs
+/// (`sequence::Query::falsify`) before any solver.
+pub const EVALUATOR: &str = "evaluator";
+
 /// How to pose queries.
 #[derive(Clone, Debug, Default)]
 pub struct Options {
@@ -208,10 +212,7 @@ pub fn solve(
     in_process: impl FnOnce() -> Answer,
 ) -> std::io::Result<Solved> {
     let start = Instant::now();
-    if let Some(dir) = &opts.emit_smt2 {
-        std::fs::create_dir_all(dir)?;
-        std::fs::write(dir.join(format!("{name}.smt2")), text)?;
-    }
+    export(name, text, opts)?;
     let key = opts
         .cache
         .as_ref()
@@ -266,6 +267,15 @@ pub fn solve(
         cached: false,
         solver,
     })
+}
+
+/// Writes the query `text` as `NAME.smt2` where `--emit-smt2` asks.
+pub fn export(name: &str, text: &str, opts: &Options) -> std::io::Result<()> {
+    if let Some(dir) = &opts.emit_smt2 {
+        std::fs::create_dir_all(dir)?;
+        std::fs::write(dir.join(format!("{name}.smt2")), text)?;
+    }
+    Ok(())
 }
 
 /// Z3 on `assertions` with a timeout.
