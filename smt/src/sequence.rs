@@ -1415,7 +1415,13 @@ pub fn prove<'s>(
                 .map_err(|_| std::io::Error::other("building the SMT-LIB2 text panicked"))?;
             let posed = query.build(ToBits::Native);
             let start = std::time::Instant::now();
-            let mut solved = match query.falsify(FALSIFY_TRIES) {
+            // Sample inputs are the default route's first step; `--solver` asks for solvers.
+            let sampled = if opts.portfolio.is_empty() {
+                query.falsify(FALSIFY_TRIES)
+            } else {
+                None
+            };
+            let mut solved = match sampled {
                 Some(values) => {
                     crate::solve::export(&rule.name, &text, opts)?;
                     crate::solve::Solved {
