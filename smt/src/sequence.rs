@@ -751,7 +751,7 @@ impl<'s> Query<'s> {
                             witness: None,
                             nan: false,
                         });
-                        beyond.concat(&out.extract(width - 1, part.lo))
+                        beyond.concat(out.extract(width - 1, part.lo))
                     } else {
                         out.extract(part.lo + part.width - 1, part.lo)
                     };
