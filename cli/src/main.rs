@@ -175,9 +175,14 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         emit_smt2: Option<PathBuf>,
         /// Solve the exported text with a portfolio of solver processes, e.g.
-        /// `z3,cvc5,bitwuzla`: the first definite answer wins (default: Z3 in process).
+        /// `z3,cvc5,bitwuzla`: the first definite answer wins (default: Z3 in process for a
+        /// quarter of the timeout, then the installed ones of bitwuzla, cvc5 and z3 for the rest).
         #[arg(long, value_name = "LIST")]
         solver: Option<String>,
+        /// Print each query's size under its rule: terms, FP operations, bit-vector widths
+        /// and FP sorts (what makes a query hard).
+        #[arg(long)]
+        explain: bool,
         #[command(flatten)]
         report: serve::ReportArgs,
     },
@@ -281,6 +286,7 @@ fn run(cli: Cli) -> Result<bool> {
             no_cache,
             emit_smt2,
             solver,
+            explain,
             report,
         } => {
             let cache = (!no_cache).then(|| cache.unwrap_or_else(|| prove::default_cache().into()));
@@ -290,11 +296,18 @@ fn run(cli: Cli) -> Result<bool> {
                 None => Vec::new(),
             };
             semfuzz_smt::portfolio::check_installed(&portfolio).map_err(anyhow::Error::msg)?;
+            let fallback = if portfolio.is_empty() {
+                semfuzz_smt::solve::Options::default_fallback()
+            } else {
+                Vec::new()
+            };
             let opts = semfuzz_smt::solve::Options {
                 timeout_ms: timeout,
                 cache,
                 emit_smt2,
                 portfolio,
+                fallback,
+                explain,
             };
             prove::run(&spec, &paths, &opts, report.reporter().as_ref())
         }
@@ -308,6 +321,8 @@ fn run(cli: Cli) -> Result<bool> {
                 cache: None,
                 emit_smt2: None,
                 portfolio: Vec::new(),
+                fallback: semfuzz_smt::solve::Options::default_fallback(),
+                explain: false,
             };
             validate::run(&spec, &instrs, &archs, &opts)
         }

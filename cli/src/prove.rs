@@ -8,7 +8,7 @@ use semfuzz_service::client::Reporter;
 use semfuzz_service::model::NewProof;
 use semfuzz_smt::rules::{self, Expect};
 use semfuzz_smt::sequence::{self, Proof};
-use semfuzz_smt::solve::{Answer, Options};
+use semfuzz_smt::solve::{Answer, Options, IN_PROCESS};
 use semfuzz_spec::diag::SourceFile;
 use semfuzz_spec::outcome::{describe, describe_accept};
 use semfuzz_spec::Spec;
@@ -111,9 +111,10 @@ pub fn run(
                 (Answer::Unknown(why), _, _) => format!(" ({why})"),
                 _ => String::new(),
             };
-            // The portfolio names who answered; Z3 in process is the default and goes unsaid.
+            // The portfolio and the default route's fallback name who answered; Z3 in process
+            // is the default and goes unsaid.
             let by = match &proof.solved.solver {
-                Some(s) if !opts.portfolio.is_empty() => format!(", {s}"),
+                Some(s) if !opts.portfolio.is_empty() || s != IN_PROCESS => format!(", {s}"),
                 _ => String::new(),
             };
             outln!(
@@ -128,6 +129,9 @@ pub fn run(
                     (false, None) => "   MISMATCH: no verdict (unknown is never a pass)".into(),
                 }
             );
+            if let Some(size) = &proof.size {
+                outln!("    query: {size}");
+            }
             if !print_counterexample(spec, &proof) {
                 ok = false;
             }

@@ -1,15 +1,35 @@
 //! The variant IR as Z3 terms.
 //!
-//! Every IR value is a bit-vector (predicates are 1-bit). Floating-point ops reinterpret their
-//! operands with [`fp_from_bits`], compute in the SMT FP theory, and give a result its IEEE bits,
-//! or, when it is a NaN, a fresh bit-vector `v` constrained to the NaN encodings: the formulas
-//! never assume a NaN pattern the spec did not state. A destination part is a fresh bit-vector
-//! constrained by its outcome tree.
+//! Every IR value is a [`Val`]: its bits, and where the value is a floating-point number, a
+//! term of the FP sort that the solver reads directly. Values stay in the FP sort through the
+//! FP operations and the sign operations the specs write as bits (`neg` is an `xor` with the
+//! sign bit, `abs` an `and` without it, a NaN choice a NaN), and a result is compared with
+//! SMT `=` on FP terms (exact bits apart from NaN), its NaN-ness and NaN bits separately
+//! ([`eq_bits`]). Bits are made only where an operation reads bits: there a number's
+//! encoding is `fp.to_ieee_bv` ([`ToBits::Native`]) or a fresh bit-vector defined by
+//! `(= ((_ to_fp e s) b) r)` ([`ToBits::Fresh`]), and a NaN is a fresh bit-vector constrained
+//! to the NaN encodings ([`NanBits::Free`]) or the default NaN ([`NanBits::Pinned`]).
+//!
+//! Why: a solver bit-blasts an FP operation into a circuit over the unpacked sign, exponent
+//! and significand. Two programs that differ by sign operations (`-a * -b` against `a * b`)
+//! give two circuits over the *same* significand bits, which the solver's structural hashing
+//! merges, so the query is decided in milliseconds; the same operations through bits (each
+//! value re-packed with a NaN choice and unpacked again) give circuits over different bits,
+//! which no solver related in minutes (issue 18, docs/BENCHMARKS.md).
+//!
+//! A new [`Op`] is one arm of [`Encoder::op`]: its result as bits over `self.bits(k)` of its
+//! operands (`Val::bits_term`), or as an FP term over `self.fp(k, format)` with
+//! [`Val::float`] when it is a floating-point operation.
 
 use crate::fpbits::{fp_from_bits, fp_sort, rounding_mode, Rm};
 use semfuzz_fp::{Format, Round};
-use semfuzz_spec::ir::{ApproxFn, Bound, Class, Cmp, Op, Outcome, PartKind, Program};
-use z3::ast::{Bool, Float, BV};
+use semfuzz_spec::ir::{
+    mask, ApproxFn, Bound, Class, Cmp, Op, Outcome, PartKind, Program, ValueId,
+};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+use z3::ast::{Ast, Bool, Float, BV};
 
 /// One destination part as a Z3 variable plus what the spec allows it to be.
 pub struct EncodedPart {
@@ -19,11 +39,11 @@ pub struct EncodedPart {
     pub allowed: Bool,
     /// How to read the bits.
     pub kind: PartKind,
-    /// The part's value as a term: the outcome tree's run-time selects over its leaves, an
-    /// exact leaf its value, a leaf with a choice (`any_nan`, `one_of`, a bound) a fresh
-    /// variable listed in `choices`. A sequence passes it to the next instruction, which keeps
-    /// the structure visible to the simplifier.
-    pub term: BV,
+    /// The part's value: the outcome tree's run-time selects over its leaves, an exact leaf
+    /// its value, a leaf with a choice (`any_nan`, `one_of`, a bound) a fresh variable listed
+    /// in `choices`. A sequence passes it to the next instruction, which keeps the structure
+    /// (and the FP terms) visible.
+    pub term: Val,
     /// The fresh variables of `term`.
     pub choices: Vec<Choice>,
 }
@@ -47,22 +67,25 @@ pub struct Choice {
 pub struct Encoded {
     /// One variable per source operand.
     pub inputs: Vec<BV>,
-    /// Definitions of the fresh variables behind floating-point results.
-    pub definitions: Vec<Bool>,
-    /// The fresh bit-vectors [`ToBits::Fresh`] made for floating-point results (defined in
-    /// `definitions`), so that a caller can quantify them with the values they depend on.
-    pub fresh_bits: Vec<BV>,
     /// The destination parts, in order.
     pub parts: Vec<EncodedPart>,
-    /// Every IR value's term, by [`ValueId`](semfuzz_spec::ir::ValueId).
-    pub values: Vec<BV>,
+    /// Every IR value, by [`ValueId`].
+    pub vals: Vec<Val>,
+    /// How values became bits, and what that defined.
+    pub ctx: Rc<Ctx>,
 }
 
 impl Encoded {
+    /// Every IR value's bits, by [`ValueId`]. Making bits may define fresh variables: read
+    /// [`Ctx::definitions`] after.
+    pub fn values(&self) -> Vec<BV> {
+        self.vals.iter().map(|v| v.bits(&self.ctx)).collect()
+    }
+
     /// Everything that must hold: the definitions and every part's outcome.
     pub fn constraints(&self) -> Bool {
-        let mut terms: Vec<Bool> = self.definitions.clone();
-        terms.extend(self.parts.iter().map(|p| p.allowed.clone()));
+        let mut terms: Vec<Bool> = self.parts.iter().map(|p| p.allowed.clone()).collect();
+        terms.extend(self.ctx.definitions());
         Bool::and(&terms)
     }
 }
@@ -151,38 +174,470 @@ pub enum NanBits {
     Pinned,
 }
 
-/// How a floating-point result becomes its IEEE bits.
+/// How a floating-point number becomes its IEEE bits, where an operation reads them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ToBits {
     /// Z3's `fp.to_ieee_bv`: the simplifier sees through it, so Z3 in process solves fastest
     /// this way; but it is Z3's extension of SMT-LIB, which cvc5 and bitwuzla do not parse.
     Native,
-    /// A fresh bit-vector `b` with `(= ((_ to_fp e s) b) r)`, listed in
-    /// [`Encoded::fresh_bits`]: standard SMT-LIB that z3, cvc5 and bitwuzla all read. `b` is
-    /// the one encoding of a number `r`; a NaN `r` leaves it any NaN encoding, which no
-    /// formula reads (a NaN result is the op's NaN choice, as in `Native`).
+    /// A fresh bit-vector `b` with `(= ((_ to_fp e s) b) r)`, listed in [`Ctx::fresh`]:
+    /// standard SMT-LIB that z3, cvc5 and bitwuzla all read. `b` is the one encoding of a
+    /// number `r`; a NaN `r` leaves it any NaN encoding, which no formula reads (a NaN result
+    /// is the op's NaN choice, as in `Native`).
     Fresh,
 }
 
-/// Floating-point results as bits under a [`ToBits`], collecting what `Fresh` defines.
-struct Bits<'p> {
-    mode: ToBits,
-    prefix: &'p str,
-    definitions: Vec<Bool>,
-    fresh: Vec<BV>,
+/// The state of one encoding (one program, or one side of a rule, whose instructions share
+/// it): how numbers and NaNs become bits, and the fresh variables that made.
+pub struct Ctx {
+    nan: NanBits,
+    to_bits: ToBits,
+    prefix: String,
+    state: RefCell<CtxState>,
 }
 
-impl Bits<'_> {
-    fn of(&mut self, r: &Float, f: Format) -> BV {
-        match self.mode {
-            ToBits::Native => r.to_ieee_bv(),
-            ToBits::Fresh => {
-                let b = BV::new_const(format!("{}b{}", self.prefix, self.fresh.len()), f.width());
-                self.definitions.push(float(&b, f).eq(r));
-                self.fresh.push(b.clone());
-                b
-            }
+#[derive(Default)]
+struct CtxState {
+    definitions: Vec<Bool>,
+    fresh: Vec<BV>,
+    /// Each number's bits and each NaN-able result's NaN bits, made once per FP term.
+    numbers: HashMap<Float, BV>,
+    nans: HashMap<Float, BV>,
+}
+
+impl Ctx {
+    /// A context whose fresh variables' names start with `prefix`.
+    pub fn new(prefix: &str, nan: NanBits, to_bits: ToBits) -> Rc<Ctx> {
+        Rc::new(Ctx {
+            nan,
+            to_bits,
+            prefix: prefix.to_string(),
+            state: RefCell::default(),
+        })
+    }
+
+    /// How op NaNs are encoded.
+    pub fn nan_bits(&self) -> NanBits {
+        self.nan
+    }
+
+    /// How numbers become bits.
+    pub fn to_bits(&self) -> ToBits {
+        self.to_bits
+    }
+
+    /// Definitions of the fresh variables made so far (numbers' bits under `Fresh`, op NaNs
+    /// under `Free`).
+    pub fn definitions(&self) -> Vec<Bool> {
+        self.state.borrow().definitions.clone()
+    }
+
+    /// The fresh bit-vectors [`ToBits::Fresh`] and [`NanBits::Free`] made so far (defined in
+    /// [`Ctx::definitions`]), so that a caller can quantify them with the values they
+    /// depend on.
+    pub fn fresh(&self) -> Vec<BV> {
+        self.state.borrow().fresh.clone()
+    }
+
+    fn define(&self, name: &str, f: Format, definition: impl Fn(&BV) -> Bool) -> BV {
+        let mut st = self.state.borrow_mut();
+        let b = BV::new_const(
+            format!("{}{name}{}", self.prefix, st.fresh.len()),
+            f.width(),
+        );
+        st.definitions.push(definition(&b));
+        st.fresh.push(b.clone());
+        b
+    }
+
+    /// The bits of `r` where it is a number (a NaN `r` leaves them unread).
+    fn number_bits(&self, r: &Float, f: Format) -> BV {
+        if self.to_bits == ToBits::Native {
+            return r.to_ieee_bv();
         }
+        if let Some(b) = self.state.borrow().numbers.get(r) {
+            return b.clone();
+        }
+        let b = self.define("b", f, |b| float(b, f).eq(r));
+        self.state.borrow_mut().numbers.insert(r.clone(), b.clone());
+        b
+    }
+
+    /// The bits of the op result `r` where it is a NaN.
+    fn nan_of(&self, r: &Float, f: Format) -> BV {
+        if self.nan == NanBits::Pinned {
+            return BV::from_u64(f.default_nan(), f.width());
+        }
+        if let Some(b) = self.state.borrow().nans.get(r) {
+            return b.clone();
+        }
+        let b = self.define("v", f, |b| float(b, f).is_nan());
+        self.state.borrow_mut().nans.insert(r.clone(), b.clone());
+        b
+    }
+}
+
+/// An IR value: its bits and, where it is a floating-point number, its FP term. Cheap to
+/// clone (shared).
+#[derive(Clone, Debug)]
+pub struct Val(Rc<Kind>);
+
+#[derive(Debug)]
+enum Kind {
+    /// Known bits.
+    Const(u64, u32),
+    /// Bits as a term.
+    Bits(BV),
+    /// A predicate as a formula (1 bit); `nan_of` when it is `isNaN(z)`.
+    Pred { b: Bool, nan_of: Option<Float> },
+    /// The result of an FP operation (its NaN bits are the context's).
+    Float(Format, Fp),
+    /// Any NaN encoding of the format: a choice variable constrained elsewhere.
+    Nan(Format, BV),
+    /// `a ^ k`: a sign flip where `k` is a sign bit.
+    Xor(Val, u64),
+    /// `a & k`: an absolute value where `k` is all bits but the sign.
+    And(Val, u64),
+    /// `a | k`: a quieted NaN where `k` is the quiet bit.
+    Or(Val, u64),
+    /// `c ? a : b`, `nan_of` when `c` is `isNaN(z)`.
+    Select {
+        c: Bool,
+        nan_of: Option<Float>,
+        a: Val,
+        b: Val,
+    },
+    /// `hi` above `lo`.
+    Concat(Val, Val),
+}
+
+/// A value's FP term in one format.
+#[derive(Clone, Debug)]
+pub struct Fp {
+    /// The term.
+    x: Float,
+    /// Terms `z` such that `x` is a NaN when `z` is (`x` itself among them): an outcome
+    /// `isNaN(z) ? any NaN : x` is `x` in the FP sort.
+    sources: Rc<Vec<Float>>,
+    /// Whether `x` is the NaN.
+    nan: bool,
+    /// The number this one is the negation of: sign operations cancel and move through
+    /// products without reaching the solver.
+    negated: Option<Rc<Fp>>,
+}
+
+impl Fp {
+    fn leaf(x: Float) -> Fp {
+        Fp {
+            sources: Rc::new(vec![x.clone()]),
+            x,
+            nan: false,
+            negated: None,
+        }
+    }
+
+    /// `x`, NaN whenever one of `args` is.
+    fn from_args(x: Float, args: &[&Fp]) -> Fp {
+        let mut sources = vec![x.clone()];
+        for a in args {
+            sources.extend(a.sources.iter().cloned());
+        }
+        Fp {
+            x,
+            sources: Rc::new(sources),
+            nan: args.iter().any(|a| a.nan),
+            negated: None,
+        }
+    }
+
+    fn nan(f: Format) -> Fp {
+        Fp::leaf(Float::nan(&fp_sort(f.exp_bits(), f.precision()))).with_nan()
+    }
+
+    fn with_nan(mut self) -> Fp {
+        self.nan = true;
+        self
+    }
+
+    /// `-x`; `-(-y)` is `y`.
+    fn neg(&self) -> Fp {
+        if let Some(y) = &self.negated {
+            return (**y).clone();
+        }
+        let mut r = Fp::from_args(self.x.unary_neg(), &[self]);
+        r.negated = Some(Rc::new(self.clone()));
+        r
+    }
+
+    /// `|x|`; `|-y|` is `|y|`.
+    fn abs(&self) -> Fp {
+        let base = self.negated.as_deref().unwrap_or(self);
+        Fp::from_args(base.x.unary_abs(), &[self])
+    }
+
+    /// The number this is the negation of, or itself, and whether it was negated.
+    fn unsigned(&self) -> (&Fp, bool) {
+        match &self.negated {
+            Some(y) => (y, true),
+            None => (self, false),
+        }
+    }
+}
+
+/// The rounding that mirrors `r` under negation: `RD(-x) = -RU(x)`.
+fn mirrored(r: Round) -> Round {
+    match r {
+        Round::Down => Round::Up,
+        Round::Up => Round::Down,
+        r => r,
+    }
+}
+
+fn sign_bit(w: u32) -> u64 {
+    1 << (w - 1)
+}
+
+impl Val {
+    fn new(kind: Kind) -> Val {
+        Val(Rc::new(kind))
+    }
+
+    /// Bits as a term.
+    pub fn bits_term(b: BV) -> Val {
+        Val::new(Kind::Bits(b))
+    }
+
+    /// Known bits.
+    pub fn konst(v: u64, width: u32) -> Val {
+        Val::new(Kind::Const(v & mask(width), width))
+    }
+
+    /// The result of an FP operation over the FP terms `args`: a NaN exactly when the
+    /// operation says, with the context's NaN bits.
+    pub fn float(f: Format, x: Float, args: &[&Fp]) -> Val {
+        Val::new(Kind::Float(f, Fp::from_args(x, args)))
+    }
+
+    /// A number of `f`.
+    fn number(f: Format, x: Fp) -> Val {
+        Val::new(Kind::Float(f, x))
+    }
+
+    /// A predicate.
+    fn pred_of(b: Bool) -> Val {
+        Val::new(Kind::Pred { b, nan_of: None })
+    }
+
+    /// The width in bits.
+    pub fn width(&self) -> u32 {
+        match &*self.0 {
+            Kind::Const(_, w) => *w,
+            Kind::Bits(b) => b.get_size(),
+            Kind::Pred { .. } => 1,
+            Kind::Float(f, _) | Kind::Nan(f, _) => f.width(),
+            Kind::Xor(a, _) | Kind::And(a, _) | Kind::Or(a, _) => a.width(),
+            Kind::Select { a, .. } => a.width(),
+            Kind::Concat(hi, lo) => hi.width() + lo.width(),
+        }
+    }
+
+    fn known(&self) -> Option<u64> {
+        match &*self.0 {
+            Kind::Const(v, _) => Some(*v),
+            _ => None,
+        }
+    }
+
+    /// The format the value is a number of, where it says (an FP result, a NaN, a sign
+    /// operation on one).
+    fn format(&self) -> Option<Format> {
+        match &*self.0 {
+            Kind::Float(f, _) | Kind::Nan(f, _) => Some(*f),
+            Kind::Xor(a, _) | Kind::And(a, _) => a.format(),
+            Kind::Select { a, b, .. } => a.format().or_else(|| b.format()),
+            _ => None,
+        }
+    }
+
+    /// The bits.
+    pub fn bits(&self, ctx: &Ctx) -> BV {
+        match &*self.0 {
+            Kind::Const(v, w) => BV::from_u64(*v, *w),
+            Kind::Bits(b) | Kind::Nan(_, b) => b.clone(),
+            Kind::Pred { b, .. } => bit(b),
+            Kind::Float(f, r) => {
+                r.x.is_nan()
+                    .ite(&ctx.nan_of(&r.x, *f), &ctx.number_bits(&r.x, *f))
+            }
+            Kind::Xor(a, k) => a.bits(ctx).bvxor(BV::from_u64(*k, a.width())),
+            Kind::And(a, k) => a.bits(ctx).bvand(BV::from_u64(*k, a.width())),
+            Kind::Or(a, k) => a.bits(ctx).bvor(BV::from_u64(*k, a.width())),
+            Kind::Select { c, a, b, .. } => c.ite(&a.bits(ctx), &b.bits(ctx)),
+            Kind::Concat(hi, lo) => hi.bits(ctx).concat(lo.bits(ctx)),
+        }
+    }
+
+    /// A 1-bit value as a formula.
+    pub fn pred(&self, ctx: &Ctx) -> Bool {
+        match &*self.0 {
+            Kind::Pred { b, .. } => b.clone(),
+            Kind::Const(v, _) => Bool::from_bool(*v & 1 == 1),
+            Kind::Select { c, a, b, .. } => c.ite(&a.pred(ctx), &b.pred(ctx)),
+            _ => truth(&self.bits(ctx)),
+        }
+    }
+
+    fn nan_test(&self) -> Option<Float> {
+        match &*self.0 {
+            Kind::Pred { nan_of, .. } => nan_of.clone(),
+            _ => None,
+        }
+    }
+
+    /// The value as a number of `f` (whose width it has).
+    pub fn fp(&self, f: Format, ctx: &Ctx) -> Fp {
+        let w = f.width();
+        match &*self.0 {
+            Kind::Float(g, r) if *g == f => r.clone(),
+            Kind::Nan(g, _) if *g == f => Fp::nan(f),
+            Kind::Const(v, _) if f.is_nan(*v) => Fp::nan(f),
+            Kind::Xor(a, k) if *k == sign_bit(w) => a.fp(f, ctx).neg(),
+            Kind::And(a, k) if *k == mask(w - 1) => a.fp(f, ctx).abs(),
+            Kind::Select { c, nan_of, a, b } => {
+                let (fa, fb) = (a.fp(f, ctx), b.fp(f, ctx));
+                // `isNaN(z) ? NaN : y` is `y` when `y` is a NaN whenever `z` is.
+                let covers = |n: &Fp, y: &Fp| {
+                    n.nan && nan_of.as_ref().is_some_and(|z| y.sources.contains(z))
+                };
+                if covers(&fa, &fb) || fa.x == fb.x {
+                    return fb;
+                }
+                let x = c.ite(&fa.x, &fb.x);
+                let sources: Vec<Float> = std::iter::once(x.clone())
+                    .chain(
+                        fa.sources
+                            .iter()
+                            .filter(|s| fb.sources.contains(s))
+                            .cloned(),
+                    )
+                    .collect();
+                Fp {
+                    x,
+                    sources: Rc::new(sources),
+                    nan: fa.nan && fb.nan,
+                    negated: None,
+                }
+            }
+            _ => Fp::leaf(float(&self.bits(ctx), f)),
+        }
+    }
+
+    /// The value with the choice variable `var` replaced by the bits `with`.
+    pub fn pin(&self, var: &BV, with: &BV) -> Val {
+        match &*self.0 {
+            Kind::Nan(_, v) | Kind::Bits(v) if v == var => match with.as_u64() {
+                Some(k) => Val::konst(k, with.get_size()),
+                None => Val::bits_term(with.clone()),
+            },
+            Kind::Select { c, nan_of, a, b } => Val::new(Kind::Select {
+                c: c.clone(),
+                nan_of: nan_of.clone(),
+                a: a.pin(var, with),
+                b: b.pin(var, with),
+            }),
+            Kind::Concat(hi, lo) => Val::new(Kind::Concat(hi.pin(var, with), lo.pin(var, with))),
+            _ => self.clone(),
+        }
+    }
+
+    /// `c ? a : b`.
+    pub fn select(c: &Val, a: &Val, b: &Val, ctx: &Ctx) -> Val {
+        if let Some(k) = c.known() {
+            return if k & 1 == 1 { a.clone() } else { b.clone() };
+        }
+        let cond = c.pred(ctx);
+        if a.width() == 1
+            && matches!(&*a.0, Kind::Pred { .. } | Kind::Const(..))
+            && matches!(&*b.0, Kind::Pred { .. } | Kind::Const(..))
+        {
+            return Val::pred_of(cond.ite(&a.pred(ctx), &b.pred(ctx)));
+        }
+        Val::new(Kind::Select {
+            c: cond,
+            nan_of: c.nan_test(),
+            a: a.clone(),
+            b: b.clone(),
+        })
+    }
+
+    /// `width` bits of the value from bit `lo`: a part of a concatenation is that part.
+    pub fn extract(&self, lo: u32, width: u32, ctx: &Ctx) -> Val {
+        if lo == 0 && width == self.width() {
+            return self.clone();
+        }
+        match &*self.0 {
+            Kind::Const(v, _) => Val::konst(v >> lo, width),
+            Kind::Concat(hi, low) => {
+                let lw = low.width();
+                if lo + width <= lw {
+                    low.extract(lo, width, ctx)
+                } else if lo >= lw {
+                    hi.extract(lo - lw, width, ctx)
+                } else {
+                    Val::bits_term(self.bits(ctx).extract(lo + width - 1, lo))
+                }
+            }
+            _ => Val::bits_term(self.bits(ctx).extract(lo + width - 1, lo)),
+        }
+    }
+
+    /// `hi` above `lo`.
+    pub fn concat(hi: &Val, lo: &Val) -> Val {
+        match (hi.known(), lo.known()) {
+            (Some(h), Some(l)) => Val::konst(h << lo.width() | l, hi.width() + lo.width()),
+            _ => Val::new(Kind::Concat(hi.clone(), lo.clone())),
+        }
+    }
+}
+
+/// Whether the bits `o` are the bits of `v`, `f` the format `o` holds a number of where the
+/// destination says. A value with an FP term compares as a number (SMT `=` on FP terms: the
+/// same encoding, for a number) and, where it is a NaN, by its NaN bits ([`nan_eq`]).
+pub fn eq_bits(o: &BV, v: &Val, f: Option<Format>, ctx: &Ctx) -> Bool {
+    let w = v.width();
+    match &*v.0 {
+        Kind::Const(..) | Kind::Bits(_) | Kind::Pred { .. } | Kind::Nan(..) => o.eq(v.bits(ctx)),
+        Kind::Xor(a, k) => eq_bits(&o.bvxor(BV::from_u64(*k, w)), a, f, ctx),
+        Kind::Select { c, a, b, .. } => c.ite(&eq_bits(o, a, f, ctx), &eq_bits(o, b, f, ctx)),
+        Kind::Concat(hi, lo) => {
+            let lw = lo.width();
+            eq_bits(&o.extract(w - 1, lw), hi, None, ctx)
+                & eq_bits(&o.extract(lw - 1, 0), lo, None, ctx)
+        }
+        _ => match v.format().or(f).filter(|f| f.width() == w) {
+            Some(f) => {
+                let x = v.fp(f, ctx);
+                if x.nan {
+                    nan_eq(o, v, ctx)
+                } else {
+                    x.x.is_nan().ite(&nan_eq(o, v, ctx), &float(o, f).eq(&x.x))
+                }
+            }
+            None => o.eq(v.bits(ctx)),
+        },
+    }
+}
+
+/// Whether `o` is the bits of `v` where `v` is a NaN: an op's NaN is any NaN ([`NanBits::Free`]:
+/// no variable needed) or the default one; a sign operation applies to the NaN's bits.
+fn nan_eq(o: &BV, v: &Val, ctx: &Ctx) -> Bool {
+    let w = v.width();
+    match &*v.0 {
+        Kind::Float(f, _) if ctx.nan == NanBits::Free => float(o, *f).is_nan(),
+        Kind::Float(f, _) => o.eq(BV::from_u64(f.default_nan(), w)),
+        Kind::Xor(a, k) => nan_eq(&o.bvxor(BV::from_u64(*k, w)), a, ctx),
+        Kind::Select { c, a, b, .. } => c.ite(&nan_eq(o, a, ctx), &nan_eq(o, b, ctx)),
+        _ => o.eq(v.bits(ctx)),
     }
 }
 
@@ -201,70 +656,177 @@ pub fn encode(program: &Program, prefix: &str, nan: NanBits) -> Encoded {
 /// Encodes `program` with its inputs fixed to `values`. Z3 then folds the floating-point
 /// operations on constants instead of bit-blasting them, so each query is fast.
 pub fn encode_concrete(program: &Program, prefix: &str, nan: NanBits, values: &[u64]) -> Encoded {
-    let inputs = program
+    let inputs: Vec<BV> = program
         .input_widths
         .iter()
         .zip(values)
         .map(|(w, v)| BV::from_u64(*v, *w))
         .collect();
-    encode_over(program, prefix, nan, inputs)
+    let vals = program
+        .input_widths
+        .iter()
+        .zip(values)
+        .map(|(w, v)| Val::konst(*v, *w))
+        .collect();
+    let ctx = Ctx::new(prefix, nan, ToBits::Native);
+    let mut e = encode_vals(program, prefix, &ctx, vals);
+    e.inputs = inputs;
+    e
 }
 
 /// Encodes `program` over the given input terms (e.g. another encoding's inputs, so that
 /// the rewriter sees shared subterms).
 pub fn encode_over(program: &Program, prefix: &str, nan: NanBits, inputs: Vec<BV>) -> Encoded {
-    encode_over_as(program, prefix, nan, ToBits::Native, inputs)
+    let ctx = Ctx::new(prefix, nan, ToBits::Native);
+    let vals = inputs.iter().cloned().map(Val::bits_term).collect();
+    let mut e = encode_vals(program, prefix, &ctx, vals);
+    e.inputs = inputs;
+    e
 }
 
-/// [`encode_over`] with floating-point results made bits as `to_bits` says.
-pub fn encode_over_as(
-    program: &Program,
-    prefix: &str,
-    nan: NanBits,
-    to_bits: ToBits,
-    inputs: Vec<BV>,
-) -> Encoded {
-    let mut values: Vec<BV> = Vec::with_capacity(program.ops.len());
-    let mut bits = Bits {
-        mode: to_bits,
-        prefix,
-        definitions: Vec::new(),
-        fresh: Vec::new(),
+/// Encodes `program` over the input values `inputs` in the context `ctx` (shared by the
+/// instructions of a sequence); names start with `prefix`. [`Encoded::inputs`] is empty.
+pub fn encode_vals(program: &Program, prefix: &str, ctx: &Rc<Ctx>, inputs: Vec<Val>) -> Encoded {
+    let mut enc = Encoder {
+        ctx,
+        vals: Vec::with_capacity(program.ops.len()),
     };
     for (i, op) in program.ops.iter().enumerate() {
-        let w = program.widths[i];
-        let v = |k: &u32| values[*k as usize].clone();
-        let mut fp_result = |f: Format, r: Float| match nan {
-            // A number is its bits; a NaN is a fresh variable constrained to the NaNs. (Binding
-            // every result to a fresh variable, `to_fp(v) = r`, means the same, but hides the
-            // value of a non-NaN result from the simplifier, so that an operation on a result
-            // of another was bit-blasted even on concrete inputs: ~10 ms a query.)
-            NanBits::Free => {
-                let nan_bits = BV::new_const(format!("{prefix}v{i}"), f.width());
-                bits.definitions.push(float(&nan_bits, f).is_nan());
-                r.is_nan().ite(&nan_bits, &bits.of(&r, f))
-            }
-            NanBits::Pinned => r
-                .is_nan()
-                .ite(&BV::from_u64(f.default_nan(), f.width()), &bits.of(&r, f)),
-        };
-        let term = match op {
+        let v = enc.op(op, program.widths[i], &inputs);
+        enc.vals.push(v);
+    }
+    let mut parts = Vec::new();
+    for d in &program.dests {
+        for (j, p) in d.parts.iter().enumerate() {
+            let result = BV::new_const(format!("{prefix}{}_{j}", d.name), p.width);
+            let hint = match p.kind {
+                PartKind::Float(f) => Some(f),
+                _ => None,
+            };
+            let allowed = enc.allowed(&p.outcome, &result, hint);
+            let mut choices = Vec::new();
+            let mut n = 0;
+            let term = enc.choice_term(
+                &p.outcome,
+                &format!("{prefix}{}_{j}_c", d.name),
+                &mut n,
+                &mut choices,
+                hint,
+            );
+            parts.push(EncodedPart {
+                result,
+                allowed,
+                kind: p.kind,
+                term,
+                choices,
+            });
+        }
+    }
+    Encoded {
+        inputs: Vec::new(),
+        parts,
+        vals: enc.vals,
+        ctx: ctx.clone(),
+    }
+}
+
+/// Encodes the ops of one program, value by value.
+struct Encoder<'c> {
+    ctx: &'c Ctx,
+    vals: Vec<Val>,
+}
+
+impl Encoder<'_> {
+    fn bits(&self, k: ValueId) -> BV {
+        self.vals[k as usize].bits(self.ctx)
+    }
+
+    fn fp(&self, k: ValueId, f: Format) -> Fp {
+        self.vals[k as usize].fp(f, self.ctx)
+    }
+
+    fn pred(&self, k: ValueId) -> Bool {
+        self.vals[k as usize].pred(self.ctx)
+    }
+
+    fn val(&self, k: ValueId) -> &Val {
+        &self.vals[k as usize]
+    }
+
+    /// A bitwise op of `width` bits: on predicates a formula, with a constant a sign
+    /// operation the FP view can see through, else bits.
+    fn bitwise(
+        &self,
+        width: u32,
+        (a, b): (ValueId, ValueId),
+        on_bools: fn(&Bool, &Bool) -> Bool,
+        on_bits: fn(&BV, &BV) -> BV,
+        keep: fn(Val, u64) -> Kind,
+    ) -> Val {
+        let (x, y) = (self.val(a), self.val(b));
+        if let (Some(p), Some(q)) = (x.known(), y.known()) {
+            let r = on_bits(&BV::from_u64(p, width), &BV::from_u64(q, width));
+            return Val::bits_term(r.simplify());
+        }
+        if width == 1 {
+            return Val::pred_of(on_bools(&x.pred(self.ctx), &y.pred(self.ctx)));
+        }
+        match (x.known(), y.known()) {
+            (_, Some(k)) => Val::new(keep(x.clone(), k)),
+            (Some(k), _) => Val::new(keep(y.clone(), k)),
+            _ => Val::bits_term(on_bits(&self.bits(a), &self.bits(b))),
+        }
+    }
+
+    fn op(&self, op: &Op, w: u32, inputs: &[Val]) -> Val {
+        let ctx = self.ctx;
+        match op {
             Op::Input(k) => inputs[*k as usize].clone(),
-            Op::Const(c) => BV::from_u64(*c, w),
-            Op::Add(..)
-            | Op::Sub(..)
-            | Op::Mul(..)
-            | Op::Div(..)
-            | Op::Fma(..)
-            | Op::Sqrt(..)
-            | Op::Cvt(..) => {
-                let (f, r) = rounded(op, &values, None).expect("a rounded operation");
-                fp_result(f, r)
+            Op::Const(c) => Val::konst(*c, w),
+            // Negations move out of products: `(-a)·(-b)` is `a·b` (in `fma` too: its product
+            // is exact), and `RD((-a)·b)` is `-RU(a·b)` (likewise for quotients), exactly,
+            // zeros' signs and NaNs included. Sums are left alone: `-a + -b` is not `-(a + b)`
+            // where the sum cancels to zero.
+            Op::Mul(f, r, a, b) | Op::Div(f, r, a, b) => {
+                let (x, y) = (self.fp(*a, *f), self.fp(*b, *f));
+                let ((p, neg_p), (q, neg_q)) = (x.unsigned(), y.unsigned());
+                let flip = neg_p != neg_q;
+                let mode = rounding_mode(rm(if flip { mirrored(*r) } else { *r }));
+                let z = match op {
+                    Op::Mul(..) => p.x.mul_with_rounding_mode(&q.x, &mode),
+                    _ => p.x.div_with_rounding_mode(&q.x, &mode),
+                };
+                let z = Fp::from_args(z, &[&x, &y]);
+                Val::number(*f, if flip { z.neg() } else { z })
+            }
+            Op::Fma(f, r, a, b, c) => {
+                let (x, y, s) = (self.fp(*a, *f), self.fp(*b, *f), self.fp(*c, *f));
+                let ((p, neg_p), (q, neg_q)) = (x.unsigned(), y.unsigned());
+                let (p, q) = if neg_p && neg_q { (p, q) } else { (&x, &y) };
+                let z =
+                    p.x.fma_with_rounding_mode(&q.x, &s.x, &rounding_mode(rm(*r)));
+                Val::number(*f, Fp::from_args(z, &[&x, &y, &s]))
+            }
+            Op::Add(..) | Op::Sub(..) | Op::Sqrt(..) | Op::Cvt(..) => {
+                let mut args: Vec<Fp> = Vec::new();
+                let (f, r) = rounded_with(op, None, |k, f| {
+                    let x = self.fp(k, f);
+                    args.push(x.clone());
+                    x.x
+                })
+                .expect("a rounded operation");
+                let refs: Vec<&Fp> = args.iter().collect();
+                Val::float(f, r, &refs)
             }
             Op::Class(f, c, a) => {
-                let x = float(&v(a), *f);
-                bit(&match c {
-                    Class::Nan => x.is_nan(),
+                let x = self.fp(*a, *f).x;
+                let b = match c {
+                    Class::Nan => {
+                        return Val::new(Kind::Pred {
+                            b: x.is_nan(),
+                            nan_of: Some(x),
+                        })
+                    }
                     Class::Inf => x.is_infinite(),
                     Class::Zero => x.is_zero(),
                     Class::Subnormal => x.is_subnormal(),
@@ -274,78 +836,156 @@ pub fn encode_over_as(
                         let quiet_bit = f.precision() - 2;
                         Bool::and(&[
                             x.is_nan(),
-                            v(a).extract(quiet_bit, quiet_bit).eq(BV::from_u64(0, 1)),
+                            self.bits(*a)
+                                .extract(quiet_bit, quiet_bit)
+                                .eq(BV::from_u64(0, 1)),
                         ])
                     }
-                })
+                };
+                Val::pred_of(b)
             }
             Op::FCmp(f, c, a, b) => {
-                let (x, y) = (float(&v(a), *f), float(&v(b), *f));
-                bit(&match c {
+                let (x, y) = (self.fp(*a, *f).x, self.fp(*b, *f).x);
+                Val::pred_of(match c {
                     Cmp::Eq => x.eq_fpa(&y),
                     Cmp::Lt => x.lt(&y),
                     Cmp::Le => x.le(&y),
                 })
             }
-            Op::And(_, a, b) => v(a).bvand(v(b)),
-            Op::Or(_, a, b) => v(a).bvor(v(b)),
-            Op::Xor(_, a, b) => v(a).bvxor(v(b)),
-            Op::Not(_, a) => v(a).bvnot(),
-            Op::BvAdd(_, a, b) => v(a).bvadd(v(b)),
-            Op::BvSub(_, a, b) => v(a).bvsub(v(b)),
-            Op::BvEq(a, b) => bit(&v(a).eq(v(b))),
-            Op::BvUlt(a, b) => bit(&v(a).bvult(v(b))),
-            Op::Extract { value, lo, width } => v(value).extract(lo + width - 1, *lo),
-            Op::Concat { hi, lo, .. } => v(hi).concat(v(lo)),
+            Op::And(_, a, b) => self.bitwise(
+                w,
+                (*a, *b),
+                |p, q| Bool::and(&[p, q]),
+                |p, q| p.bvand(q),
+                Kind::And,
+            ),
+            Op::Or(_, a, b) => self.bitwise(
+                w,
+                (*a, *b),
+                |p, q| Bool::or(&[p, q]),
+                |p, q| p.bvor(q),
+                Kind::Or,
+            ),
+            Op::Xor(_, a, b) => {
+                self.bitwise(w, (*a, *b), |p, q| p.xor(q), |p, q| p.bvxor(q), Kind::Xor)
+            }
+            Op::Not(_, a) if w == 1 => Val::pred_of(self.pred(*a).not()),
+            Op::Not(_, a) => Val::new(Kind::Xor(self.val(*a).clone(), mask(w))),
+            Op::BvAdd(_, a, b) => Val::bits_term(self.bits(*a).bvadd(self.bits(*b))),
+            Op::BvSub(_, a, b) => Val::bits_term(self.bits(*a).bvsub(self.bits(*b))),
+            Op::BvEq(a, b) => Val::pred_of(self.bits(*a).eq(self.bits(*b))),
+            Op::BvUlt(a, b) => Val::pred_of(self.bits(*a).bvult(self.bits(*b))),
+            Op::Extract { value, lo, width } => self.val(*value).extract(*lo, *width, ctx),
+            Op::Concat { hi, lo, .. } => Val::concat(self.val(*hi), self.val(*lo)),
             Op::Shl(w, a, n) => {
                 if n >= w {
-                    BV::from_u64(0, *w)
+                    Val::konst(0, *w)
                 } else {
-                    v(a).bvshl(BV::from_u64(u64::from(*n), *w))
+                    Val::bits_term(self.bits(*a).bvshl(BV::from_u64(u64::from(*n), *w)))
                 }
             }
             Op::Shr(w, a, n) => {
                 if n >= w {
-                    BV::from_u64(0, *w)
+                    Val::konst(0, *w)
                 } else {
-                    v(a).bvlshr(BV::from_u64(u64::from(*n), *w))
+                    Val::bits_term(self.bits(*a).bvlshr(BV::from_u64(u64::from(*n), *w)))
                 }
             }
-            Op::Select(c, a, b) => truth(&v(c)).ite(&v(a), &v(b)),
-        };
-        values.push(term);
-    }
-    let mut parts = Vec::new();
-    let mut choices = Vec::new();
-    for d in &program.dests {
-        for (j, p) in d.parts.iter().enumerate() {
-            let result = BV::new_const(format!("{prefix}{}_{j}", d.name), p.width);
-            let allowed = allowed(&p.outcome, &result, &values, &mut bits);
-            parts.push(EncodedPart {
-                result,
-                allowed,
-                kind: p.kind,
-                term: {
-                    let mut n = 0;
-                    choice_term(
-                        &p.outcome,
-                        &values,
-                        &format!("{prefix}{}_{j}_c", d.name),
-                        &mut n,
-                        &mut choices,
-                        &mut bits,
-                    )
-                },
-                choices: std::mem::take(&mut choices),
-            });
+            Op::Select(c, a, b) => Val::select(self.val(*c), self.val(*a), self.val(*b), ctx),
         }
     }
-    Encoded {
-        inputs,
-        definitions: bits.definitions,
-        fresh_bits: bits.fresh,
-        parts,
-        values,
+
+    /// The outcome tree as a value (see [`EncodedPart::term`]); leaf variables are `{name}{n}`.
+    fn choice_term(
+        &self,
+        o: &Outcome,
+        name: &str,
+        n: &mut usize,
+        choices: &mut Vec<Choice>,
+        hint: Option<Format>,
+    ) -> Val {
+        match o {
+            Outcome::Exact(v) => self.val(*v).clone(),
+            Outcome::OneOf(vs) if vs.len() == 1 => self.val(vs[0]).clone(),
+            Outcome::Select(c, a, b) => {
+                let a = self.choice_term(a, name, n, choices, hint);
+                let b = self.choice_term(b, name, n, choices, hint);
+                Val::select(self.val(*c), &a, &b, self.ctx)
+            }
+            leaf => {
+                let width = match leaf {
+                    Outcome::AnyNan(f) | Outcome::Any(f) => f.width(),
+                    Outcome::Within { format, .. } => format.width(),
+                    Outcome::OneOf(vs) => self.val(vs[0]).width(),
+                    _ => unreachable!("exact and select are handled above"),
+                };
+                let var = BV::new_const(format!("{name}{n}"), width);
+                *n += 1;
+                let witness = match leaf {
+                    Outcome::AnyNan(f) => Some(BV::from_u64(f.default_nan(), width)),
+                    Outcome::OneOf(vs) => Some(self.bits(vs[0])),
+                    Outcome::Within {
+                        func,
+                        args,
+                        format,
+                        bound,
+                        ftz: false,
+                    } if !bound_in_z3(*func, *bound, *format) => {
+                        let actuals: Vec<BV> = args.iter().map(|a| self.bits(*a)).collect();
+                        Some(uninterpreted(*func, *format, &actuals))
+                    }
+                    _ => None,
+                };
+                choices.push(Choice {
+                    allowed: self.allowed(leaf, &var, hint),
+                    var: var.clone(),
+                    witness,
+                    nan: matches!(leaf, Outcome::AnyNan(_)),
+                });
+                match leaf {
+                    Outcome::AnyNan(f) => Val::new(Kind::Nan(*f, var)),
+                    _ => Val::bits_term(var),
+                }
+            }
+        }
+    }
+
+    /// The outcome tree as a formula over the bits `r`.
+    fn allowed(&self, o: &Outcome, r: &BV, hint: Option<Format>) -> Bool {
+        let ctx = self.ctx;
+        match o {
+            Outcome::Exact(v) => eq_bits(r, self.val(*v), hint, ctx),
+            Outcome::AnyNan(f) => is_nan(r, *f),
+            Outcome::OneOf(vs) => Bool::or(
+                &vs.iter()
+                    .map(|v| eq_bits(r, self.val(*v), hint, ctx))
+                    .collect::<Vec<_>>(),
+            ),
+            Outcome::Select(c, a, b) => {
+                let (a, b) = (self.allowed(a, r, hint), self.allowed(b, r, hint));
+                self.pred(*c).ite(&a, &b)
+            }
+            Outcome::Any(_) => Bool::from_bool(true),
+            Outcome::Within {
+                func,
+                args,
+                format,
+                bound,
+                ftz,
+            } => {
+                let x = float(r, *format);
+                let mut cs = vec![x.is_nan().not()];
+                if *ftz {
+                    cs.push(x.is_subnormal().not());
+                }
+                let actuals: Vec<BV> = args.iter().map(|a| self.bits(*a)).collect();
+                cs.push(
+                    stated_bound(*func, *bound, *format, &actuals, r, *ftz, ctx)
+                        .unwrap_or_else(|| r.eq(uninterpreted(*func, *format, &actuals))),
+                );
+                Bool::and(&cs)
+            }
+        }
     }
 }
 
@@ -353,113 +993,45 @@ pub fn encode_over_as(
 /// terms `values` of earlier ops, rounded as `round` says (`None`: as the op says), with its
 /// result format; `None` for every other op.
 pub fn rounded(op: &Op, values: &[BV], round: Option<Round>) -> Option<(Format, Float)> {
-    let v = |k: &u32, f: Format| float(&values[*k as usize], f);
+    rounded_with(op, round, |k, f| float(&values[k as usize], f))
+}
+
+/// [`rounded`] with operand `k` read as a number of `f` by `arg`.
+fn rounded_with(
+    op: &Op,
+    round: Option<Round>,
+    mut arg: impl FnMut(ValueId, Format) -> Float,
+) -> Option<(Format, Float)> {
     let mode = |r: &Round| rounding_mode(rm(round.unwrap_or(*r)));
     Some(match op {
-        Op::Add(f, r, a, b) => (*f, v(a, *f).add_with_rounding_mode(v(b, *f), &mode(r))),
-        Op::Sub(f, r, a, b) => (*f, v(a, *f).sub_with_rounding_mode(v(b, *f), &mode(r))),
-        Op::Mul(f, r, a, b) => (*f, v(a, *f).mul_with_rounding_mode(v(b, *f), &mode(r))),
-        Op::Div(f, r, a, b) => (*f, v(a, *f).div_with_rounding_mode(v(b, *f), &mode(r))),
-        Op::Fma(f, r, a, b, c) => (
+        Op::Add(f, r, a, b) => (
             *f,
-            v(a, *f).fma_with_rounding_mode(v(b, *f), v(c, *f), &mode(r)),
+            arg(*a, *f).add_with_rounding_mode(arg(*b, *f), &mode(r)),
         ),
-        Op::Sqrt(f, r, a) => (*f, v(a, *f).sqrt_with_rounding_mode(&mode(r))),
+        Op::Sub(f, r, a, b) => (
+            *f,
+            arg(*a, *f).sub_with_rounding_mode(arg(*b, *f), &mode(r)),
+        ),
+        Op::Mul(f, r, a, b) => (
+            *f,
+            arg(*a, *f).mul_with_rounding_mode(arg(*b, *f), &mode(r)),
+        ),
+        Op::Div(f, r, a, b) => (
+            *f,
+            arg(*a, *f).div_with_rounding_mode(arg(*b, *f), &mode(r)),
+        ),
+        Op::Fma(f, r, a, b, c) => {
+            let (x, y, z) = (arg(*a, *f), arg(*b, *f), arg(*c, *f));
+            (*f, x.fma_with_rounding_mode(y, z, &mode(r)))
+        }
+        Op::Sqrt(f, r, a) => (*f, arg(*a, *f).sqrt_with_rounding_mode(&mode(r))),
         Op::Cvt(from, to, r, a) => (
             *to,
-            v(a, *from).to_fp_with_rounding_mode(&mode(r), &fp_sort(to.exp_bits(), to.precision())),
+            arg(*a, *from)
+                .to_fp_with_rounding_mode(&mode(r), &fp_sort(to.exp_bits(), to.precision())),
         ),
         _ => return None,
     })
-}
-
-/// The outcome tree as a term (see [`EncodedPart::term`]); leaf variables are `{name}{n}`.
-fn choice_term(
-    o: &Outcome,
-    values: &[BV],
-    name: &str,
-    n: &mut usize,
-    choices: &mut Vec<Choice>,
-    bits: &mut Bits,
-) -> BV {
-    match o {
-        Outcome::Exact(v) => values[*v as usize].clone(),
-        Outcome::OneOf(vs) if vs.len() == 1 => values[vs[0] as usize].clone(),
-        Outcome::Select(c, a, b) => {
-            let a = choice_term(a, values, name, n, choices, bits);
-            let b = choice_term(b, values, name, n, choices, bits);
-            truth(&values[*c as usize]).ite(&a, &b)
-        }
-        leaf => {
-            let width = match leaf {
-                Outcome::AnyNan(f) | Outcome::Any(f) => f.width(),
-                Outcome::Within { format, .. } => format.width(),
-                Outcome::OneOf(vs) => values[vs[0] as usize].get_size(),
-                _ => unreachable!("exact and select are handled above"),
-            };
-            let var = BV::new_const(format!("{name}{n}"), width);
-            *n += 1;
-            let witness = match leaf {
-                Outcome::AnyNan(f) => Some(BV::from_u64(f.default_nan(), width)),
-                Outcome::OneOf(vs) => Some(values[vs[0] as usize].clone()),
-                Outcome::Within {
-                    func,
-                    args,
-                    format,
-                    bound,
-                    ftz: false,
-                } if !bound_in_z3(*func, *bound, *format) => {
-                    let actuals: Vec<BV> =
-                        args.iter().map(|a| values[*a as usize].clone()).collect();
-                    Some(uninterpreted(*func, *format, &actuals))
-                }
-                _ => None,
-            };
-            choices.push(Choice {
-                allowed: allowed(leaf, &var, values, bits),
-                var: var.clone(),
-                witness,
-                nan: matches!(leaf, Outcome::AnyNan(_)),
-            });
-            var
-        }
-    }
-}
-
-fn allowed(o: &Outcome, r: &BV, values: &[BV], bits: &mut Bits) -> Bool {
-    match o {
-        Outcome::Exact(v) => r.eq(&values[*v as usize]),
-        Outcome::AnyNan(f) => is_nan(r, *f),
-        Outcome::OneOf(vs) => Bool::or(
-            &vs.iter()
-                .map(|v| r.eq(&values[*v as usize]))
-                .collect::<Vec<_>>(),
-        ),
-        Outcome::Select(c, a, b) => {
-            let (a, b) = (allowed(a, r, values, bits), allowed(b, r, values, bits));
-            truth(&values[*c as usize]).ite(&a, &b)
-        }
-        Outcome::Any(_) => Bool::from_bool(true),
-        Outcome::Within {
-            func,
-            args,
-            format,
-            bound,
-            ftz,
-        } => {
-            let x = float(r, *format);
-            let mut cs = vec![x.is_nan().not()];
-            if *ftz {
-                cs.push(x.is_subnormal().not());
-            }
-            let actuals: Vec<BV> = args.iter().map(|a| values[*a as usize].clone()).collect();
-            cs.push(
-                stated_bound(*func, *bound, *format, &actuals, r, *ftz, bits)
-                    .unwrap_or_else(|| r.eq(uninterpreted(*func, *format, &actuals))),
-            );
-            Bool::and(&cs)
-        }
-    }
 }
 
 /// Whether Z3 states the bound of `func` exactly. Two kinds are expressible in the FP
@@ -495,13 +1067,13 @@ fn stated_bound(
     args: &[BV],
     r: &BV,
     ftz: bool,
-    bits: &mut Bits,
+    ctx: &Ctx,
 ) -> Option<Bool> {
     if !bound_in_z3(func, bound, f) {
         return None;
     }
     let (key_lo, key_hi) = match (func, bound) {
-        (ApproxFn::Sqrt, Bound::RelErr(k)) => sqrt_rel_err_ends(&float(&args[0], f), f, k, bits),
+        (ApproxFn::Sqrt, Bound::RelErr(k)) => sqrt_rel_err_ends(&float(&args[0], f), f, k, ctx),
         (_, Bound::Ulps(n)) => {
             let rne = rounding_mode(Rm::NearestEven);
             let (num, den) = match func {
@@ -511,7 +1083,11 @@ fn stated_bound(
                 ),
                 _ => (float(&args[0], f), float(&args[1], f)),
             };
-            ulp_ends(&bits.of(&num.div_with_rounding_mode(den, &rne), f), f, n)
+            ulp_ends(
+                &ctx.number_bits(&num.div_with_rounding_mode(den, &rne), f),
+                f,
+                n,
+            )
         }
         _ => return None,
     };
@@ -528,7 +1104,7 @@ fn stated_bound(
 /// widened to the two neighbours of sqrt(x) in `f` (`ir::Bound`): the low end is
 /// `RU(sqrt(x·(1 - 2^k)²))`, the high end `RD(sqrt(x·(1 + 2^k)²))`. Directed roundings
 /// compose (RD to binary128, then RD to `f`, is RD to `f`), so the ends are exact.
-fn sqrt_rel_err_ends(x: &Float, f: Format, k: f64, bits: &mut Bits) -> (BV, BV) {
+fn sqrt_rel_err_ends(x: &Float, f: Format, k: f64, ctx: &Ctx) -> (BV, BV) {
     let wide = fp_sort(15, WIDE_PRECISION);
     let (rne, rd, ru) = (
         rounding_mode(Rm::NearestEven),
@@ -551,11 +1127,11 @@ fn sqrt_rel_err_ends(x: &Float, f: Format, k: f64, bits: &mut Bits) -> (BV, BV) 
     };
     let key = |b: BV| order_key(&b, f);
     let (lo, hi) = (
-        key(bits.of(&end(-1.0, &ru), f)),
-        key(bits.of(&end(1.0, &rd), f)),
+        key(ctx.number_bits(&end(-1.0, &ru), f)),
+        key(ctx.number_bits(&end(1.0, &rd), f)),
     );
-    let down = key(bits.of(&x.sqrt_with_rounding_mode(&rd), f));
-    let up = key(bits.of(&x.sqrt_with_rounding_mode(&ru), f));
+    let down = key(ctx.number_bits(&x.sqrt_with_rounding_mode(&rd), f));
+    let up = key(ctx.number_bits(&x.sqrt_with_rounding_mode(&ru), f));
     (lo.bvsle(&down).ite(&lo, &down), hi.bvsge(&up).ite(&hi, &up))
 }
 

@@ -26,7 +26,7 @@
 //!
 //! A counterexample is re-run concretely by the evaluator ([`Query::confirm`]).
 
-use crate::encode::{encode_over_as, payload_blind_inputs, Choice, NanBits, ToBits};
+use crate::encode::{encode_vals, payload_blind_inputs, Choice, Ctx, NanBits, ToBits, Val};
 use crate::rules::{InstrLine, Rule};
 use crate::solve::Answer;
 use semfuzz_spec::catalog::{OperandRole, Spec, Variant};
@@ -689,7 +689,8 @@ impl<'s> Query<'s> {
         BV::new_const("out", self.vars[self.output].width)
     }
 
-    /// One alternative of a side as a formula over the inputs and `out`.
+    /// One alternative of a side as a formula over the inputs and `out`. Its instructions
+    /// share one encoding context, so values pass between them with their FP terms.
     fn side(
         &self,
         steps: &[Step<'s>],
@@ -697,44 +698,38 @@ impl<'s> Query<'s> {
         (nan, to_bits): (NanBits, ToBits),
         out: &BV,
     ) -> SideTerm {
-        let mut env: HashMap<usize, BV> = self
+        let ctx = Ctx::new(prefix, nan, to_bits);
+        let mut env: HashMap<usize, Val> = self
             .inputs()
             .into_iter()
-            .map(|i| (i, self.var_const(i)))
+            .map(|i| (i, Val::bits_term(self.var_const(i))))
             .collect();
         let mut holds = Vec::new();
-        let (mut definitions, mut fresh_bits) = (Vec::new(), Vec::new());
         let mut choices = Vec::new();
         let mut named = Vec::new();
         for (k, step) in steps.iter().enumerate() {
             let last = k + 1 == steps.len();
             let blind = payload_blind(steps, k);
-            let inputs: Vec<BV> = step
+            let inputs: Vec<Val> = step
                 .args
                 .iter()
                 .zip(&step.variant.program.input_widths)
                 .map(|(a, w)| match a {
                     Arg::Var(v) => env[v].clone(),
-                    Arg::Const(c) => BV::from_u64(*c, *w),
-                    Arg::Low(v, w) => self.high_const(*v, *w).concat(&env[v]),
+                    Arg::Const(c) => Val::konst(*c, *w),
+                    Arg::Low(v, w) => {
+                        Val::concat(&Val::bits_term(self.high_const(*v, *w)), &env[v])
+                    }
                 })
                 .collect();
-            let e = encode_over_as(
+            let e = encode_vals(
                 &step.variant.program,
                 &format!("{prefix}s{k}_"),
-                nan,
-                to_bits,
+                &ctx,
                 inputs,
             );
-            // The target's definitions hold where its formula does (a positive context); the
-            // source's are kept apart, to be stated outside its negation or quantified.
-            match nan {
-                NanBits::Free => holds.extend(e.definitions.iter().cloned()),
-                NanBits::Pinned => definitions.extend(e.definitions.iter().cloned()),
-            }
-            fresh_bits.extend(e.fresh_bits.iter().cloned());
             let d = &step.variant.program.dests[0];
-            let mut pieces: Vec<BV> = Vec::new();
+            let mut pieces: Vec<Val> = Vec::new();
             for (j, (p, part)) in e.parts.iter().zip(&d.parts).enumerate() {
                 if last {
                     // A 16-bit output written by a 32-bit register: only its low bits count.
@@ -756,7 +751,7 @@ impl<'s> Query<'s> {
                             witness: None,
                             nan: false,
                         });
-                        beyond.concat(&out.extract(width - 1, part.lo))
+                        beyond.concat(out.extract(width - 1, part.lo))
                     } else {
                         out.extract(part.lo + part.width - 1, part.lo)
                     };
@@ -766,37 +761,47 @@ impl<'s> Query<'s> {
                     let mut term = p.term.clone();
                     for c in &p.choices {
                         match (&c.witness, blind && c.nan) {
-                            (Some(w), true) => term = term.substitute(&[(&c.var, w)]),
+                            (Some(w), true) => term = term.pin(&c.var, w),
                             _ => {
                                 holds.push(c.allowed.clone());
                                 choices.push(c.clone());
                             }
                         }
                     }
-                    named.push((format!("{prefix}s{k}_{j}"), term.clone()));
+                    // The bits of an intermediate part are for reports of Z3's model only:
+                    // made for `Native` (free there), never for the portable text.
+                    if to_bits == ToBits::Native {
+                        named.push((format!("{prefix}s{k}_{j}"), term.bits(&ctx)));
+                    }
                     pieces.push(term);
                 }
             }
             if !last {
                 let value = pieces
                     .into_iter()
-                    .reduce(|lo, hi| hi.concat(&lo))
+                    .reduce(|lo, hi| Val::concat(&hi, &lo))
                     .expect("a destination has parts");
                 let w = self.vars[step.dest].width;
                 env.insert(
                     step.dest,
-                    if value.get_size() > w {
-                        value.extract(w - 1, 0)
+                    if value.width() > w {
+                        value.extract(0, w, &ctx)
                     } else {
                         value
                     },
                 );
             }
         }
+        // The target's definitions hold where its formula does (a positive context); the
+        // source's are kept apart, to be stated outside its negation or quantified.
+        let mut definitions = ctx.definitions();
+        if nan == NanBits::Free {
+            holds.append(&mut definitions);
+        }
         SideTerm {
             holds: Bool::and(&holds),
             definitions,
-            fresh_bits,
+            fresh_bits: ctx.fresh(),
             choices,
             parts: named,
         }
@@ -828,12 +833,13 @@ impl<'s> Query<'s> {
             let ins = self
                 .inputs()
                 .into_iter()
-                .map(|i| self.var_const(i))
+                .map(|i| Val::bits_term(self.var_const(i)))
                 .collect();
-            let e = encode_over_as(pre, "pre_", NanBits::Pinned, to_bits, ins);
+            let ctx = Ctx::new("pre_", NanBits::Pinned, to_bits);
+            let e = encode_vals(pre, "pre_", &ctx, ins);
             let p = &e.parts[0];
             common.push(p.allowed.substitute(&[(&p.result, &BV::from_u64(1, 1))]));
-            common.extend(e.definitions.iter().cloned());
+            common.extend(ctx.definitions());
         }
         let target: Vec<Bool> = self
             .target
@@ -912,6 +918,13 @@ impl<'s> Query<'s> {
     /// produce `out` (following the solver's choices where it made them), and no choice of
     /// the source may. `values` maps constant names to bits.
     pub fn confirm(&self, values: &HashMap<String, u64>) -> Confirmation {
+        self.confirm_within(values, usize::MAX)
+            .expect("an unlimited run completes")
+    }
+
+    /// [`Query::confirm`] enumerating at most `limit` states of a side's intermediate
+    /// choices at a step; `None` past it (a NaN choice per step doubles them).
+    fn confirm_within(&self, values: &HashMap<String, u64>, limit: usize) -> Option<Confirmation> {
         let inputs: HashMap<usize, u64> = self
             .inputs()
             .into_iter()
@@ -945,17 +958,17 @@ impl<'s> Query<'s> {
             widths: self.vars.iter().map(|v| v.width).collect(),
         };
         let width = self.vars[self.output].width;
-        let target_ok = self.target.iter().enumerate().any(|(a, steps)| {
-            run_concrete(steps, &inputs, &|k, j| {
-                values.get(&format!("tgt{a}_s{k}_{j}")).copied()
-            })
-            .iter()
-            .any(|finals| accepts_all(steps, finals, out, width))
-        });
+        let mut target_ok = false;
+        for (a, steps) in self.target.iter().enumerate() {
+            let pick = |k, j| values.get(&format!("tgt{a}_s{k}_{j}")).copied();
+            target_ok |= run_concrete(steps, &inputs, &pick, limit)?
+                .iter()
+                .any(|finals| accepts_all(steps, finals, out, width));
+        }
         let mut source_parts = Vec::new();
         let mut source_allows = false;
         for steps in &self.source {
-            for finals in run_concrete(steps, &inputs, &|_, _| None) {
+            for finals in run_concrete(steps, &inputs, &|_, _| None, limit)? {
                 if source_parts.is_empty() {
                     source_parts = finals.clone();
                 }
@@ -975,11 +988,141 @@ impl<'s> Query<'s> {
                 target: (out >> p.lo) & mask(p.width),
             })
             .collect();
-        Confirmation {
+        Some(Confirmation {
             target_produces: target_ok,
             source_allows,
             parts,
+        })
+    }
+}
+
+/// How many input tuples [`Query::falsify`] runs before the solver is asked.
+pub const FALSIFY_TRIES: usize = 512;
+
+/// The most states of intermediate choices [`Query::falsify`] enumerates at a step; an input
+/// tuple needing more (NaNs through many sign operations) is left to the solver.
+const FALSIFY_STATES: usize = 256;
+
+/// Special encodings of the format a rule variable's type names (both halves of a packed
+/// pair alike), to mix with random bits; none for other types.
+fn special_inputs(ty: &str, width: u32) -> Vec<u64> {
+    use semfuzz_fp::Format;
+    let f = if ty.contains("bf16") {
+        Format::BF16
+    } else if ty.contains("f16") {
+        Format::F16
+    } else if ty.contains("f32") {
+        Format::F32
+    } else if ty.contains("f64") {
+        Format::F64
+    } else {
+        return Vec::new();
+    };
+    let mut one = Vec::new();
+    for neg in [false, true] {
+        one.extend([
+            f.zero(neg),
+            f.one(neg),
+            f.inf(neg),
+            f.max_finite(neg),
+            f.min_normal(neg),
+            f.min_subnormal(neg),
+        ]);
+    }
+    one.push(f.default_nan());
+    one.iter()
+        .map(|&v| {
+            let mut bits = 0;
+            let mut lo = 0;
+            while lo < width {
+                bits |= v << lo;
+                lo += f.width();
+            }
+            bits & mask(width)
+        })
+        .collect()
+}
+
+impl Query<'_> {
+    /// Looks for a counterexample without a solver: both sides run by the evaluator on
+    /// special values and seeded random bits (`tries` tuples, deterministic), the target's
+    /// representative output checked with [`Query::confirm`]. A wrong rewrite of a long
+    /// program usually differs on most inputs, where a solver must search through every
+    /// circuit of both sides. The values are named as a solver's model names them.
+    pub fn falsify(&self, tries: usize) -> Option<HashMap<String, u64>> {
+        let inputs = self.inputs();
+        let widened = self.widened();
+        let width = self.vars[self.output].width;
+        let specials: Vec<Vec<u64>> = inputs
+            .iter()
+            .map(|&i| special_inputs(&self.vars[i].ty, self.vars[i].width))
+            .collect();
+        let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = move || {
+            // xorshift64*: a fixed sequence, so the same rule gives the same counterexample.
+            state ^= state >> 12;
+            state ^= state << 25;
+            state ^= state >> 27;
+            state.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        };
+        let last = |steps: &[Step]| {
+            steps.last().expect("non-empty").variant.program.dests[0]
+                .parts
+                .clone()
+        };
+        for _ in 0..tries {
+            let mut values: HashMap<String, u64> = HashMap::new();
+            let mut concrete = Concrete {
+                values: HashMap::new(),
+                high: HashMap::new(),
+                widths: self.vars.iter().map(|v| v.width).collect(),
+            };
+            for (k, &i) in inputs.iter().enumerate() {
+                let r = next();
+                let v = if !specials[k].is_empty() && r & 1 == 0 {
+                    specials[k][(r >> 1) as usize % specials[k].len()]
+                } else {
+                    (r >> 1) & mask(self.vars[i].width)
+                };
+                concrete.values.insert(i, v);
+                values.insert(format!("in_{}", self.vars[i].name), v);
+            }
+            for &(v, w) in &widened {
+                let h = next() & mask(w - self.vars[v].width);
+                concrete.high.insert(v, h);
+                values.insert(format!("in_{}_hi", self.vars[v].name), h);
+            }
+            if let Some(pre) = &self.pre {
+                let ins: Vec<u64> = inputs.iter().map(|i| concrete.values[i]).collect();
+                let mut ev = Evaluator::new(pre);
+                let mut acc = vec![Accept::default(); ev.n_parts()];
+                ev.eval(&ins, &mut acc);
+                if !acc[0].accepts(1) {
+                    continue;
+                }
+            }
+            for steps in &self.target {
+                let Some(runs) = run_concrete(steps, &concrete, &|_, _| None, FALSIFY_STATES)
+                else {
+                    continue;
+                };
+                for finals in runs {
+                    let mut out = 0;
+                    for (p, a) in last(steps).iter().zip(&finals) {
+                        if p.lo < width {
+                            out |= (a.representative() & mask(p.width)) << p.lo;
+                        }
+                    }
+                    let mut candidate = values.clone();
+                    candidate.insert("out".into(), out & mask(width));
+                    let confirmed = self.confirm_within(&candidate, FALSIFY_STATES);
+                    if confirmed.is_some_and(|c| c.confirmed()) {
+                        return Some(candidate);
+                    }
+                }
+            }
         }
+        None
     }
 }
 
@@ -1043,12 +1186,14 @@ impl Concrete {
 
 /// Every final accept-set vector a side can reach: intermediate parts with a choice try the
 /// value `pick(step, part)` if given and accepted, else a few members of the set (every
-/// listed value, the interval's ends and representative, two NaNs).
+/// listed value, the interval's ends and representative, two NaNs); `None` when a step would
+/// leave more than `limit` states.
 fn run_concrete(
     steps: &[Step],
     inputs: &Concrete,
     pick: &dyn Fn(usize, usize) -> Option<u64>,
-) -> Vec<Vec<Accept>> {
+    limit: usize,
+) -> Option<Vec<Vec<Accept>>> {
     let mut states: Vec<HashMap<usize, u64>> = vec![inputs.values.clone()];
     let last = steps.len() - 1;
     for (k, step) in steps[..last].iter().enumerate() {
@@ -1073,9 +1218,12 @@ fn run_concrete(
                 next.push(e);
             }
         }
+        if next.len() > limit {
+            return None;
+        }
         states = next;
     }
-    accepts(&steps[last], &states, inputs)
+    Some(accepts(&steps[last], &states, inputs))
 }
 
 /// A step's accept sets in every state.
@@ -1182,11 +1330,30 @@ impl Posed {
 
     /// Solves: the pinned query first when there is one (proved, or a candidate checked with
     /// the inputs fixed), else or then the full query.
+    /// An `unknown` says which sub-query gave up and why (`timeout after N ms`, or the
+    /// solver's own reason).
     pub fn answer(&self, timeout_ms: u32) -> Answer {
-        let Some(pinned) = &self.pinned else {
-            return crate::solve::z3(&self.full, &self.shown, timeout_ms);
+        let solve = |what: &str, query: &[Bool], shown: &[(String, BV)]| match crate::solve::z3(
+            query, shown, timeout_ms,
+        ) {
+            Answer::Unknown(why) => Answer::Unknown(format!(
+                "{what}: {}",
+                if why == "timeout" || why == "canceled" {
+                    format!("timeout after {timeout_ms} ms")
+                } else {
+                    format!("the solver gave up ({why})")
+                }
+            )),
+            other => other,
         };
-        match crate::solve::z3(pinned, &self.shown, timeout_ms) {
+        let Some(pinned) = &self.pinned else {
+            return solve("the query", &self.full, &self.shown);
+        };
+        match solve(
+            "the query with the source's choices pinned",
+            pinned,
+            &self.shown,
+        ) {
             Answer::Counterexample(values) => {
                 let mut fixed = vec![self.source_allows.clone()];
                 for (name, c) in &self.shown {
@@ -1196,7 +1363,11 @@ impl Posed {
                 }
                 match crate::solve::z3(&fixed, &[], timeout_ms) {
                     Answer::Proved => Answer::Counterexample(values),
-                    _ => crate::solve::z3(&self.full, &self.shown, timeout_ms),
+                    _ => solve(
+                        "the query with the source's choices under exists",
+                        &self.full,
+                        &self.shown,
+                    ),
                 }
             }
             other => other,
@@ -1212,6 +1383,8 @@ pub struct Proof<'s> {
     pub solved: crate::solve::Solved,
     /// The evaluator's verdict on a counterexample.
     pub confirmation: Option<Confirmation>,
+    /// The in-process query's size, when [`crate::solve::Options::explain`] asks.
+    pub size: Option<crate::solve::QuerySize>,
 }
 
 /// Resolves, poses and (for a counterexample) confirms one rule.
@@ -1236,27 +1409,51 @@ pub fn prove<'s>(
         })
         .join()
     });
-    let solved = std::thread::scope(|s| {
+    let (solved, size) = std::thread::scope(|s| {
         s.spawn(|| {
             let (text, names) = exported
                 .map_err(|_| std::io::Error::other("building the SMT-LIB2 text panicked"))?;
             let posed = query.build(ToBits::Native);
-            let mut solved = crate::solve::solve(&rule.name, &text, &names, opts, || {
-                posed.answer(opts.timeout_ms)
-            })?;
+            let start = std::time::Instant::now();
+            // Sample inputs are the default route's first step; `--solver` asks for solvers.
+            let sampled = if opts.portfolio.is_empty() {
+                query.falsify(FALSIFY_TRIES)
+            } else {
+                None
+            };
+            let mut solved = match sampled {
+                Some(values) => {
+                    crate::solve::export(&rule.name, &text, opts)?;
+                    crate::solve::Solved {
+                        answer: Answer::Counterexample(values),
+                        seconds: start.elapsed().as_secs_f64(),
+                        cached: false,
+                        solver: Some(crate::solve::EVALUATOR.into()),
+                    }
+                }
+                None => crate::solve::solve(&rule.name, &text, &names, opts, || {
+                    posed.answer(opts.in_process_ms())
+                })?,
+            };
             if let (Answer::Counterexample(values), false) = (&solved.answer, solved.cached) {
                 solved.answer = Answer::Counterexample(posed.complete(values, opts.timeout_ms));
             }
-            Ok::<_, std::io::Error>(solved)
+            let size = opts
+                .explain
+                .then(|| crate::solve::QuerySize::of(&posed.full));
+            Ok::<_, std::io::Error>((solved, size))
         })
         .join()
         .unwrap_or_else(|_| {
-            Ok(crate::solve::Solved {
-                answer: Answer::Unknown("the solver thread panicked".into()),
-                seconds: 0.0,
-                cached: false,
-                solver: None,
-            })
+            Ok((
+                crate::solve::Solved {
+                    answer: Answer::Unknown("the solver thread panicked".into()),
+                    seconds: 0.0,
+                    cached: false,
+                    solver: None,
+                },
+                None,
+            ))
         })
     })
     .map_err(|e| {
@@ -1273,5 +1470,6 @@ pub fn prove<'s>(
         query,
         solved,
         confirmation,
+        size,
     })
 }

@@ -41,6 +41,10 @@ pub struct Solved {
 /// What answers in process: Z3 through the linked libz3.
 pub const IN_PROCESS: &str = "z3";
 
+/// Who answers a counterexample found by running both sides on sample inputs
+/// (`sequence::Query::falsify`) before any solver.
+pub const EVALUATOR: &str = "evaluator";
+
 /// How to pose queries.
 #[derive(Clone, Debug, Default)]
 pub struct Options {
@@ -52,6 +56,35 @@ pub struct Options {
     pub emit_smt2: Option<PathBuf>,
     /// The portfolio that solves the exported text (`--solver`); empty: Z3 in process.
     pub portfolio: Vec<Solver>,
+    /// Without a portfolio: the solver processes that get the exported text when Z3 in
+    /// process gives up within its share of the timeout ([`Options::in_process_ms`]); the
+    /// default route of `semfuzz prove` ([`Options::default_fallback`]).
+    pub fallback: Vec<Solver>,
+    /// Measure each query ([`QuerySize`], in [`crate::sequence::Proof::size`]).
+    pub explain: bool,
+}
+
+impl Options {
+    /// Z3 in process's time: all of the timeout, or with a fallback a quarter of it (at
+    /// least 1 s), the rest left to the fallback. Z3 answers the library in milliseconds
+    /// (median 0.03 s, docs/BENCHMARKS.md); a query it has not answered by then is one that
+    /// bitwuzla often answers in seconds and Z3 not at all.
+    pub fn in_process_ms(&self) -> u32 {
+        if self.fallback.is_empty() {
+            self.timeout_ms
+        } else {
+            (self.timeout_ms / 4).max(1000).min(self.timeout_ms)
+        }
+    }
+
+    /// The fallback of the default route: bitwuzla, cvc5 and Z3 (a fresh start) as
+    /// processes, those of them that are installed.
+    pub fn default_fallback() -> Vec<Solver> {
+        [Solver::Bitwuzla, Solver::Cvc5, Solver::Z3]
+            .into_iter()
+            .filter(|s| s.python_path().is_ok())
+            .collect()
+    }
 }
 
 /// The query as SMT-LIB2, the `(check-sat)` included: what is hashed, exported and cached.
@@ -179,10 +212,7 @@ pub fn solve(
     in_process: impl FnOnce() -> Answer,
 ) -> std::io::Result<Solved> {
     let start = Instant::now();
-    if let Some(dir) = &opts.emit_smt2 {
-        std::fs::create_dir_all(dir)?;
-        std::fs::write(dir.join(format!("{name}.smt2")), text)?;
-    }
+    export(name, text, opts)?;
     let key = opts
         .cache
         .as_ref()
@@ -195,20 +225,38 @@ pub fn solve(
             solver: Some(solver),
         });
     }
-    let (answer, solver) = if opts.portfolio.is_empty() {
-        let answer = in_process();
-        let solver = (!matches!(answer, Answer::Unknown(_))).then(|| IN_PROCESS.to_string());
-        (answer, solver)
-    } else {
+    let processes = |solvers: &[Solver], timeout_ms: u32| -> std::io::Result<_> {
         let file = std::env::temp_dir().join(format!(
             "semfuzz-{}-{:016x}.smt2",
             std::process::id(),
             hash(text)
         ));
         std::fs::write(&file, text)?;
-        let outcome = portfolio::run(&file, names, &opts.portfolio, opts.timeout_ms);
+        let outcome = portfolio::run(&file, names, solvers, timeout_ms);
         std::fs::remove_file(&file)?;
-        (outcome.answer, outcome.solver.map(|s| s.name().to_string()))
+        Ok((outcome.answer, outcome.solver.map(|s| s.name().to_string())))
+    };
+    let (answer, solver) = if opts.portfolio.is_empty() {
+        match in_process() {
+            Answer::Unknown(why) => {
+                let left = u128::from(opts.timeout_ms).saturating_sub(start.elapsed().as_millis());
+                if opts.fallback.is_empty() || left < 100 {
+                    (Answer::Unknown(format!("z3: {why}")), None)
+                } else {
+                    match processes(&opts.fallback, left as u32)? {
+                        (Answer::Unknown(more), None) => {
+                            let names: Vec<&str> = opts.fallback.iter().map(|s| s.name()).collect();
+                            let more = format!("then {}: {more}", names.join(", "));
+                            (Answer::Unknown(format!("z3: {why}; {more}")), None)
+                        }
+                        found => found,
+                    }
+                }
+            }
+            answer => (answer, Some(IN_PROCESS.to_string())),
+        }
+    } else {
+        processes(&opts.portfolio, opts.timeout_ms)?
     };
     if let (Some(path), Some(solver)) = (&key, &solver) {
         write_cache(path, &answer, solver)?;
@@ -219,6 +267,15 @@ pub fn solve(
         cached: false,
         solver,
     })
+}
+
+/// Writes the query `text` as `NAME.smt2` where `--emit-smt2` asks.
+pub fn export(name: &str, text: &str, opts: &Options) -> std::io::Result<()> {
+    if let Some(dir) = &opts.emit_smt2 {
+        std::fs::create_dir_all(dir)?;
+        std::fs::write(dir.join(format!("{name}.smt2")), text)?;
+    }
+    Ok(())
 }
 
 /// Z3 on `assertions` with a timeout.
@@ -318,4 +375,95 @@ fn write_cache(path: &Path, answer: &Answer, solver: &str) -> std::io::Result<()
     let tmp = path.with_extension(format!("tmp{}", std::process::id()));
     std::fs::write(&tmp, text)?;
     std::fs::rename(tmp, path)
+}
+
+/// What a query is made of (`semfuzz prove --explain`): distinct terms, floating-point
+/// operations by name, and the bit-vector and FP sorts it uses; so a user can see what made a
+/// query hard (a divider, a square root, wide bit-vectors made from FP results).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct QuerySize {
+    /// Distinct terms (a shared subterm counts once).
+    pub terms: usize,
+    /// FP operations by SMT-LIB name (`fp.mul`, `fp.fma`, ...), each distinct term once.
+    pub fp_ops: std::collections::BTreeMap<String, usize>,
+    /// The widths of the bit-vector terms.
+    pub bv_widths: std::collections::BTreeSet<u32>,
+    /// The FP sorts as (exponent bits, significand bits).
+    pub fp_sorts: std::collections::BTreeSet<(u32, u32)>,
+    /// Quantifiers (the source's intermediate choices under `exists`).
+    pub quantifiers: usize,
+}
+
+impl QuerySize {
+    /// Walks `assertions` once, each distinct term once.
+    pub fn of(assertions: &[Bool]) -> QuerySize {
+        use z3::ast::{Ast, Dynamic};
+        let mut size = QuerySize::default();
+        let mut seen = std::collections::HashSet::new();
+        let mut stack: Vec<Dynamic> = assertions.iter().map(|a| Dynamic::from_ast(a)).collect();
+        while let Some(t) = stack.pop() {
+            if !seen.insert(t.clone()) {
+                continue;
+            }
+            size.terms += 1;
+            if let Some(b) = t.as_bv() {
+                size.bv_widths.insert(b.get_size());
+            }
+            let sort = t.get_sort();
+            if let (Some(e), Some(s)) = (sort.float_exponent_size(), sort.float_significand_size())
+            {
+                size.fp_sorts.insert((e, s));
+            }
+            if !t.is_app() {
+                size.quantifiers += usize::from(t.kind() == z3::AstKind::Quantifier);
+                continue;
+            }
+            let name = t.decl().name();
+            if name.starts_with("fp.") && !name.starts_with("fp.is") && t.num_children() > 0 {
+                *size.fp_ops.entry(name).or_default() += 1;
+            }
+            stack.extend(t.children());
+        }
+        size
+    }
+}
+
+impl std::fmt::Display for QuerySize {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let ops: Vec<String> = self
+            .fp_ops
+            .iter()
+            .map(|(n, k)| format!("{n} x{k}"))
+            .collect();
+        let widths: Vec<String> = self.bv_widths.iter().map(u32::to_string).collect();
+        let sorts: Vec<String> = self
+            .fp_sorts
+            .iter()
+            .map(|(e, s)| format!("({e}, {s})"))
+            .collect();
+        write!(
+            f,
+            "{} terms; FP operations: {}; bit-vector widths: {}; FP sorts: {}",
+            self.terms,
+            if ops.is_empty() {
+                "none".into()
+            } else {
+                ops.join(", ")
+            },
+            if widths.is_empty() {
+                "none".into()
+            } else {
+                widths.join(", ")
+            },
+            if sorts.is_empty() {
+                "none".into()
+            } else {
+                sorts.join(", ")
+            },
+        )?;
+        if self.quantifiers > 0 {
+            write!(f, "; {} quantifier(s)", self.quantifiers)?;
+        }
+        Ok(())
+    }
 }

@@ -86,7 +86,8 @@ fn in_context(spec: &Spec, variant: &Variant, timeout_ms: u32) -> WitnessReport 
     let program = &variant.program;
     let enc = encode(program, "w_", NanBits::Pinned);
     let names = Names::new(spec, variant);
-    let mut domain = enc.definitions.clone();
+    let values = enc.values();
+    let mut domain = enc.ctx.definitions();
     for (input, source) in enc.inputs.iter().zip(&variant.sources) {
         if let OperandRole::Modifier {
             kind: ModifierKind::Member { members, .. },
@@ -100,7 +101,7 @@ fn in_context(spec: &Spec, variant: &Variant, timeout_ms: u32) -> WitnessReport 
             }
         }
     }
-    let live = liveness(program, &enc.values);
+    let live = liveness(program, &values);
     let parts = parts_reaching(program);
     let n_parts: usize = program.dests.iter().map(|d| d.parts.len()).sum();
     let mut goals: Vec<(Bool, String)> = Vec::new();
@@ -111,7 +112,7 @@ fn in_context(spec: &Spec, variant: &Variant, timeout_ms: u32) -> WitnessReport 
         }
         let prefix = names.parts_prefix(&parts[i], n_parts);
         if let Op::Select(c, _, _) = op {
-            let cond = truth(&enc.values[*c as usize]);
+            let cond = truth(&values[*c as usize]);
             for (taken, g) in [(true, cond.clone()), (false, cond.not())] {
                 goals.push((
                     live_i & g,
@@ -122,7 +123,7 @@ fn in_context(spec: &Spec, variant: &Variant, timeout_ms: u32) -> WitnessReport 
                 ));
             }
         }
-        for (goal, what) in boundaries(op, &enc.values) {
+        for (goal, what) in boundaries(op, &values) {
             goals.push((
                 live_i & goal,
                 format!("{prefix}{what}: {}", names.value(program, i as ValueId, 2)),
@@ -133,8 +134,8 @@ fn in_context(spec: &Spec, variant: &Variant, timeout_ms: u32) -> WitnessReport 
         for (j, part) in d.parts.iter().enumerate() {
             let name = d.part_name(j);
             let all = Bool::from_bool(true);
-            outcome_branches(&part.outcome, &all, &enc.values, &mut |path, c| {
-                let cond = truth(&enc.values[c as usize]);
+            outcome_branches(&part.outcome, &all, &values, &mut |path, c| {
+                let cond = truth(&values[c as usize]);
                 for (taken, g) in [(true, cond.clone()), (false, cond.not())] {
                     goals.push((
                         path & g,
