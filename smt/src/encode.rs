@@ -56,12 +56,16 @@ pub struct Encoded {
     pub parts: Vec<EncodedPart>,
     /// Every IR value's term, by [`ValueId`](semfuzz_spec::ir::ValueId).
     pub values: Vec<BV>,
+    /// The fresh variables of the program's intermediate choices ([`Op::Choose`]), each
+    /// with what it may be; [`Encoded::constraints`] requires every one to be allowed.
+    pub choices: Vec<Choice>,
 }
 
 impl Encoded {
     /// Everything that must hold: the definitions and every part's outcome.
     pub fn constraints(&self) -> Bool {
         let mut terms: Vec<Bool> = self.definitions.clone();
+        terms.extend(self.choices.iter().map(|c| c.allowed.clone()));
         terms.extend(self.parts.iter().map(|p| p.allowed.clone()));
         Bool::and(&terms)
     }
@@ -225,6 +229,7 @@ pub fn encode_over_as(
     inputs: Vec<BV>,
 ) -> Encoded {
     let mut values: Vec<BV> = Vec::with_capacity(program.ops.len());
+    let mut intermediate = Vec::new();
     let mut bits = Bits {
         mode: to_bits,
         prefix,
@@ -312,6 +317,17 @@ pub fn encode_over_as(
                 }
             }
             Op::Select(c, a, b) => truth(&v(c)).ite(&v(a), &v(b)),
+            Op::Choose(k) => {
+                let mut n = 0;
+                choice_term(
+                    &program.choices[*k as usize],
+                    &values,
+                    &format!("{prefix}choice{k}_"),
+                    &mut n,
+                    &mut intermediate,
+                    &mut bits,
+                )
+            }
         };
         values.push(term);
     }
@@ -346,6 +362,7 @@ pub fn encode_over_as(
         fresh_bits: bits.fresh,
         parts,
         values,
+        choices: intermediate,
     }
 }
 

@@ -381,7 +381,7 @@ impl Lowerer<'_> {
                         .with_hint(format!("its members are {}", all.join(" "))));
                 };
                 let id = *id;
-                let k = self.konst(ix as u64, self.widths[id as usize]);
+                let k = self.konst(ix as u64, self.b.widths[id as usize]);
                 let eq = self.emit(Op::BvEq(id, k), 1);
                 return Ok(Val::Rt(
                     if op == BinOp::Eq {
@@ -471,7 +471,7 @@ impl Lowerer<'_> {
             (Ty::Bits(_), BinOp::Lt) => pred(self, Op::BvUlt(x, y)),
             (Ty::Bits(_), BinOp::Gt) => pred(self, Op::BvUlt(y, x)),
             (Ty::Bits(_), BinOp::Shl | BinOp::Shr) => {
-                let Some(n) = self.known[y as usize] else {
+                let Some(n) = self.b.known[y as usize] else {
                     return Err(err(
                         &rhs.span,
                         "shift amounts must be known at compile time",

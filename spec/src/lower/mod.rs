@@ -14,10 +14,9 @@ use params::type_from_name;
 pub use params::{member_index_width, Params};
 
 use crate::diag::{Diagnostic, Span};
-use crate::ir::{mask, Dest, Op, Outcome, Part, PartKind, Program, ValueId};
+use crate::ir::{Builder, Dest, Op, Outcome, Part, PartKind, Program, ValueId};
 use crate::resolved::{Family, Resolved};
 use semfuzz_fp::{Format, Round};
-use std::collections::HashMap;
 
 /// The type of a run-time value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -285,10 +284,7 @@ struct Lowerer<'a> {
     /// The value of each of `params.fields`.
     fields: Vec<ValueId>,
     old_dest: OldDest,
-    ops: Vec<Op>,
-    widths: Vec<u32>,
-    known: Vec<Option<u64>>,
-    memo: HashMap<(Op, u32), ValueId>,
+    b: Builder,
     /// The defs being inlined, outermost first.
     inlining: Vec<String>,
     /// Loop iterations and expressions the load may still take (see [`MAX_LOAD_STEPS`]).
@@ -324,10 +320,7 @@ impl<'a> Lowerer<'a> {
             params,
             fields: Vec::new(),
             old_dest: OldDest::None,
-            ops: Vec::new(),
-            widths: Vec::new(),
-            known: Vec::new(),
-            memo: HashMap::new(),
+            b: Builder::default(),
             inlining: Vec::new(),
             steps_left: 0,
         }
@@ -347,107 +340,18 @@ impl<'a> Lowerer<'a> {
         Ok(())
     }
 
-    /// Adds an op (or finds an identical one), folding bit-level ops on constants. FP
-    /// arithmetic is never folded: its NaN results are a choice the SMT encoding leaves open.
+    /// Adds an op through the [`Builder`] (sharing, folding).
     fn emit(&mut self, op: Op, width: u32) -> ValueId {
-        let foldable = !matches!(
-            op,
-            Op::Input(_)
-                | Op::Const(_)
-                | Op::Add(..)
-                | Op::Sub(..)
-                | Op::Mul(..)
-                | Op::Div(..)
-                | Op::Fma(..)
-                | Op::Sqrt(..)
-                | Op::Cvt(..)
-        );
-        let op = match op {
-            Op::Select(c, a, b) if self.known[c as usize].is_some() => {
-                return if self.known[c as usize] != Some(0) {
-                    a
-                } else {
-                    b
-                };
-            }
-            Op::Select(_, a, b) if a == b => return a,
-            op if foldable && op.args().iter().all(|a| self.known[*a as usize].is_some()) => {
-                let vals: Vec<u64> = self.known.iter().map(|k| k.unwrap_or(0)).collect();
-                Op::Const(op.exec(&vals) & mask(width))
-            }
-            op => op,
-        };
-        if let Some(&id) = self.memo.get(&(op.clone(), width)) {
-            return id;
-        }
-        let id = self.ops.len() as ValueId;
-        self.known
-            .push(if let Op::Const(c) = op { Some(c) } else { None });
-        self.memo.insert((op.clone(), width), id);
-        self.ops.push(op);
-        self.widths.push(width);
-        id
+        self.b.emit(op, width)
     }
 
     fn konst(&mut self, v: u64, width: u32) -> ValueId {
-        self.emit(Op::Const(v & mask(width)), width)
+        self.b.konst(v, width)
     }
 
-    /// Drops ops no destination depends on and renumbers the rest.
-    fn finish(&mut self, input_widths: Vec<u32>, mut dests: Vec<Dest>) -> Program {
-        let mut live = vec![false; self.ops.len()];
-        let mut stack = Vec::new();
-        for d in &dests {
-            for p in &d.parts {
-                p.outcome.values(&mut stack);
-            }
-        }
-        while let Some(v) = stack.pop() {
-            if !std::mem::replace(&mut live[v as usize], true) {
-                stack.extend(self.ops[v as usize].args());
-            }
-        }
-        let mut new_id = vec![0; self.ops.len()];
-        let mut ops = Vec::new();
-        let mut widths = Vec::new();
-        for (i, op) in std::mem::take(&mut self.ops).into_iter().enumerate() {
-            if live[i] {
-                new_id[i] = ops.len() as ValueId;
-                ops.push(renumber(op, &new_id));
-                widths.push(self.widths[i]);
-            }
-        }
-        for d in &mut dests {
-            for p in &mut d.parts {
-                renumber_outcome(&mut p.outcome, &new_id);
-            }
-        }
-        Program {
-            input_widths,
-            ops,
-            widths,
-            dests,
-        }
-    }
-}
-
-fn renumber(mut op: Op, n: &[ValueId]) -> Op {
-    for a in op.args_mut() {
-        *a = n[*a as usize];
-    }
-    op
-}
-
-fn renumber_outcome(o: &mut Outcome, n: &[ValueId]) {
-    match o {
-        Outcome::Exact(v) => *v = n[*v as usize],
-        Outcome::AnyNan(_) | Outcome::Any(_) => {}
-        Outcome::Within { args, .. } => args.iter_mut().for_each(|v| *v = n[*v as usize]),
-        Outcome::OneOf(vs) => vs.iter_mut().for_each(|v| *v = n[*v as usize]),
-        Outcome::Select(c, a, b) => {
-            *c = n[*c as usize];
-            renumber_outcome(a, n);
-            renumber_outcome(b, n);
-        }
+    fn finish(&mut self, input_widths: Vec<u32>, dests: Vec<Dest>) -> Program {
+        std::mem::take(&mut self.b)
+            .finish(input_widths, dests, Vec::new())
+            .0
     }
 }
