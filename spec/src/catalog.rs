@@ -154,12 +154,18 @@ pub struct Variant {
 impl Variant {
     /// `add.rn.f32 d, a, b`; a SASS variant shows its form's operands with their modifiers
     /// (`HMUL2.FTZ Rd, {-}{|}Ra{|}{.iswz}, {-}{|}Rb{|}{.iswz}`).
+    /// PTX vectors, `p[|q]` and memory operands are shown as the form writes them too
+    /// (`mov.b32 {x, y}, a`, `setp.lt.s32 p[|q], a, b`, `ld.param.b32 d, [a]`).
     pub fn signature(&self) -> String {
-        if self.sources.iter().any(|s| s.role != OperandRole::Value) {
-            let operands = self
-                .syntax
-                .split_once(char::is_whitespace)
-                .map_or("", |(_, ops)| ops.trim());
+        let operands = self
+            .syntax
+            .split(';')
+            .next()
+            .unwrap_or("")
+            .split_once(char::is_whitespace)
+            .map_or("", |(_, ops)| ops.trim());
+        let laid_out = operands.replace("{!}", "").contains(['{', '[', '|']);
+        if laid_out || self.sources.iter().any(|s| s.role != OperandRole::Value) {
             return format!("{} {operands}", self.text);
         }
         let ops: Vec<String> = self

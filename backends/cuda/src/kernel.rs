@@ -106,6 +106,9 @@ impl Operand {
             "f32x2" => "b64",
             "f32" => "f32",
             "f64" => "f64",
+            // `.b8` registers hold the elements of 9.7.9.4's packing `mov` (ptxas 13.5
+            // accepts them, and `ld.global.b8` fills them).
+            "b8" => "b8",
             "b16" => "b16",
             "b32" => "b32",
             "b64" => "b64",

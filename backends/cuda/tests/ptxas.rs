@@ -191,7 +191,7 @@ fn ptxas_assembles_the_kernel_of_every_ptx_variant() {
     let total: usize = per_sm.values().sum();
     eprintln!(
         "ptxas assembled {total} kernels ({per_sm:?} by sm) in {secs:.1} s ({:.0} variants/s); \
-         skipped {} SASS variants; {} set variants the spec lists but ptxas refuses",
+         skipped {} SASS and memory-operand variants; {} set variants the spec lists but ptxas refuses",
         total as f64 / secs,
         skipped.len(),
         refused.len()
