@@ -576,10 +576,22 @@ impl<'s> Reader<'s> {
         }
         let variant = self.find_variant(i, &opcode, n_dests, sources.len())?;
         let mut args = Vec::new();
+        let mut kinds = HashMap::new();
         for (o, sig) in sources.iter().zip(&variant.sources) {
+            if let OperandKind::Name(n) = &o.kind {
+                let v = self.read_reg(n, &o.span)?;
+                kinds.insert(v.id, v.kind);
+            }
             args.push(self.source(o, sig.width, sig.negatable, &sig.ty, &variant.text)?);
         }
-        let results = self.inline(variant, &args, i)?;
+        let mut results = self.inline(variant, &args, i)?;
+        // A result that is a source's value unchanged (a move, a load, a store) keeps how that
+        // value reads: `st.param.b16` of a bf16 sum is a bf16.
+        for (id, kind) in &mut results {
+            if let (PartKind::Bits, Some(k)) = (*kind, kinds.get(id)) {
+                *kind = *k;
+            }
+        }
         let signed = variant_is_signed(variant);
         match &first.kind {
             OperandKind::Pair(p, q) => {

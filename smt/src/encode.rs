@@ -8,7 +8,7 @@
 
 use crate::fpbits::{fp_from_bits, fp_sort, rounding_mode, Rm};
 use semfuzz_fp::{Format, Round};
-use semfuzz_spec::ir::{ApproxFn, Bound, Class, Cmp, Op, Outcome, PartKind, Program};
+use semfuzz_spec::ir::{ApproxFn, Bound, Class, Cmp, Op, Outcome, PartKind, Program, Shift};
 use z3::ast::{Bool, Float, BV};
 
 /// One destination part as a Z3 variable plus what the spec allows it to be.
@@ -202,6 +202,37 @@ pub fn encode(program: &Program, prefix: &str, nan: NanBits) -> Encoded {
     encode_over(program, prefix, nan, inputs)
 }
 
+/// The high half of the double-width product (`Op::MulHi`).
+fn mul_hi(a: &BV, b: &BV, width: u32, signed: bool) -> BV {
+    let wide = |x: &BV| {
+        if signed {
+            x.sign_ext(width)
+        } else {
+            x.zero_ext(width)
+        }
+    };
+    wide(a).bvmul(wide(b)).extract(2 * width - 1, width)
+}
+
+/// A shift by a run-time amount of any width (`Op::ShiftBy`): both are widened to the wider
+/// of the two, where SMT-LIB's shifts already give 0 (or the sign) for an amount of the
+/// width or more, and the result is cut back to the value's width.
+fn shift_by(kind: Shift, value: &BV, amount: &BV, width: u32) -> BV {
+    let n = amount.get_size();
+    let w = width.max(n);
+    let x = match kind {
+        Shift::Arithmetic => value.sign_ext(w - width),
+        _ => value.zero_ext(w - width),
+    };
+    let k = amount.zero_ext(w - n);
+    let r = match kind {
+        Shift::Left => x.bvshl(&k),
+        Shift::Logical => x.bvlshr(&k),
+        Shift::Arithmetic => x.bvashr(&k),
+    };
+    r.extract(width - 1, 0)
+}
+
 /// Encodes `program` with its inputs fixed to `values`. Z3 then folds the floating-point
 /// operations on constants instead of bit-blasting them, so each query is fast.
 pub fn encode_concrete(program: &Program, prefix: &str, nan: NanBits, values: &[u64]) -> Encoded {
@@ -300,6 +331,20 @@ pub fn encode_over_as(
             Op::BvSub(_, a, b) => v(a).bvsub(v(b)),
             Op::BvEq(a, b) => bit(&v(a).eq(v(b))),
             Op::BvUlt(a, b) => bit(&v(a).bvult(v(b))),
+            Op::BvSlt(_, a, b) => bit(&v(a).bvslt(v(b))),
+            Op::BvMul(_, a, b) => v(a).bvmul(v(b)),
+            Op::MulHi {
+                width,
+                signed,
+                a,
+                b,
+            } => mul_hi(&v(a), &v(b), *width, *signed),
+            Op::ShiftBy {
+                kind,
+                width,
+                value,
+                amount,
+            } => shift_by(*kind, &v(value), &v(amount), *width),
             Op::Extract { value, lo, width } => v(value).extract(lo + width - 1, *lo),
             Op::Concat { hi, lo, .. } => v(hi).concat(v(lo)),
             Op::Shl(w, a, n) => {

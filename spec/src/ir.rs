@@ -39,6 +39,17 @@ pub enum Cmp {
     Le,
 }
 
+/// A shift by a run-time amount.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Shift {
+    /// Left, filling with zeros.
+    Left,
+    /// Right, filling with zeros.
+    Logical,
+    /// Right, filling with copies of the sign bit.
+    Arithmetic,
+}
+
 /// One operation. Operands are earlier [`ValueId`]s.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Op {
@@ -80,6 +91,34 @@ pub enum Op {
     BvEq(ValueId, ValueId),
     /// Unsigned less-than (a predicate).
     BvUlt(ValueId, ValueId),
+    /// Two's-complement less-than of `width`-bit values (a predicate).
+    BvSlt(u32, ValueId, ValueId),
+    /// Wrapping multiplication of `width`-bit values (the low half of the product).
+    BvMul(u32, ValueId, ValueId),
+    /// The high `width` bits of the `2*width`-bit product of two `width`-bit values, read as
+    /// two's-complement integers when `signed`, else unsigned.
+    MulHi {
+        /// Width of the operands and of the result.
+        width: u32,
+        /// Whether the operands are signed.
+        signed: bool,
+        /// The first factor.
+        a: ValueId,
+        /// The second factor.
+        b: ValueId,
+    },
+    /// A shift of a `width`-bit value by a run-time amount (a value of any width, read as
+    /// unsigned); an amount of `width` or more shifts every bit out.
+    ShiftBy {
+        /// Which shift.
+        kind: Shift,
+        /// Width of the shifted value and of the result.
+        width: u32,
+        /// The shifted value.
+        value: ValueId,
+        /// The amount.
+        amount: ValueId,
+    },
     /// `width` bits starting at bit `lo`.
     Extract {
         /// The source value.
@@ -118,6 +157,13 @@ pub fn mask(width: u32) -> u64 {
     } else {
         (1u64 << width) - 1
     }
+}
+
+/// A `width`-bit value read as a two's-complement integer.
+#[inline]
+pub fn signed(x: u64, width: u32) -> i64 {
+    let shift = 64 - width;
+    ((x << shift) as i64) >> shift
 }
 
 impl Op {
@@ -167,6 +213,42 @@ impl Op {
             Op::BvSub(w, a, b) => g(a).wrapping_sub(g(b)) & mask(*w),
             Op::BvEq(a, b) => (g(a) == g(b)) as u64,
             Op::BvUlt(a, b) => (g(a) < g(b)) as u64,
+            Op::BvSlt(w, a, b) => (signed(g(a), *w) < signed(g(b), *w)) as u64,
+            Op::BvMul(w, a, b) => g(a).wrapping_mul(g(b)) & mask(*w),
+            Op::MulHi {
+                width,
+                signed: s,
+                a,
+                b,
+            } => {
+                // The exact product in 128 bits: |x*y| <= 2^126 for signed 64-bit factors,
+                // and below 2^128 for unsigned ones.
+                let product = if *s {
+                    (i128::from(signed(g(a), *width)) * i128::from(signed(g(b), *width))) as u128
+                } else {
+                    u128::from(g(a)) * u128::from(g(b))
+                };
+                (product >> width) as u64 & mask(*width)
+            }
+            Op::ShiftBy {
+                kind,
+                width,
+                value,
+                amount,
+            } => {
+                let (x, n) = (g(value), g(amount));
+                let out = n >= u64::from(*width);
+                match kind {
+                    Shift::Left if out => 0,
+                    Shift::Left => (x << n) & mask(*width),
+                    Shift::Logical if out => 0,
+                    Shift::Logical => x >> n,
+                    Shift::Arithmetic => {
+                        let n = n.min(u64::from(*width) - 1);
+                        (signed(x, *width) >> n) as u64 & mask(*width)
+                    }
+                }
+            }
             Op::Extract { value, lo, width } => (g(value) >> lo) & mask(*width),
             Op::Concat { hi, lo, lo_width } => (g(hi) << lo_width) | g(lo),
             Op::Shl(w, a, n) => {
@@ -210,7 +292,11 @@ impl Op {
             | Op::BvAdd(_, a, b)
             | Op::BvSub(_, a, b)
             | Op::BvEq(a, b)
-            | Op::BvUlt(a, b) => vec![a, b],
+            | Op::BvUlt(a, b)
+            | Op::BvSlt(_, a, b)
+            | Op::BvMul(_, a, b)
+            | Op::MulHi { a, b, .. } => vec![a, b],
+            Op::ShiftBy { value, amount, .. } => vec![value, amount],
             Op::Concat { hi, lo, .. } => vec![hi, lo],
             Op::Fma(_, _, a, b, c) | Op::Select(a, b, c) => vec![a, b, c],
         }

@@ -102,7 +102,7 @@ fn lower_with(
         let (ty_name, _) = params.operand_type(spec, fam, name)?;
         let ty = type_from_name(spec, &ty_name)
             .ok_or_else(|| err(&fam.span, format!("`{ty_name}` is not a type")))?;
-        if i == 0 {
+        if i < params.dests {
             env.vars.push((
                 name.clone(),
                 Binding::Dest {
@@ -112,7 +112,7 @@ fn lower_with(
                 },
             ));
         } else {
-            let id = l.emit(Op::Input((i - 1) as u16), ty.width());
+            let id = l.emit(Op::Input((i - params.dests) as u16), ty.width());
             input_widths.push(ty.width());
             env.vars.push((name.clone(), Binding::Val(Val::Rt(id, ty))));
         }
@@ -130,18 +130,32 @@ fn lower_with(
     if let OldDest::Read(_, ty) = l.old_dest {
         input_widths.push(ty.width());
     }
-    let Some((name, Binding::Dest { ty, lanes, slices })) = env.vars.first().cloned() else {
-        return Err(err(&fam.span, "internal: destination binding lost"));
-    };
+    let mut dests = Vec::with_capacity(params.dests);
+    for (name, binding) in env.vars.iter().take(params.dests).cloned() {
+        let Binding::Dest { ty, lanes, slices } = binding else {
+            return Err(err(&fam.span, "internal: destination binding lost"));
+        };
+        dests.push(dest(name, ty, lanes, slices, &fam.span)?);
+    }
+    Ok(l.finish(input_widths, dests))
+}
+
+/// A destination's parts: its bit ranges, or its lanes, each with its outcome.
+fn dest(
+    name: String,
+    ty: Ty,
+    lanes: Vec<Option<Val>>,
+    slices: Vec<Slice>,
+    span: &Span,
+) -> Result<Dest, Diagnostic> {
     if !slices.is_empty() {
-        let parts = slice_parts(&name, ty, slices, &fam.span)?;
-        let dests = vec![Dest {
+        let parts = slice_parts(&name, ty, slices, span)?;
+        return Ok(Dest {
             name,
             width: ty.width(),
             parts,
             by_range: true,
-        }];
-        return Ok(l.finish(input_widths, dests));
+        });
     }
     let lane_ty = ty.lane();
     let mut parts = Vec::new();
@@ -152,7 +166,7 @@ fn lower_with(
             } else {
                 format!("`{name}`")
             };
-            err(&fam.span, format!("{what} is never assigned")).with_hint(format!(
+            err(span, format!("{what} is never assigned")).with_hint(format!(
                 "assign it in `sem`: `{name}{} = ...;`",
                 if ty.lanes() > 1 { "[i]" } else { "" }
             ))
@@ -160,7 +174,7 @@ fn lower_with(
         let outcome = match val {
             Val::Rt(id, _) => Outcome::Exact(id),
             Val::Choice(o, _) => o,
-            _ => return Err(err(&fam.span, "internal: unmaterialized destination")),
+            _ => return Err(err(span, "internal: unmaterialized destination")),
         };
         let w = lane_ty.width();
         let kind = match lane_ty {
@@ -175,13 +189,12 @@ fn lower_with(
             outcome,
         });
     }
-    let dests = vec![Dest {
+    Ok(Dest {
         name,
         width: ty.width(),
         parts,
         by_range: false,
-    }];
-    Ok(l.finish(input_widths, dests))
+    })
 }
 
 /// The parts of a destination assigned by bit range (`d[63:32] = ...; d[31:0] = ...;`), which
