@@ -14,6 +14,7 @@ mod fuzz;
 mod list;
 mod operand;
 mod prove;
+mod ptx;
 mod repro;
 mod selfcheck;
 mod serve;
@@ -74,6 +75,33 @@ enum Command {
         file: Option<PathBuf>,
         /// Print only mismatches, errors and the closing line.
         #[arg(long, short)]
+        quiet: bool,
+    },
+    /// Evaluate a whole PTX function (as llc, nvcc or numba-cuda wrote it) on arguments given
+    /// as hex bit patterns: prints what the ISA allows for each result.
+    EvalPtx {
+        /// The `.ptx` file.
+        file: PathBuf,
+        /// The function to read (needed when the module defines several).
+        #[arg(long)]
+        func: Option<String>,
+        /// The function's inputs in order: its parameters, then memory its pointer parameters
+        /// point to, as first read (hex; a floating-point parameter may be an exact decimal).
+        #[arg(allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+    /// Check lines `ARG... RESULT...` (hex) of a whole PTX function against the spec: a GPU
+    /// run's or an emulator's log of a kernel; exits 1 on any mismatch.
+    CheckPtx {
+        /// The `.ptx` file.
+        file: PathBuf,
+        /// The function to read (needed when the module defines several).
+        #[arg(long)]
+        func: Option<String>,
+        /// The lines to check; `-` or nothing reads standard input.
+        lines: Option<PathBuf>,
+        /// Print only mismatches, errors and the closing line.
+        #[arg(long)]
         quiet: bool,
     },
     /// Run a campaign: generated inputs through a backend, every result compared with the
@@ -267,6 +295,15 @@ fn run(cli: Cli) -> Result<bool> {
             },
         ),
         Command::Backends => fuzz::backends(),
+        Command::EvalPtx { file, func, args } => {
+            ptx::eval(&spec, &file, func.as_deref(), &args).map(|()| true)
+        }
+        Command::CheckPtx {
+            file,
+            func,
+            lines,
+            quiet,
+        } => ptx::check(&spec, &file, func.as_deref(), lines.as_deref(), quiet),
         Command::Repro { findings, n, out } => {
             repro::run(&spec, findings.as_deref(), n, out).map(|()| true)
         }

@@ -24,7 +24,7 @@
 use crate::fpbits::{fp_from_bits, fp_sort, rounding_mode, Rm};
 use semfuzz_fp::{Format, Round};
 use semfuzz_spec::ir::{
-    mask, ApproxFn, Bound, Class, Cmp, Op, Outcome, PartKind, Program, ValueId,
+    mask, ApproxFn, Bound, Class, Cmp, Op, Outcome, PartKind, Program, Shift, ValueId,
 };
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -73,6 +73,9 @@ pub struct Encoded {
     pub vals: Vec<Val>,
     /// How values became bits, and what that defined.
     pub ctx: Rc<Ctx>,
+    /// The fresh variables of the program's intermediate choices ([`Op::Choose`]), each
+    /// with what it may be; [`Encoded::constraints`] requires every one to be allowed.
+    pub choices: Vec<Choice>,
 }
 
 impl Encoded {
@@ -85,6 +88,7 @@ impl Encoded {
     /// Everything that must hold: the definitions and every part's outcome.
     pub fn constraints(&self) -> Bool {
         let mut terms: Vec<Bool> = self.parts.iter().map(|p| p.allowed.clone()).collect();
+        terms.extend(self.choices.iter().map(|c| c.allowed.clone()));
         terms.extend(self.ctx.definitions());
         Bool::and(&terms)
     }
@@ -653,6 +657,48 @@ pub fn encode(program: &Program, prefix: &str, nan: NanBits) -> Encoded {
     encode_over(program, prefix, nan, inputs)
 }
 
+/// The high half of the double-width product (`Op::MulHi`).
+fn mul_hi(a: &BV, b: &BV, width: u32, signed: bool) -> BV {
+    let wide = |x: &BV| {
+        if signed {
+            x.sign_ext(width)
+        } else {
+            x.zero_ext(width)
+        }
+    };
+    wide(a).bvmul(wide(b)).extract(2 * width - 1, width)
+}
+
+/// A shift by a run-time amount of any width (`Op::ShiftBy`): both are widened to the wider
+/// of the two, where SMT-LIB's shifts already give 0 (or the sign) for an amount of the
+/// width or more, and the result is cut back to the value's width.
+fn shift_by(kind: Shift, value: &BV, amount: &BV, width: u32) -> BV {
+    let n = amount.get_size();
+    let w = width.max(n);
+    let x = match kind {
+        Shift::Arithmetic => value.sign_ext(w - width),
+        _ => value.zero_ext(w - width),
+    };
+    let k = amount.zero_ext(w - n);
+    let r = match kind {
+        Shift::Left => x.bvshl(&k),
+        Shift::Logical => x.bvlshr(&k),
+        Shift::Arithmetic => x.bvashr(&k),
+    };
+    r.extract(width - 1, 0)
+}
+
+/// The floating-point format of an outcome's leaves, if any names one.
+fn leaf_format(o: &Outcome) -> Option<Format> {
+    let mut leaves = Vec::new();
+    o.leaves(&mut leaves);
+    leaves.iter().find_map(|l| match l {
+        Outcome::AnyNan(f) | Outcome::Any(f) => Some(*f),
+        Outcome::Within { format, .. } => Some(*format),
+        _ => None,
+    })
+}
+
 /// Encodes `program` with its inputs fixed to `values`. Z3 then folds the floating-point
 /// operations on constants instead of bit-blasting them, so each query is fast.
 pub fn encode_concrete(program: &Program, prefix: &str, nan: NanBits, values: &[u64]) -> Encoded {
@@ -690,6 +736,9 @@ pub fn encode_vals(program: &Program, prefix: &str, ctx: &Rc<Ctx>, inputs: Vec<V
     let mut enc = Encoder {
         ctx,
         vals: Vec::with_capacity(program.ops.len()),
+        prefix,
+        choices: &program.choices,
+        intermediate: Vec::new(),
     };
     for (i, op) in program.ops.iter().enumerate() {
         let v = enc.op(op, program.widths[i], &inputs);
@@ -727,6 +776,7 @@ pub fn encode_vals(program: &Program, prefix: &str, ctx: &Rc<Ctx>, inputs: Vec<V
         parts,
         vals: enc.vals,
         ctx: ctx.clone(),
+        choices: enc.intermediate,
     }
 }
 
@@ -734,6 +784,11 @@ pub fn encode_vals(program: &Program, prefix: &str, ctx: &Rc<Ctx>, inputs: Vec<V
 struct Encoder<'c> {
     ctx: &'c Ctx,
     vals: Vec<Val>,
+    prefix: &'c str,
+    /// The program's intermediate choices, by [`Op::Choose`] index.
+    choices: &'c [Outcome],
+    /// Their variables, as [`Encoded::choices`].
+    intermediate: Vec<Choice>,
 }
 
 impl Encoder<'_> {
@@ -778,7 +833,7 @@ impl Encoder<'_> {
         }
     }
 
-    fn op(&self, op: &Op, w: u32, inputs: &[Val]) -> Val {
+    fn op(&mut self, op: &Op, w: u32, inputs: &[Val]) -> Val {
         let ctx = self.ctx;
         match op {
             Op::Input(k) => inputs[*k as usize].clone(),
@@ -891,7 +946,39 @@ impl Encoder<'_> {
                     Val::bits_term(self.bits(*a).bvlshr(BV::from_u64(u64::from(*n), *w)))
                 }
             }
+            Op::BvSlt(_, a, b) => Val::pred_of(self.bits(*a).bvslt(self.bits(*b))),
+            Op::BvMul(_, a, b) => Val::bits_term(self.bits(*a).bvmul(self.bits(*b))),
+            Op::MulHi {
+                width,
+                signed,
+                a,
+                b,
+            } => Val::bits_term(mul_hi(&self.bits(*a), &self.bits(*b), *width, *signed)),
+            Op::ShiftBy {
+                kind,
+                width,
+                value,
+                amount,
+            } => Val::bits_term(shift_by(
+                *kind,
+                &self.bits(*value),
+                &self.bits(*amount),
+                *width,
+            )),
             Op::Select(c, a, b) => Val::select(self.val(*c), self.val(*a), self.val(*b), ctx),
+            Op::Choose(k) => {
+                let outcome = &self.choices[*k as usize];
+                let mut found = std::mem::take(&mut self.intermediate);
+                let v = self.choice_term(
+                    outcome,
+                    &format!("{}choice{k}_", self.prefix),
+                    &mut 0,
+                    &mut found,
+                    leaf_format(outcome),
+                );
+                self.intermediate = found;
+                v
+            }
         }
     }
 

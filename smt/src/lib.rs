@@ -8,6 +8,7 @@ pub mod encode;
 pub mod fpbits;
 pub mod portfolio;
 pub mod prove;
+pub mod reach;
 pub mod rules;
 pub mod sequence;
 pub mod solve;

@@ -43,6 +43,22 @@ pub const EMBEDDED: &[(&str, &str)] = &[
     ("sass-hadd2.sem", include_str!("../isa/sass-hadd2.sem")),
     ("sass-hmnmx2.sem", include_str!("../isa/sass-hmnmx2.sem")),
     ("sass-hset2.sem", include_str!("../isa/sass-hset2.sem")),
+    (
+        "ptx-9.7.1-integer.sem",
+        include_str!("../isa/ptx-9.7.1-integer.sem"),
+    ),
+    (
+        "ptx-9.7.6-comparison.sem",
+        include_str!("../isa/ptx-9.7.6-comparison.sem"),
+    ),
+    (
+        "ptx-9.7.8-logic-shift.sem",
+        include_str!("../isa/ptx-9.7.8-logic-shift.sem"),
+    ),
+    (
+        "ptx-9.7.9-data-movement.sem",
+        include_str!("../isa/ptx-9.7.9-data-movement.sem"),
+    ),
 ];
 
 /// An operand of a variant, with its type as the spec names it.
@@ -138,12 +154,18 @@ pub struct Variant {
 impl Variant {
     /// `add.rn.f32 d, a, b`; a SASS variant shows its form's operands with their modifiers
     /// (`HMUL2.FTZ Rd, {-}{|}Ra{|}{.iswz}, {-}{|}Rb{|}{.iswz}`).
+    /// PTX vectors, `p[|q]` and memory operands are shown as the form writes them too
+    /// (`mov.b32 {x, y}, a`, `setp.lt.s32 p[|q], a, b`, `ld.param.b32 d, [a]`).
     pub fn signature(&self) -> String {
-        if self.sources.iter().any(|s| s.role != OperandRole::Value) {
-            let operands = self
-                .syntax
-                .split_once(char::is_whitespace)
-                .map_or("", |(_, ops)| ops.trim());
+        let operands = self
+            .syntax
+            .split(';')
+            .next()
+            .unwrap_or("")
+            .split_once(char::is_whitespace)
+            .map_or("", |(_, ops)| ops.trim());
+        let laid_out = operands.replace("{!}", "").contains(['{', '[', '|']);
+        if laid_out || self.sources.iter().any(|s| s.role != OperandRole::Value) {
             return format!("{} {operands}", self.text);
         }
         let ops: Vec<String> = self
@@ -272,14 +294,41 @@ impl Spec {
 
     /// Finds the variant for instruction text, given how many source operands were supplied
     /// (`None` when unknown: then the text must name one variant).
+    /// Where forms differ only in their destinations (`mov.b64 d, a` and the unpacking
+    /// `mov.b64 {d, e}, a`), the one with a single destination is meant.
     pub fn lookup(&self, text: &str, n_sources: Option<usize>) -> Result<&Variant, Diagnostic> {
+        self.find(text, None, n_sources)
+    }
+
+    /// Finds the variant for instruction text given its operands' shape: how many destinations
+    /// (`mov.b64 {d, e}, a` has two; `setp` always has two, `p` and `q`) and sources (vector
+    /// braces flattened: `mov.b32 d, {a, b}` has two).
+    pub fn lookup_shape(
+        &self,
+        text: &str,
+        n_dests: usize,
+        n_sources: usize,
+    ) -> Result<&Variant, Diagnostic> {
+        self.find(text, Some(n_dests), Some(n_sources))
+    }
+
+    fn find(
+        &self,
+        text: &str,
+        n_dests: Option<usize>,
+        n_sources: Option<usize>,
+    ) -> Result<&Variant, Diagnostic> {
         let text = text.trim().trim_end_matches(';');
         if let Some(ids) = self.by_text.get(text) {
-            let fits: Vec<&Variant> = ids
+            let mut fits: Vec<&Variant> = ids
                 .iter()
                 .map(|&i| &self.variants[i])
                 .filter(|v| n_sources.is_none_or(|n| v.sources.len() == n))
+                .filter(|v| n_dests.is_none_or(|n| v.dests.len() == n))
                 .collect();
+            if n_dests.is_none() && fits.iter().filter(|v| v.dests.len() == 1).count() == 1 {
+                fits.retain(|v| v.dests.len() == 1);
+            }
             return match fits.as_slice() {
                 [one] => Ok(one),
                 [] => {
@@ -616,11 +665,22 @@ impl Spec {
                 requirement = requirement.max(*req);
             }
         }
+        // Only a form that may write the fusable group is "written without" it: `mul.lo.s32`
+        // shares a block with `mul{.rnd}.f32` but has no rounding to leave out.
         let fusable = fam
             .groups
             .iter()
+            .enumerate()
             .zip(&choice.written)
-            .any(|(g, w)| g.fusable && w.is_none());
+            .any(|((gi, g), w)| {
+                g.fusable
+                    && w.is_none()
+                    && form
+                        .pattern
+                        .elems
+                        .iter()
+                        .any(|e| matches!(e, form::Elem::Group { group, .. } if *group == gi))
+            });
         let program = lower::lower(&self.resolved, fam, &params, steps_left)?;
         let sig = |name: &String| -> Result<OperandSig, Diagnostic> {
             let (ty, width) = params.operand_type(&self.resolved, fam, name)?;
@@ -640,7 +700,9 @@ impl Spec {
             })
         };
         let ops = &form.pattern.operands;
-        let mut sources: Vec<OperandSig> = ops[1..].iter().map(sig).collect::<Result<_, _>>()?;
+        let n_dests = form.pattern.dests;
+        let mut sources: Vec<OperandSig> =
+            ops[n_dests..].iter().map(sig).collect::<Result<_, _>>()?;
         for (op, kind) in form.pattern.fields() {
             let operand = ops[op].clone();
             let (suffix, kind, width) = match kind {
@@ -684,7 +746,7 @@ impl Spec {
             family: form.pattern.opcode.clone(),
             form: form_ix,
             syntax: form.syntax.clone(),
-            dests: vec![sig(&ops[0])?],
+            dests: ops[..n_dests].iter().map(sig).collect::<Result<_, _>>()?,
             sources,
             requirement,
             fusable,

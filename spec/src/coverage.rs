@@ -31,6 +31,22 @@ pub const EXCERPT: &[(&str, &str)] = &[
     ),
     ("sass-hmul2.md", include_str!("../isa-docs/sass-hmul2.md")),
     (
+        "ptx-9.7.1-integer.md",
+        include_str!("../isa-docs/ptx-9.7.1-integer.md"),
+    ),
+    (
+        "ptx-9.7.6-comparison.md",
+        include_str!("../isa-docs/ptx-9.7.6-comparison.md"),
+    ),
+    (
+        "ptx-9.7.8-logic-shift.md",
+        include_str!("../isa-docs/ptx-9.7.8-logic-shift.md"),
+    ),
+    (
+        "ptx-9.7.9-data-movement.md",
+        include_str!("../isa-docs/ptx-9.7.9-data-movement.md"),
+    ),
+    (
         "ptx-9.7.9.21-cvt.md",
         include_str!("../isa-docs/ptx-9.7.9.21-cvt.md"),
     ),
@@ -38,7 +54,13 @@ pub const EXCERPT: &[(&str, &str)] = &[
 
 /// The files of [`EXCERPT`] that are not in `../shared/isa-docs`: manual sections semfuzz's
 /// specs rely on beyond the shared excerpt, each quoting its source in its opening lines.
-pub const ADDED: &[&str] = &["ptx-9.7.9.21-cvt.md"];
+pub const ADDED: &[&str] = &[
+    "ptx-9.7.9.21-cvt.md",
+    "ptx-9.7.1-integer.md",
+    "ptx-9.7.6-comparison.md",
+    "ptx-9.7.8-logic-shift.md",
+    "ptx-9.7.9-data-movement.md",
+];
 
 /// The syntax lines of excerpt files given as (file name, markdown), in file-name order.
 pub fn excerpt_lines<N: AsRef<str>, T: AsRef<str>>(files: &[(N, T)]) -> Vec<SyntaxLine> {

@@ -273,6 +273,11 @@ pub struct Evaluator<'p> {
     slots: Vec<u64>,
     parts: Vec<&'p Part>,
     resolver: Resolver,
+    /// The value each [`Op::Choose`] takes when its accept set holds it (else the set's
+    /// representative).
+    picks: Vec<Option<u64>>,
+    /// Whether the last evaluation met a choice with more than one member.
+    open_choice: bool,
 }
 
 impl<'p> Evaluator<'p> {
@@ -282,9 +287,29 @@ impl<'p> Evaluator<'p> {
         Evaluator {
             program,
             slots: vec![0; program.ops.len()],
-            resolver: Resolver::new(parts.iter().map(|p| &p.outcome)),
+            resolver: Resolver::new(parts.iter().map(|p| &p.outcome).chain(&program.choices)),
             parts,
+            picks: vec![None; program.choices.len()],
+            open_choice: false,
         }
+    }
+
+    /// Makes choice `k` ([`Op::Choose`]) take `bits` in later evaluations wherever its accept
+    /// set holds them (`None`: the set's representative, e.g. the default NaN).
+    pub fn pick(&mut self, k: usize, bits: Option<u64>) {
+        self.picks[k] = bits;
+    }
+
+    /// Whether the last evaluation met an intermediate choice with more than one member: its
+    /// accept sets then hold what the picked values lead to, and other picks may lead
+    /// elsewhere.
+    pub fn met_open_choice(&self) -> bool {
+        self.open_choice
+    }
+
+    /// The accept set of choice `k` in the last evaluation.
+    pub fn choice_set(&mut self, k: usize) -> Accept {
+        self.resolver.resolve(&self.program.choices[k], &self.slots)
     }
 
     /// Source operands each evaluation reads.
@@ -304,15 +329,27 @@ impl<'p> Evaluator<'p> {
     pub fn eval(&mut self, inputs: &[u64], out: &mut [Accept]) {
         assert_eq!(inputs.len(), self.n_inputs(), "wrong number of inputs");
         assert_eq!(out.len(), self.parts.len(), "wrong number of outputs");
+        self.open_choice = false;
         for (i, op) in self.program.ops.iter().enumerate() {
             let v = match op {
                 Op::Input(k) => inputs[*k as usize] & mask(self.program.input_widths[*k as usize]),
+                Op::Choose(k) => self.choose(*k as usize),
                 op => op.exec(&self.slots),
             };
             self.slots[i] = v;
         }
         for (o, part) in out.iter_mut().zip(&self.parts) {
             *o = self.resolver.resolve(&part.outcome, &self.slots);
+        }
+    }
+
+    #[cold]
+    fn choose(&mut self, k: usize) -> u64 {
+        let set = self.choice_set(k);
+        self.open_choice |= !matches!(set, Accept::Exact(_));
+        match self.picks[k] {
+            Some(bits) if set.accepts(bits) => bits,
+            _ => set.representative(),
         }
     }
 

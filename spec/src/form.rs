@@ -28,8 +28,11 @@ pub struct Pattern {
     pub opcode: String,
     /// The modifier sequence.
     pub elems: Vec<Elem>,
-    /// Operand names, destination first.
+    /// Operand names, destinations first.
     pub operands: Vec<String>,
+    /// How many of `operands` are destinations: 1, 2 for `p|q` (9.7.6.2 `setp`), or the
+    /// elements of a leading vector `{d, e}` (9.7.9.4 `mov` unpack).
+    pub dests: usize,
     /// Per operand: whether the form writes it `{!}c`, so that instruction text may negate
     /// it (`!c`, PTX predicate negation). The negation is applied when the operand is read,
     /// before `sem` runs: `sem` sees the value of `!c` (see `OperandSig::read`).
@@ -108,6 +111,15 @@ fn parse_operand(
 ) -> Result<(String, bool, OperandMods), String> {
     let name_ok =
         |n: &str| !n.is_empty() && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    // `[a]` (9.7.9.8 `ld`, 9.7.9.11 `st`): the memory at an address, whose bits are the
+    // operand's value.
+    if let Some(inner) = text.strip_prefix('[').and_then(|t| t.strip_suffix(']')) {
+        return if name_ok(inner) {
+            Ok((inner.to_string(), false, OperandMods::default()))
+        } else {
+            Err(format!("`{inner}` is not an operand name"))
+        };
+    }
     if let Some(rest) = text.strip_prefix("{!}") {
         return if name_ok(rest) {
             Ok((rest.to_string(), true, OperandMods::default()))
@@ -309,10 +321,8 @@ pub fn parse_pattern(
     let mut operands = Vec::new();
     let mut negatable = Vec::new();
     let mut mods = Vec::new();
-    let mut off = head_end;
-    for piece in syntax[head_end..].split(',') {
-        let trimmed = piece.trim();
-        let start = off + piece.find(|c: char| !c.is_whitespace()).unwrap_or(0);
+    let (pieces, dests) = operand_pieces(syntax, head_end);
+    for (start, trimmed) in pieces {
         let (name, neg, m) = parse_operand(trimmed, groups).map_err(|msg| {
             err(start, start + trimmed.len(), msg).with_hint(
                 "operands are names separated by commas: `d, a, b`, `{!}c` for one that may be negated, SASS `{-}{|}Ra{|}{.iswz}`",
@@ -328,23 +338,22 @@ pub fn parse_pattern(
         negatable.push(neg);
         mods.push(m);
         operands.push(name);
-        off += piece.len() + 1;
     }
-    if operands.len() < 2 {
+    if operands.len() < dests + 1 {
         return Err(err(
             0,
             syntax.len(),
             "a form needs a destination and at least one source operand".into(),
         ));
     }
-    if mods.first().is_some_and(|m| *m != OperandMods::default()) {
+    if mods[..dests].iter().any(|m| *m != OperandMods::default()) {
         return Err(err(
             head_end,
             syntax.len(),
             "the destination is a register: it takes no `-`, `|..|`, member or brackets".into(),
         ));
     }
-    if negatable.first() == Some(&true) {
+    if negatable[..dests].contains(&true) {
         return Err(err(
             head_end,
             syntax.len(),
@@ -359,9 +368,76 @@ pub fn parse_pattern(
         opcode: opcode.to_string(),
         elems,
         operands,
+        dests,
         negatable,
         mods,
     })
+}
+
+/// The operands of a form's syntax (from byte `from`) as (byte offset, trimmed text), and how
+/// many lead as destinations. The manual writes vector operands in braces (`mov.b32 d, {a, b}`,
+/// `mov.b64 {d, e}, a`: each element is an operand) and two predicate destinations `p[|q]`
+/// (`setp`); `{!}c`, `{-}{|}Ra{|}` and `{{-}#Imm}` are single operands, whose braces hold no
+/// comma.
+fn operand_pieces<'s>(syntax: &'s str, from: usize) -> (Vec<(usize, &'s str)>, usize) {
+    let mut pieces: Vec<(usize, &'s str)> = Vec::new();
+    let push = |s: usize, e: usize, pieces: &mut Vec<(usize, &'s str)>| {
+        let piece = &syntax[s..e];
+        let lead = piece.len() - piece.trim_start().len();
+        pieces.push((s + lead, piece.trim()));
+    };
+    // Destinations: the elements of a leading vector, else one operand.
+    let mut leading_vector = None;
+    let mut start = from;
+    let mut i = from;
+    let is_vector = |i: usize| {
+        syntax[i..]
+            .find('}')
+            .is_some_and(|c| syntax[i..i + c].contains(','))
+    };
+    while i < syntax.len() {
+        let c = syntax.as_bytes()[i];
+        if c == b'{' && is_vector(i) {
+            let close = i + syntax[i..].find('}').unwrap_or(0);
+            let before = pieces.len();
+            for element in syntax[i + 1..close].split(',') {
+                let at = element.as_ptr() as usize - syntax.as_ptr() as usize;
+                push(at, at + element.len(), &mut pieces);
+            }
+            if syntax[start..i].trim().is_empty() && before == 0 {
+                leading_vector = Some(pieces.len());
+            }
+            // Past the comma after the vector (or the end).
+            start = syntax[close..]
+                .find(',')
+                .map_or(syntax.len(), |c| close + c + 1);
+            i = start;
+            continue;
+        }
+        if c == b',' {
+            push(start, i, &mut pieces);
+            start = i + 1;
+        }
+        i += 1;
+    }
+    if start < syntax.len() || pieces.is_empty() {
+        push(start.min(syntax.len()), syntax.len(), &mut pieces);
+    }
+    if let Some(n) = leading_vector {
+        return (pieces, n);
+    }
+    // `p[|q]` (9.7.6.2 `setp`: the second is optional in the text) or `p|q`: two
+    // destinations written as one operand.
+    if let Some(&(at, text)) = pieces.first() {
+        let two = text.strip_suffix(']').map_or(text, |t| t);
+        if let Some((p, q)) = two.split_once('|').filter(|_| !text.contains('{')) {
+            let p = p.strip_suffix('[').unwrap_or(p);
+            let q_at = at + two.len() - q.len();
+            pieces.splice(0..1, [(at, p.trim()), (q_at, q.trim())]);
+            return (pieces, 2);
+        }
+    }
+    (pieces, 1)
 }
 
 /// Parses the `; .group = { .member, ... }` clauses of a form (from byte `semi` of `syntax`)

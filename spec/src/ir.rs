@@ -39,6 +39,17 @@ pub enum Cmp {
     Le,
 }
 
+/// A shift by a run-time amount.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Shift {
+    /// Left, filling with zeros.
+    Left,
+    /// Right, filling with zeros.
+    Logical,
+    /// Right, filling with copies of the sign bit.
+    Arithmetic,
+}
+
 /// One operation. Operands are earlier [`ValueId`]s.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Op {
@@ -80,6 +91,34 @@ pub enum Op {
     BvEq(ValueId, ValueId),
     /// Unsigned less-than (a predicate).
     BvUlt(ValueId, ValueId),
+    /// Two's-complement less-than of `width`-bit values (a predicate).
+    BvSlt(u32, ValueId, ValueId),
+    /// Wrapping multiplication of `width`-bit values (the low half of the product).
+    BvMul(u32, ValueId, ValueId),
+    /// The high `width` bits of the `2*width`-bit product of two `width`-bit values, read as
+    /// two's-complement integers when `signed`, else unsigned.
+    MulHi {
+        /// Width of the operands and of the result.
+        width: u32,
+        /// Whether the operands are signed.
+        signed: bool,
+        /// The first factor.
+        a: ValueId,
+        /// The second factor.
+        b: ValueId,
+    },
+    /// A shift of a `width`-bit value by a run-time amount (a value of any width, read as
+    /// unsigned); an amount of `width` or more shifts every bit out.
+    ShiftBy {
+        /// Which shift.
+        kind: Shift,
+        /// Width of the shifted value and of the result.
+        width: u32,
+        /// The shifted value.
+        value: ValueId,
+        /// The amount.
+        amount: ValueId,
+    },
     /// `width` bits starting at bit `lo`.
     Extract {
         /// The source value.
@@ -104,6 +143,10 @@ pub enum Op {
     Shr(u32, ValueId, u32),
     /// `cond ? a : b`.
     Select(ValueId, ValueId, ValueId),
+    /// A value chosen from the accept set of [`Program::choices`]`[k]`: an intermediate result
+    /// the ISA leaves open (a NaN's payload) that a later instruction of a PTX function reads.
+    /// Never in an instruction variant, whose choices stay in its outcomes.
+    Choose(u16),
 }
 
 /// A mask of the low `width` bits.
@@ -116,6 +159,13 @@ pub fn mask(width: u32) -> u64 {
     }
 }
 
+/// A `width`-bit value read as a two's-complement integer.
+#[inline]
+pub fn signed(x: u64, width: u32) -> i64 {
+    let shift = 64 - width;
+    ((x << shift) as i64) >> shift
+}
+
 impl Op {
     /// Computes the op given the values of earlier ops. Shared by the evaluator and by constant
     /// folding during lowering, so that both can never disagree.
@@ -123,7 +173,9 @@ impl Op {
     pub fn exec(&self, v: &[u64]) -> u64 {
         let g = |i: &ValueId| v[*i as usize];
         match self {
-            Op::Input(_) => unreachable!("inputs are loaded by the evaluator before execution"),
+            Op::Input(_) | Op::Choose(_) => {
+                unreachable!("inputs and choices are supplied by the evaluator")
+            }
             Op::Const(c) => *c,
             Op::Add(f, r, a, b) => fp::add(*f, g(a), g(b), *r),
             Op::Sub(f, r, a, b) => fp::sub(*f, g(a), g(b), *r),
@@ -161,6 +213,42 @@ impl Op {
             Op::BvSub(w, a, b) => g(a).wrapping_sub(g(b)) & mask(*w),
             Op::BvEq(a, b) => (g(a) == g(b)) as u64,
             Op::BvUlt(a, b) => (g(a) < g(b)) as u64,
+            Op::BvSlt(w, a, b) => (signed(g(a), *w) < signed(g(b), *w)) as u64,
+            Op::BvMul(w, a, b) => g(a).wrapping_mul(g(b)) & mask(*w),
+            Op::MulHi {
+                width,
+                signed: s,
+                a,
+                b,
+            } => {
+                // The exact product in 128 bits: |x*y| <= 2^126 for signed 64-bit factors,
+                // and below 2^128 for unsigned ones.
+                let product = if *s {
+                    (i128::from(signed(g(a), *width)) * i128::from(signed(g(b), *width))) as u128
+                } else {
+                    u128::from(g(a)) * u128::from(g(b))
+                };
+                (product >> width) as u64 & mask(*width)
+            }
+            Op::ShiftBy {
+                kind,
+                width,
+                value,
+                amount,
+            } => {
+                let (x, n) = (g(value), g(amount));
+                let out = n >= u64::from(*width);
+                match kind {
+                    Shift::Left if out => 0,
+                    Shift::Left => (x << n) & mask(*width),
+                    Shift::Logical if out => 0,
+                    Shift::Logical => x >> n,
+                    Shift::Arithmetic => {
+                        let n = n.min(u64::from(*width) - 1);
+                        (signed(x, *width) >> n) as u64 & mask(*width)
+                    }
+                }
+            }
             Op::Extract { value, lo, width } => (g(value) >> lo) & mask(*width),
             Op::Concat { hi, lo, lo_width } => (g(hi) << lo_width) | g(lo),
             Op::Shl(w, a, n) => {
@@ -190,7 +278,7 @@ impl Op {
     /// The values this op reads, mutably (for renumbering).
     pub fn args_mut(&mut self) -> Vec<&mut ValueId> {
         match self {
-            Op::Input(_) | Op::Const(_) => vec![],
+            Op::Input(_) | Op::Const(_) | Op::Choose(_) => vec![],
             Op::Sqrt(_, _, a) | Op::Cvt(_, _, _, a) | Op::Class(_, _, a) | Op::Not(_, a) => vec![a],
             Op::Extract { value, .. } | Op::Shl(_, value, _) | Op::Shr(_, value, _) => vec![value],
             Op::Add(_, _, a, b)
@@ -204,7 +292,11 @@ impl Op {
             | Op::BvAdd(_, a, b)
             | Op::BvSub(_, a, b)
             | Op::BvEq(a, b)
-            | Op::BvUlt(a, b) => vec![a, b],
+            | Op::BvUlt(a, b)
+            | Op::BvSlt(_, a, b)
+            | Op::BvMul(_, a, b)
+            | Op::MulHi { a, b, .. } => vec![a, b],
+            Op::ShiftBy { value, amount, .. } => vec![value, amount],
             Op::Concat { hi, lo, .. } => vec![hi, lo],
             Op::Fma(_, _, a, b, c) | Op::Select(a, b, c) => vec![a, b, c],
         }
@@ -343,6 +435,21 @@ impl Outcome {
         }
     }
 
+    /// Replaces every value `v` the tree reads by `new_id[v]`.
+    pub fn renumber(&mut self, new_id: &[ValueId]) {
+        match self {
+            Outcome::Exact(v) => *v = new_id[*v as usize],
+            Outcome::AnyNan(_) | Outcome::Any(_) => {}
+            Outcome::Within { args, .. } => args.iter_mut().for_each(|v| *v = new_id[*v as usize]),
+            Outcome::OneOf(vs) => vs.iter_mut().for_each(|v| *v = new_id[*v as usize]),
+            Outcome::Select(c, a, b) => {
+                *c = new_id[*c as usize];
+                a.renumber(new_id);
+                b.renumber(new_id);
+            }
+        }
+    }
+
     /// Every value the tree reads.
     pub fn values(&self, out: &mut Vec<ValueId>) {
         match self {
@@ -419,4 +526,150 @@ pub struct Program {
     pub widths: Vec<u32>,
     /// The destinations.
     pub dests: Vec<Dest>,
+    /// What each [`Op::Choose`] may be, as an outcome over earlier values (empty for every
+    /// instruction variant; a PTX function's intermediate choices otherwise).
+    pub choices: Vec<Outcome>,
+}
+
+/// Builds a [`Program`] op by op: identical ops are shared, bit-level ops on constants are
+/// folded, and [`Builder::finish`] drops what no destination reads. The spec lowering and the
+/// PTX function reader both emit through it, so both programs get the same simplifications.
+#[derive(Default)]
+pub struct Builder {
+    ops: Vec<Op>,
+    /// The width of each value emitted so far.
+    pub widths: Vec<u32>,
+    /// The value of each op, where it is a constant.
+    pub known: Vec<Option<u64>>,
+    memo: std::collections::HashMap<(Op, u32), ValueId>,
+}
+
+impl Builder {
+    /// Adds an op (or finds an identical one), folding bit-level ops on constants. FP
+    /// arithmetic is never folded: its NaN results are a choice the SMT encoding leaves open.
+    pub fn emit(&mut self, op: Op, width: u32) -> ValueId {
+        let foldable = !matches!(
+            op,
+            Op::Input(_)
+                | Op::Const(_)
+                | Op::Choose(_)
+                | Op::Add(..)
+                | Op::Sub(..)
+                | Op::Mul(..)
+                | Op::Div(..)
+                | Op::Fma(..)
+                | Op::Sqrt(..)
+                | Op::Cvt(..)
+        );
+        let op = match op {
+            Op::Select(c, a, b) if self.known[c as usize].is_some() => {
+                return if self.known[c as usize] != Some(0) {
+                    a
+                } else {
+                    b
+                };
+            }
+            Op::Select(_, a, b) if a == b => return a,
+            op if foldable && op.args().iter().all(|a| self.known[*a as usize].is_some()) => {
+                let vals: Vec<u64> = self.known.iter().map(|k| k.unwrap_or(0)).collect();
+                Op::Const(op.exec(&vals) & mask(width))
+            }
+            op => op,
+        };
+        if let Some(&id) = self.memo.get(&(op.clone(), width)) {
+            return id;
+        }
+        let id = self.ops.len() as ValueId;
+        self.known
+            .push(if let Op::Const(c) = op { Some(c) } else { None });
+        self.memo.insert((op.clone(), width), id);
+        self.ops.push(op);
+        self.widths.push(width);
+        id
+    }
+
+    /// The constant `v` (masked to `width` bits).
+    pub fn konst(&mut self, v: u64, width: u32) -> ValueId {
+        self.emit(Op::Const(v & mask(width)), width)
+    }
+
+    /// The op that defines `v`.
+    pub fn op(&self, v: ValueId) -> &Op {
+        &self.ops[v as usize]
+    }
+
+    /// The program: ops no destination or live choice depends on are dropped and the rest
+    /// renumbered. Also returns, for each choice the program keeps, its index in `choices`.
+    pub fn finish(
+        self,
+        input_widths: Vec<u32>,
+        mut dests: Vec<Dest>,
+        choices: Vec<Outcome>,
+    ) -> (Program, Vec<usize>) {
+        let mut live = vec![false; self.ops.len()];
+        let mut stack = Vec::new();
+        for d in &dests {
+            for p in &d.parts {
+                p.outcome.values(&mut stack);
+            }
+        }
+        while let Some(v) = stack.pop() {
+            if !std::mem::replace(&mut live[v as usize], true) {
+                if let Op::Choose(k) = self.ops[v as usize] {
+                    choices[k as usize].values(&mut stack);
+                }
+                stack.extend(self.ops[v as usize].args());
+            }
+        }
+        // Choices no live op reads are dropped, the rest renumbered in order.
+        let mut new_choice = vec![u16::MAX; choices.len()];
+        let mut kept = 0;
+        for (i, op) in self.ops.iter().enumerate() {
+            if let (true, Op::Choose(k)) = (live[i], op) {
+                new_choice[*k as usize] = kept;
+                kept += 1;
+            }
+        }
+        let mut new_id = vec![0; self.ops.len()];
+        let mut ops = Vec::new();
+        let mut widths = Vec::new();
+        for (i, mut op) in self.ops.into_iter().enumerate() {
+            if live[i] {
+                new_id[i] = ops.len() as ValueId;
+                for a in op.args_mut() {
+                    *a = new_id[*a as usize];
+                }
+                if let Op::Choose(k) = &mut op {
+                    *k = new_choice[*k as usize];
+                }
+                ops.push(op);
+                widths.push(self.widths[i]);
+            }
+        }
+        for d in &mut dests {
+            for p in &mut d.parts {
+                p.outcome.renumber(&new_id);
+            }
+        }
+        let kept: Vec<usize> = (0..choices.len())
+            .filter(|k| new_choice[*k] != u16::MAX)
+            .collect();
+        let mut choices: Vec<Outcome> = choices
+            .into_iter()
+            .zip(&new_choice)
+            .filter(|(_, n)| **n != u16::MAX)
+            .map(|(c, _)| c)
+            .collect();
+        for c in &mut choices {
+            c.renumber(&new_id);
+        }
+        let program = Program {
+            input_widths,
+            ops,
+            widths,
+            dests,
+            choices,
+        };
+        (program, kept)
+    }
 }

@@ -13,6 +13,13 @@ enum OperandGen {
         rng: SplitMix64,
         width: u32,
     },
+    /// An integer register (`.u32`, `.s64`, `.b16`): random bits half the time, else one
+    /// of the values where integer operations change behaviour (0, 1, the extremes of both
+    /// signednesses, small numbers such as shift amounts and bit positions around the width).
+    Int {
+        rng: SplitMix64,
+        width: u32,
+    },
     /// The index of a group member (an operand modifier field): below `count`.
     Member {
         rng: SplitMix64,
@@ -38,7 +45,9 @@ impl OperandGen {
                     g.reseed(lane_seed(seed, l as u32));
                 }
             }
-            OperandGen::Bits { rng, .. } | OperandGen::Member { rng, .. } => {
+            OperandGen::Bits { rng, .. }
+            | OperandGen::Int { rng, .. }
+            | OperandGen::Member { rng, .. } => {
                 *rng = SplitMix64::new(seed);
             }
         }
@@ -52,9 +61,28 @@ impl OperandGen {
                 })
             }
             OperandGen::Bits { rng, width } => rng.next_u64() & crate::ir::mask(*width),
+            OperandGen::Int { rng, width } => {
+                let (r, w) = (rng.next_u64(), *width);
+                let m = crate::ir::mask(w);
+                let min = 1u64 << (w - 1);
+                let v = match r % 8 {
+                    0..=3 => r >> 3,
+                    4 => [0, 1, m, min, min - 1, min + 1, m - 1][(r >> 3) as usize % 7],
+                    5 => (r >> 3) % u64::from(2 * w + 2),
+                    6 => ((r >> 3) % 256).wrapping_neg(),
+                    _ => (r >> 3) % 256,
+                };
+                v & m
+            }
             OperandGen::Member { rng, count } => rng.next_u64() % *count,
         }
     }
+}
+
+/// Whether a type name is an integer type (`b32`, `u16`, `s64`).
+fn is_int(ty: &str) -> bool {
+    ty.strip_prefix(['b', 'u', 's'])
+        .is_some_and(|n| n.parse::<u32>().is_ok())
 }
 
 /// An endless stream of operand tuples for one variant.
@@ -92,6 +120,12 @@ impl Samples {
                             .collect(),
                         width: f.width(),
                     },
+                    None if s.role == OperandRole::Value && s.width > 1 && is_int(&s.ty) => {
+                        OperandGen::Int {
+                            rng: SplitMix64::new(seed),
+                            width: s.width,
+                        }
+                    }
                     None => OperandGen::Bits {
                         rng: SplitMix64::new(seed),
                         width: s.width,

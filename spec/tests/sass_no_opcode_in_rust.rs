@@ -10,9 +10,10 @@
 //! map named instructions onto a machine (host: SSE/F16C; llvm: NVVM intrinsics; cuda: PTX
 //! kernels; numba-sim: numba operations) — there an opcode is data about that machine.
 //!
-//! A PTX opcode is flagged when followed by `.` or a space (`"add.rn"`, `"cvt "`), since the
-//! spec language's own functions share names with opcodes (`"add"`, `"cvt"`, `"sqrt"` are
-//! functions of `sem`); a SASS opcode (upper case) is flagged in any literal it starts.
+//! A PTX opcode is flagged when followed by `.` or by a space that no lowercase word follows
+//! (`"add.rn"`, `"cvt "`, `"cvt %r"`), since the spec language's own functions share names with
+//! opcodes (`"add"`, `"cvt"`, `"sqrt"` are functions of `sem`) and some opcodes are English
+//! words (`"and the"`); a SASS opcode (upper case) is flagged in any literal it starts.
 
 mod common;
 use std::path::{Path, PathBuf};
@@ -130,7 +131,12 @@ fn names_instruction<'a>(literal: &str, opcodes: &'a [String]) -> Option<&'a str
                 if op.starts_with(|c: char| c.is_ascii_uppercase()) {
                     !after.starts_with(|c: char| c.is_ascii_lowercase())
                 } else {
-                    after.starts_with(['.', ' '])
+                    // `"cvt "`, `"cvt %r1"`, but not English: `and`, `or`, `not`, `mov`, `st`
+                    // are opcodes too, and `"and the driver"` names none.
+                    after.starts_with('.')
+                        || after
+                            .strip_prefix(' ')
+                            .is_some_and(|rest| !rest.starts_with(|c: char| c.is_ascii_lowercase()))
                 }
             })
         })
@@ -233,4 +239,7 @@ const AFTER: &str = "cvt.rn.f16.f32";
     assert_eq!(names_instruction("add", &opcodes), None);
     assert_eq!(names_instruction("address", &opcodes), None);
     assert_eq!(names_instruction("add.rn.f32", &opcodes), Some("add"));
+    assert_eq!(names_instruction("and.b32", &opcodes), Some("and"));
+    assert_eq!(names_instruction("mov %r1", &opcodes), Some("mov"));
+    assert_eq!(names_instruction("and the driver", &opcodes), None);
 }

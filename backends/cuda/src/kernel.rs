@@ -106,6 +106,9 @@ impl Operand {
             "f32x2" => "b64",
             "f32" => "f32",
             "f64" => "f64",
+            // `.b8` registers hold the elements of 9.7.9.4's packing `mov` (ptxas 13.5
+            // accepts them, and `ld.global.b8` fills them).
+            "b8" => "b8",
             "b16" => "b16",
             "b32" => "b32",
             "b64" => "b64",
@@ -163,6 +166,12 @@ impl Layout {
         if variant.dests.is_empty() {
             return Err(format!("{} writes no destination", variant.text));
         }
+        if has_memory_operand(variant) {
+            return Err(format!(
+                "{} has a memory operand: the kernel passes values in registers, not addresses",
+                variant.text
+            ));
+        }
         Ok(Layout {
             dests: variant
                 .dests
@@ -212,14 +221,58 @@ impl Kernel {
     }
 }
 
-/// The instruction as the variant's text writes it, on the kernel's registers:
-/// `add.rn.f32 %d0, %s0, %s1;`.
+/// The instruction as the variant's text writes it, on the kernel's registers, with the
+/// operands laid out as its form writes them: `add.rn.f32 %d0, %s0, %s1;`, the vectors of
+/// `mov.b32 %d0, {%s0, %s1};` and the two destinations of `setp.lt.s32 %d0|%d1, %s0, %s1;`.
 pub fn instruction(variant: &Variant) -> String {
-    let ops: Vec<String> = (0..variant.dests.len())
-        .map(|k| format!("%d{k}"))
-        .chain((0..variant.sources.len()).map(|k| format!("%s{k}")))
+    let names: Vec<(&str, String)> = variant
+        .dests
+        .iter()
+        .enumerate()
+        .map(|(k, o)| (o.name.as_str(), format!("%d{k}")))
+        .chain(
+            variant
+                .sources
+                .iter()
+                .enumerate()
+                .map(|(k, o)| (o.name.as_str(), format!("%s{k}"))),
+        )
         .collect();
-    format!("{} {};", variant.text, ops.join(", "))
+    let form = variant.syntax.split(';').next().unwrap_or("");
+    let operands = form
+        .split_once(char::is_whitespace)
+        .map_or("", |(_, o)| o.trim())
+        .replace("[|", "|")
+        .replace("{!}", "");
+    let mut out = String::new();
+    let mut word = String::new();
+    // Each operand name becomes its register; `p[|q]`'s closing bracket goes with `[|`.
+    for c in operands.chars().chain([' ']) {
+        if c.is_ascii_alphanumeric() || c == '_' {
+            word.push(c);
+            continue;
+        }
+        if !word.is_empty() {
+            match names.iter().find(|(n, _)| *n == word) {
+                Some((_, reg)) => out.push_str(reg),
+                None => out.push_str(&word),
+            }
+            word.clear();
+        }
+        if c == ']' && out.contains('|') && !out.contains('[') {
+            continue;
+        }
+        out.push(c);
+    }
+    format!("{} {};", variant.text, out.trim_end())
+}
+
+/// Whether the form reads or writes memory (`[a]`): the kernel passes every operand in a
+/// register, and an address is not the value at it.
+fn has_memory_operand(variant: &Variant) -> bool {
+    let form = variant.syntax.split(';').next().unwrap_or("");
+    form.match_indices('[')
+        .any(|(i, _)| form[i + 1..].starts_with(|c: char| c.is_ascii_alphabetic()))
 }
 
 /// The `.entry` named `name` that runs `variant` (whose layout is `layout`) on `n` cases.

@@ -5,7 +5,7 @@ use super::{err, rounding, Binding, Env, Lowerer, OldDest, Ty, Val, MAX_INLINE_D
 use crate::ast::{Expr, ExprKind};
 use crate::diag::{with_article, Diagnostic, Span};
 use crate::form::FieldKind;
-use crate::ir::{mask, ApproxFn, Bound, Class, Op, Outcome, ValueId};
+use crate::ir::{mask, ApproxFn, Bound, Class, Op, Outcome, Shift, ValueId};
 use crate::resolved::FormatInfo;
 use semfuzz_fp::Format;
 
@@ -384,6 +384,64 @@ impl Lowerer<'_> {
                     Ty::Bits(n),
                 ))
             }
+            "sext" => {
+                arity(2)?;
+                let n = match vals.remove(1) {
+                    Val::Int(n) => n,
+                    other => {
+                        return Err(self.type_err(&args[1].span, "a compile-time width", &other))
+                    }
+                };
+                let (x, w) = self.bits_arg(vals.remove(0), &args[0].span)?;
+                if n < i64::from(w) || n > 64 {
+                    return Err(err(
+                        span,
+                        format!("`sext` widens a {w}-bit value to {n} bits: give {w} to 64"),
+                    ));
+                }
+                Ok(Val::Rt(self.sext(x, w, n as u32), Ty::Bits(n as u32)))
+            }
+            "slt" => {
+                arity(2)?;
+                let (x, y, w) = self.bits_pair(vals, args, span)?;
+                Ok(Val::Rt(self.emit(Op::BvSlt(w, x, y), 1), Ty::Pred))
+            }
+            "mul_hi" => {
+                arity(3)?;
+                let signed = match vals.remove(2) {
+                    Val::Bool(b) => b,
+                    other => {
+                        return Err(self.type_err(
+                            &args[2].span,
+                            "a compile-time boolean (signed)",
+                            &other,
+                        ))
+                    }
+                };
+                let (a, b, width) = self.bits_pair(vals, args, span)?;
+                Ok(Val::Rt(
+                    self.emit(
+                        Op::MulHi {
+                            width,
+                            signed,
+                            a,
+                            b,
+                        },
+                        width,
+                    ),
+                    Ty::Bits(width),
+                ))
+            }
+            "ashr" => {
+                arity(2)?;
+                let (x, w) = self.bits_arg(vals.remove(0), &args[0].span)?;
+                let n = self.coerce(vals.remove(0), Ty::Bits(w), &args[1].span)?;
+                let (n, _) = self.bits_arg(n, &args[1].span)?;
+                Ok(Val::Rt(
+                    self.emit(super::expr::shift_by(Shift::Arithmetic, w, x, n), w),
+                    Ty::Bits(w),
+                ))
+            }
             "ulps" | "abs_err" | "rel_err" => Err(err(
                 span,
                 format!("`{f}(...)` is an error bound: it is only the third argument of `approx`"),
@@ -446,6 +504,71 @@ impl Lowerer<'_> {
 }
 
 impl Lowerer<'_> {
+    /// A bit-vector argument (a predicate is one bit) and its width.
+    fn bits_arg(&mut self, v: Val, span: &Span) -> Result<(ValueId, u32), Diagnostic> {
+        match self.rt(v, span)? {
+            (id, t @ (Ty::Bits(_) | Ty::Pred)) => Ok((id, t.width())),
+            (id, t) => Err(self.type_err(span, "a bit-vector (bN)", &Val::Rt(id, t))),
+        }
+    }
+
+    /// Two bit-vector arguments of one width (a literal takes the other's width).
+    fn bits_pair(
+        &mut self,
+        mut vals: Vec<Val>,
+        args: &[Expr],
+        span: &Span,
+    ) -> Result<(ValueId, ValueId, u32), Diagnostic> {
+        let (b, a) = (vals.remove(1), vals.remove(0));
+        let (a, b) = match (&a, &b) {
+            (Val::Rt(_, t), Val::Int(_)) => {
+                let t = *t;
+                (a, self.coerce(b, t, &args[1].span)?)
+            }
+            (Val::Int(_), Val::Rt(_, t)) => {
+                let t = *t;
+                (self.coerce(a, t, &args[0].span)?, b)
+            }
+            _ => (a, b),
+        };
+        let (x, wx) = self.bits_arg(a, &args[0].span)?;
+        let (y, wy) = self.bits_arg(b, &args[1].span)?;
+        if wx != wy {
+            return Err(err(
+                span,
+                format!("the arguments are b{wx} and b{wy}: give them one width"),
+            )
+            .with_hint("widen the narrower with zext(x, n) or sext(x, n)"));
+        }
+        Ok((x, y, wx))
+    }
+
+    /// `x` (`w` bits) sign-extended to `n` bits.
+    pub(super) fn sext(&mut self, x: ValueId, w: u32, n: u32) -> ValueId {
+        if n == w {
+            return x;
+        }
+        let sign = self.emit(
+            Op::Extract {
+                value: x,
+                lo: w - 1,
+                width: 1,
+            },
+            1,
+        );
+        let ones = self.konst(mask(n - w), n - w);
+        let zeros = self.konst(0, n - w);
+        let hi = self.emit(Op::Select(sign, ones, zeros), n - w);
+        self.emit(
+            Op::Concat {
+                hi,
+                lo: x,
+                lo_width: w,
+            },
+            n,
+        )
+    }
+
     /// The operand modifiers of SASS forms: `negated(x)`, `absolute(x)` (whether the text
     /// writes `-x`, `|x|`: `false` where the form does not allow it), `G(x)` for a group `G`
     /// (the member written after `x`, the group's default where the form allows none), and

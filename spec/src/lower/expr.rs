@@ -4,7 +4,7 @@
 use super::{err, Binding, Env, Lowerer, Ty, Val};
 use crate::ast::{BinOp, Expr, ExprKind, Index, UnOp};
 use crate::diag::{with_article, Diagnostic, Span};
-use crate::ir::{Cmp, Op, Outcome, ValueId};
+use crate::ir::{Cmp, Op, Outcome, Shift, ValueId};
 use semfuzz_fp::{Format, Round};
 
 impl Lowerer<'_> {
@@ -211,7 +211,10 @@ impl Lowerer<'_> {
         if let Some(b) = self.params.flags.get(n) {
             return Ok(Val::Bool(*b));
         }
-        if let Some(m) = self.params.groups.get(n) {
+        // A block whose integer forms write `.type` (a group) and whose float forms write
+        // `.f32`: `type` is the group's member, else the form's type suffix.
+        let type_suffix = n == "type" && self.params.groups.get(n).is_some_and(Option::is_none);
+        if let Some(m) = self.params.groups.get(n).filter(|_| !type_suffix) {
             return m.clone().map(Val::Mod).ok_or_else(|| {
                 err(
                     span,
@@ -381,7 +384,7 @@ impl Lowerer<'_> {
                         .with_hint(format!("its members are {}", all.join(" "))));
                 };
                 let id = *id;
-                let k = self.konst(ix as u64, self.widths[id as usize]);
+                let k = self.konst(ix as u64, self.b.widths[id as usize]);
                 let eq = self.emit(Op::BvEq(id, k), 1);
                 return Ok(Val::Rt(
                     if op == BinOp::Eq {
@@ -414,6 +417,17 @@ impl Lowerer<'_> {
             _ => (a, b),
         };
         let (x, tx) = self.rt(a, &lhs.span)?;
+        // A shift's amount has its own width (PTX shifts a .b64 by a .u32): known amounts
+        // shift by a constant, run-time ones by their value (`ShiftBy`).
+        if let (BinOp::Shl | BinOp::Shr, Ty::Bits(w), Val::Rt(n, Ty::Bits(_))) = (op, tx, &b) {
+            let o = match (op, self.b.known[*n as usize]) {
+                (BinOp::Shl, Some(k)) => Op::Shl(w, x, k.min(64) as u32),
+                (_, Some(k)) => Op::Shr(w, x, k.min(64) as u32),
+                (BinOp::Shl, None) => shift_by(Shift::Left, w, x, *n),
+                (_, None) => shift_by(Shift::Logical, w, x, *n),
+            };
+            return Ok(Val::Rt(self.emit(o, w), tx));
+        }
         let (y, ty) = self.rt(b, &rhs.span)?;
         if tx != ty {
             return Err(err(
@@ -468,21 +482,13 @@ impl Lowerer<'_> {
             (Ty::Pred | Ty::Bits(_), BinOp::BitXor) => Val::Rt(self.emit(Op::Xor(w, x, y), w), tx),
             (Ty::Bits(_), BinOp::Add) => Val::Rt(self.emit(Op::BvAdd(w, x, y), w), tx),
             (Ty::Bits(_), BinOp::Sub) => Val::Rt(self.emit(Op::BvSub(w, x, y), w), tx),
+            (Ty::Bits(_), BinOp::Mul) => Val::Rt(self.emit(Op::BvMul(w, x, y), w), tx),
             (Ty::Bits(_), BinOp::Lt) => pred(self, Op::BvUlt(x, y)),
             (Ty::Bits(_), BinOp::Gt) => pred(self, Op::BvUlt(y, x)),
-            (Ty::Bits(_), BinOp::Shl | BinOp::Shr) => {
-                let Some(n) = self.known[y as usize] else {
-                    return Err(err(
-                        &rhs.span,
-                        "shift amounts must be known at compile time",
-                    ));
-                };
-                let o = if op == BinOp::Shl {
-                    Op::Shl(w, x, n as u32)
-                } else {
-                    Op::Shr(w, x, n as u32)
-                };
-                Val::Rt(self.emit(o, w), tx)
+            (Ty::Bits(_), BinOp::Le | BinOp::Ge) => {
+                let (lo, hi) = if op == BinOp::Le { (x, y) } else { (y, x) };
+                let gt = self.emit(Op::BvUlt(hi, lo), 1);
+                pred(self, Op::Not(1, gt))
             }
             _ => {
                 return Err(err(
@@ -491,6 +497,16 @@ impl Lowerer<'_> {
                 ))
             }
         })
+    }
+}
+
+/// A shift of the `w`-bit `x` by the run-time amount `n`.
+pub(super) fn shift_by(kind: Shift, w: u32, x: ValueId, n: ValueId) -> Op {
+    Op::ShiftBy {
+        kind,
+        width: w,
+        value: x,
+        amount: n,
     }
 }
 

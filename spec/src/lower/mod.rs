@@ -14,10 +14,9 @@ use params::type_from_name;
 pub use params::{member_index_width, Params};
 
 use crate::diag::{Diagnostic, Span};
-use crate::ir::{mask, Dest, Op, Outcome, Part, PartKind, Program, ValueId};
+use crate::ir::{Builder, Dest, Op, Outcome, Part, PartKind, Program, ValueId};
 use crate::resolved::{Family, Resolved};
 use semfuzz_fp::{Format, Round};
-use std::collections::HashMap;
 
 /// The type of a run-time value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -103,7 +102,7 @@ fn lower_with(
         let (ty_name, _) = params.operand_type(spec, fam, name)?;
         let ty = type_from_name(spec, &ty_name)
             .ok_or_else(|| err(&fam.span, format!("`{ty_name}` is not a type")))?;
-        if i == 0 {
+        if i < params.dests {
             env.vars.push((
                 name.clone(),
                 Binding::Dest {
@@ -113,7 +112,7 @@ fn lower_with(
                 },
             ));
         } else {
-            let id = l.emit(Op::Input((i - 1) as u16), ty.width());
+            let id = l.emit(Op::Input((i - params.dests) as u16), ty.width());
             input_widths.push(ty.width());
             env.vars.push((name.clone(), Binding::Val(Val::Rt(id, ty))));
         }
@@ -131,18 +130,32 @@ fn lower_with(
     if let OldDest::Read(_, ty) = l.old_dest {
         input_widths.push(ty.width());
     }
-    let Some((name, Binding::Dest { ty, lanes, slices })) = env.vars.first().cloned() else {
-        return Err(err(&fam.span, "internal: destination binding lost"));
-    };
+    let mut dests = Vec::with_capacity(params.dests);
+    for (name, binding) in env.vars.iter().take(params.dests).cloned() {
+        let Binding::Dest { ty, lanes, slices } = binding else {
+            return Err(err(&fam.span, "internal: destination binding lost"));
+        };
+        dests.push(dest(name, ty, lanes, slices, &fam.span)?);
+    }
+    Ok(l.finish(input_widths, dests))
+}
+
+/// A destination's parts: its bit ranges, or its lanes, each with its outcome.
+fn dest(
+    name: String,
+    ty: Ty,
+    lanes: Vec<Option<Val>>,
+    slices: Vec<Slice>,
+    span: &Span,
+) -> Result<Dest, Diagnostic> {
     if !slices.is_empty() {
-        let parts = slice_parts(&name, ty, slices, &fam.span)?;
-        let dests = vec![Dest {
+        let parts = slice_parts(&name, ty, slices, span)?;
+        return Ok(Dest {
             name,
             width: ty.width(),
             parts,
             by_range: true,
-        }];
-        return Ok(l.finish(input_widths, dests));
+        });
     }
     let lane_ty = ty.lane();
     let mut parts = Vec::new();
@@ -153,7 +166,7 @@ fn lower_with(
             } else {
                 format!("`{name}`")
             };
-            err(&fam.span, format!("{what} is never assigned")).with_hint(format!(
+            err(span, format!("{what} is never assigned")).with_hint(format!(
                 "assign it in `sem`: `{name}{} = ...;`",
                 if ty.lanes() > 1 { "[i]" } else { "" }
             ))
@@ -161,7 +174,7 @@ fn lower_with(
         let outcome = match val {
             Val::Rt(id, _) => Outcome::Exact(id),
             Val::Choice(o, _) => o,
-            _ => return Err(err(&fam.span, "internal: unmaterialized destination")),
+            _ => return Err(err(span, "internal: unmaterialized destination")),
         };
         let w = lane_ty.width();
         let kind = match lane_ty {
@@ -176,13 +189,12 @@ fn lower_with(
             outcome,
         });
     }
-    let dests = vec![Dest {
+    Ok(Dest {
         name,
         width: ty.width(),
         parts,
         by_range: false,
-    }];
-    Ok(l.finish(input_widths, dests))
+    })
 }
 
 /// The parts of a destination assigned by bit range (`d[63:32] = ...; d[31:0] = ...;`), which
@@ -285,10 +297,7 @@ struct Lowerer<'a> {
     /// The value of each of `params.fields`.
     fields: Vec<ValueId>,
     old_dest: OldDest,
-    ops: Vec<Op>,
-    widths: Vec<u32>,
-    known: Vec<Option<u64>>,
-    memo: HashMap<(Op, u32), ValueId>,
+    b: Builder,
     /// The defs being inlined, outermost first.
     inlining: Vec<String>,
     /// Loop iterations and expressions the load may still take (see [`MAX_LOAD_STEPS`]).
@@ -324,10 +333,7 @@ impl<'a> Lowerer<'a> {
             params,
             fields: Vec::new(),
             old_dest: OldDest::None,
-            ops: Vec::new(),
-            widths: Vec::new(),
-            known: Vec::new(),
-            memo: HashMap::new(),
+            b: Builder::default(),
             inlining: Vec::new(),
             steps_left: 0,
         }
@@ -347,107 +353,18 @@ impl<'a> Lowerer<'a> {
         Ok(())
     }
 
-    /// Adds an op (or finds an identical one), folding bit-level ops on constants. FP
-    /// arithmetic is never folded: its NaN results are a choice the SMT encoding leaves open.
+    /// Adds an op through the [`Builder`] (sharing, folding).
     fn emit(&mut self, op: Op, width: u32) -> ValueId {
-        let foldable = !matches!(
-            op,
-            Op::Input(_)
-                | Op::Const(_)
-                | Op::Add(..)
-                | Op::Sub(..)
-                | Op::Mul(..)
-                | Op::Div(..)
-                | Op::Fma(..)
-                | Op::Sqrt(..)
-                | Op::Cvt(..)
-        );
-        let op = match op {
-            Op::Select(c, a, b) if self.known[c as usize].is_some() => {
-                return if self.known[c as usize] != Some(0) {
-                    a
-                } else {
-                    b
-                };
-            }
-            Op::Select(_, a, b) if a == b => return a,
-            op if foldable && op.args().iter().all(|a| self.known[*a as usize].is_some()) => {
-                let vals: Vec<u64> = self.known.iter().map(|k| k.unwrap_or(0)).collect();
-                Op::Const(op.exec(&vals) & mask(width))
-            }
-            op => op,
-        };
-        if let Some(&id) = self.memo.get(&(op.clone(), width)) {
-            return id;
-        }
-        let id = self.ops.len() as ValueId;
-        self.known
-            .push(if let Op::Const(c) = op { Some(c) } else { None });
-        self.memo.insert((op.clone(), width), id);
-        self.ops.push(op);
-        self.widths.push(width);
-        id
+        self.b.emit(op, width)
     }
 
     fn konst(&mut self, v: u64, width: u32) -> ValueId {
-        self.emit(Op::Const(v & mask(width)), width)
+        self.b.konst(v, width)
     }
 
-    /// Drops ops no destination depends on and renumbers the rest.
-    fn finish(&mut self, input_widths: Vec<u32>, mut dests: Vec<Dest>) -> Program {
-        let mut live = vec![false; self.ops.len()];
-        let mut stack = Vec::new();
-        for d in &dests {
-            for p in &d.parts {
-                p.outcome.values(&mut stack);
-            }
-        }
-        while let Some(v) = stack.pop() {
-            if !std::mem::replace(&mut live[v as usize], true) {
-                stack.extend(self.ops[v as usize].args());
-            }
-        }
-        let mut new_id = vec![0; self.ops.len()];
-        let mut ops = Vec::new();
-        let mut widths = Vec::new();
-        for (i, op) in std::mem::take(&mut self.ops).into_iter().enumerate() {
-            if live[i] {
-                new_id[i] = ops.len() as ValueId;
-                ops.push(renumber(op, &new_id));
-                widths.push(self.widths[i]);
-            }
-        }
-        for d in &mut dests {
-            for p in &mut d.parts {
-                renumber_outcome(&mut p.outcome, &new_id);
-            }
-        }
-        Program {
-            input_widths,
-            ops,
-            widths,
-            dests,
-        }
-    }
-}
-
-fn renumber(mut op: Op, n: &[ValueId]) -> Op {
-    for a in op.args_mut() {
-        *a = n[*a as usize];
-    }
-    op
-}
-
-fn renumber_outcome(o: &mut Outcome, n: &[ValueId]) {
-    match o {
-        Outcome::Exact(v) => *v = n[*v as usize],
-        Outcome::AnyNan(_) | Outcome::Any(_) => {}
-        Outcome::Within { args, .. } => args.iter_mut().for_each(|v| *v = n[*v as usize]),
-        Outcome::OneOf(vs) => vs.iter_mut().for_each(|v| *v = n[*v as usize]),
-        Outcome::Select(c, a, b) => {
-            *c = n[*c as usize];
-            renumber_outcome(a, n);
-            renumber_outcome(b, n);
-        }
+    fn finish(&mut self, input_widths: Vec<u32>, dests: Vec<Dest>) -> Program {
+        std::mem::take(&mut self.b)
+            .finish(input_widths, dests, Vec::new())
+            .0
     }
 }

@@ -24,6 +24,8 @@ pub struct Params {
     pub(super) groups: HashMap<String, Option<String>>,
     pub(super) type_name: Option<String>,
     pub(super) operands: Vec<String>,
+    /// How many of `operands` (the first) are destinations.
+    pub(super) dests: usize,
     pub(super) all_operands: Vec<String>,
     pub(super) fields: Vec<FieldParam>,
 }
@@ -46,7 +48,7 @@ impl Params {
                     Elem::Flags(fs) => fs.iter().for_each(|name| {
                         flags.insert(name.clone(), false);
                     }),
-                    Elem::Lit(name) if spec.format(name).is_none() => {
+                    Elem::Lit(name) if !is_type_name(spec, name) => {
                         flags.insert(name.clone(), false);
                     }
                     _ => {}
@@ -59,7 +61,7 @@ impl Params {
         }
         for e in &form.pattern.elems {
             if let Elem::Lit(name) = e {
-                if spec.format(name).is_none() {
+                if !is_type_name(spec, name) {
                     flags.insert(name.clone(), true);
                 }
             }
@@ -76,7 +78,7 @@ impl Params {
                 Elem::Lit(l) => Some(l.clone()),
                 Elem::Group { group, .. } => {
                     let g = &fam.groups[*group];
-                    if g.members.iter().all(|m| spec.format(m).is_some()) {
+                    if g.members.iter().all(|m| is_type_name(spec, m)) {
                         groups.get(&g.name).cloned().flatten()
                     } else {
                         None
@@ -84,7 +86,7 @@ impl Params {
                 }
                 Elem::Flags(_) => None,
             };
-            if let Some(c) = candidate.filter(|c| spec.format(c).is_some()) {
+            if let Some(c) = candidate.filter(|c| is_type_name(spec, c)) {
                 type_name = Some(c);
                 break;
             }
@@ -111,6 +113,7 @@ impl Params {
             groups,
             type_name,
             operands: form.pattern.operands.clone(),
+            dests: form.pattern.dests,
             all_operands,
         })
     }
@@ -202,6 +205,12 @@ impl FieldParam {
 /// Bits that hold an index below `n` (at least one).
 pub fn member_index_width(n: usize) -> u32 {
     (usize::BITS - n.saturating_sub(1).leading_zeros()).max(1)
+}
+
+/// Whether a modifier names a type: a format, or an integer type (`b32`, `u8`, `s64`, `pred`).
+/// Such a modifier is the form's type suffix, never a flag.
+pub(super) fn is_type_name(spec: &Resolved, name: &str) -> bool {
+    spec.format(name).is_some() || (!name.contains('[') && type_from_name(spec, name).is_some())
 }
 
 pub(super) fn type_from_name(spec: &Resolved, name: &str) -> Option<Ty> {

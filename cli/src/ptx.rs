@@ -1,0 +1,241 @@
+//! `semfuzz eval-ptx` and `semfuzz check-ptx`: a whole PTX function, as a compiler wrote it,
+//! on given arguments.
+
+use crate::operand::parse_hex;
+use anyhow::{Context, Result};
+use semfuzz_fp::Format;
+use semfuzz_ptx::{PtxFunction, Slot};
+use semfuzz_smt::reach::{reachable, Reach};
+use semfuzz_spec::diag::SourceFile;
+use semfuzz_spec::eval::Evaluator;
+use semfuzz_spec::ir::PartKind;
+use semfuzz_spec::outcome::{classify, describe, describe_accept, Accept};
+use semfuzz_spec::{Diagnostic, Spec};
+use std::io::Read;
+use std::path::Path;
+
+/// How long Z3 may take to say whether a result is reachable through the function's choices.
+const REACH_TIMEOUT_MS: u32 = 10_000;
+
+/// Reads function `func` (or the only one) of the `.ptx` file at `path`.
+pub fn load(spec: &Spec, path: &Path, func: Option<&str>) -> Result<PtxFunction> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    Ok(semfuzz_ptx::load(
+        spec,
+        &path.display().to_string(),
+        &text,
+        func,
+    )?)
+}
+
+/// An argument as written: a hex bit pattern, or a decimal exact in the format of a
+/// floating-point parameter.
+fn parse_arg(slot: &Slot, text: &str) -> Result<u64, Diagnostic> {
+    let what = format!("argument {}", slot.name);
+    match slot.kind {
+        PartKind::Float(f) if !text.starts_with("0x") && !text.starts_with("0X") => {
+            crate::operand::decimal_bits(f, &format_name(f), text).map_err(|e| {
+                let d = Diagnostic::plain(format!("{what}: {}", e.message));
+                match e.hint {
+                    Some(h) => d.with_hint(h),
+                    None => d,
+                }
+            })
+        }
+        _ => parse_hex(text, slot.width, &what),
+    }
+}
+
+fn format_name(f: Format) -> String {
+    format!("f{}", f.width())
+}
+
+fn parse_args(f: &PtxFunction, args: &[String]) -> Result<Vec<u64>, Diagnostic> {
+    if args.len() != f.inputs.len() {
+        return Err(Diagnostic::plain(format!(
+            "`{}` takes {} argument{}, but {} {} given",
+            f.name,
+            f.inputs.len(),
+            if f.inputs.len() == 1 { "" } else { "s" },
+            args.len(),
+            if args.len() == 1 { "was" } else { "were" }
+        ))
+        .with_hint(format!("its inputs, in order: {}", input_names(f))));
+    }
+    f.inputs
+        .iter()
+        .zip(args)
+        .map(|(slot, text)| parse_arg(slot, text))
+        .collect()
+}
+
+fn input_names(f: &PtxFunction) -> String {
+    f.inputs
+        .iter()
+        .map(|s| format!("{} ({} bits)", s.name, s.width))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `semfuzz eval-ptx FILE [--func NAME] ARG...`.
+pub fn eval(spec: &Spec, path: &Path, func: Option<&str>, args: &[String]) -> Result<()> {
+    let f = load(spec, path, func)?;
+    let inputs = parse_args(&f, args)?;
+    let mut ev = Evaluator::new(&f.program);
+    let mut out = vec![Accept::default(); ev.n_parts()];
+    ev.eval(&inputs, &mut out);
+    outln!(
+        "{} ({}: {} instructions, {} ops)",
+        f.name,
+        path.display(),
+        f.instructions,
+        f.program.ops.len()
+    );
+    for (slot, bits) in f.inputs.iter().zip(&inputs) {
+        outln!("  {} = {}", slot.name, describe(slot.kind, *bits));
+    }
+    for (slot, a) in f.results.iter().zip(&out) {
+        outln!("  {} = {}", slot.name, describe_accept(slot.kind, a));
+    }
+    if ev.met_open_choice() {
+        let sites: Vec<String> = (0..f.program.choices.len())
+            .filter(|k| !matches!(ev.choice_set(*k), Accept::Exact(_)))
+            .map(|k| f.choice_sites[k].clone())
+            .collect();
+        outln!(
+            "note: the results above follow the default choice of {}, which the ISA leaves open and a later instruction reads; other choices may give other results (`semfuzz check-ptx` decides any result with Z3)",
+            sites.join(", ")
+        );
+    }
+    Ok(())
+}
+
+/// `semfuzz check-ptx FILE [--func NAME] [LINES|-]`: lines `ARG... RESULT...`.
+pub fn check(
+    spec: &Spec,
+    path: &Path,
+    func: Option<&str>,
+    lines: Option<&Path>,
+    quiet: bool,
+) -> Result<bool> {
+    let f = load(spec, path, func)?;
+    let (name, text) = match lines {
+        Some(p) if p != Path::new("-") => (
+            p.display().to_string(),
+            std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?,
+        ),
+        _ => {
+            let mut text = String::new();
+            std::io::stdin()
+                .lock()
+                .read_to_string(&mut text)
+                .context("cannot read standard input")?;
+            ("<stdin>".to_string(), text)
+        }
+    };
+    let file = SourceFile::new(name, text);
+    let mut ev = Evaluator::new(&f.program);
+    let mut out = vec![Accept::default(); ev.n_parts()];
+    let (mut passed, mut failed) = (0usize, 0usize);
+    for (n, raw) in file.text.lines().enumerate() {
+        let content = raw.split('#').next().unwrap_or("").trim();
+        if content.is_empty() {
+            continue;
+        }
+        match check_line(&f, &mut ev, &mut out, content) {
+            Ok(problems) if problems.is_empty() => {
+                passed += 1;
+                if !quiet {
+                    outln!("ok");
+                }
+            }
+            Ok(problems) => {
+                failed += 1;
+                outln!(
+                    "mismatch: line {}: {content}: {}",
+                    n + 1,
+                    problems.join("; ")
+                );
+            }
+            Err(mut d) => {
+                failed += 1;
+                d.message = format!("line {}: {}", n + 1, d.message);
+                outln!("{d}");
+            }
+        }
+    }
+    outln!("{passed} passed, {failed} failed");
+    Ok(failed == 0)
+}
+
+/// The problems of one line (none when the function may produce its results).
+fn check_line(
+    f: &PtxFunction,
+    ev: &mut Evaluator,
+    out: &mut [Accept],
+    content: &str,
+) -> Result<Vec<String>, Diagnostic> {
+    let words: Vec<String> = content.split_whitespace().map(String::from).collect();
+    let (ni, nr) = (f.inputs.len(), f.results.len());
+    if words.len() != ni + nr {
+        return Err(Diagnostic::plain(format!(
+            "`{}` takes {ni} argument{} and gives {nr} result{}, but the line has {} value{}",
+            f.name,
+            if ni == 1 { "" } else { "s" },
+            if nr == 1 { "" } else { "s" },
+            words.len(),
+            if words.len() == 1 { "" } else { "s" }
+        ))
+        .with_hint(format!(
+            "write the arguments ({}), then the results ({})",
+            input_names(f),
+            f.results
+                .iter()
+                .map(|s| s.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
+    let inputs = parse_args(f, &words[..ni])?;
+    let results: Vec<u64> = f
+        .results
+        .iter()
+        .zip(&words[ni..])
+        .map(|(slot, w)| parse_hex(w, slot.width, &format!("result {}", slot.name)))
+        .collect::<Result<_, _>>()?;
+    ev.eval(&inputs, out);
+    let problems: Vec<String> = f
+        .results
+        .iter()
+        .zip(out.iter())
+        .zip(&results)
+        .filter(|((_, a), bits)| !a.accepts(**bits))
+        .map(|((slot, a), bits)| {
+            format!(
+                "{} = {}, but the spec allows {} [{}]",
+                slot.name,
+                describe(slot.kind, *bits),
+                describe_accept(slot.kind, a),
+                classify(slot.kind, a, *bits)
+            )
+        })
+        .collect();
+    if problems.is_empty() || !ev.met_open_choice() {
+        return Ok(problems);
+    }
+    // The evaluator followed one choice; another may give what was observed.
+    Ok(
+        match reachable(&f.program, &inputs, &results, REACH_TIMEOUT_MS) {
+            Reach::Reachable => Vec::new(),
+            Reach::Unreachable => problems
+                .into_iter()
+                .map(|p| format!("{p}, and no other choice the ISA leaves open gives it (Z3)"))
+                .collect(),
+            Reach::Unknown => problems
+                .into_iter()
+                .map(|p| format!("{p}; whether another choice gives it is unknown (Z3 timed out)"))
+                .collect(),
+        },
+    )
+}

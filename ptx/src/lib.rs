@@ -1,0 +1,33 @@
+//! PTX functions as compilers write them (LLVM's NVPTX back end, `nvcc -ptx`, numba-cuda's
+//! `compile_ptx`), read into one [`semfuzz_spec::ir::Program`] over the catalogue's variants.
+//!
+//! [`syntax`] turns module text into a tree and back; [`lower`] reads one function of it into
+//! a program whose inputs are the function's parameters (and the memory its pointer
+//! parameters name) and whose destinations are its results. The evaluator, the Z3 encoder and
+//! the prover take that program as they take any instruction variant.
+
+pub mod lower;
+pub mod syntax;
+
+pub use lower::{read_function, PtxFunction, Slot};
+pub use syntax::{parse, Module};
+
+use semfuzz_spec::diag::{Diagnostic, SourceFile};
+use semfuzz_spec::Spec;
+use std::sync::Arc;
+
+/// Parses `text` (named `name` in messages) and reads function `func` (or the module's one
+/// function) into a program.
+pub fn load(
+    spec: &Spec,
+    name: &str,
+    text: &str,
+    func: Option<&str>,
+) -> Result<PtxFunction, Diagnostic> {
+    let file = SourceFile::new(name, text);
+    let module = parse(&file)?;
+    read_function(spec, &module, func)
+}
+
+/// [`SourceFile`] re-exported for callers that keep the text for messages.
+pub type Source = Arc<SourceFile>;

@@ -1,0 +1,1269 @@
+//! A PTX function as one [`Program`]: every instruction is a variant of the catalogue, inlined.
+//!
+//! The reader walks the body once, keeping a symbolic register file and memory:
+//! - **Instructions** are looked up by their opcode text and operand shape
+//!   ([`Spec::variants_named`]) and their programs inlined through the [`Builder`], so constants
+//!   fold and identical operations are shared across instructions. Nothing here knows what an
+//!   instruction means: the spec files do.
+//! - **Registers** follow PTX ISA 9.4.1 (quoted in `spec/isa-docs/ptx-9.4.1-operand-size.md`):
+//!   a source register wider than the instruction's operand is chopped to its low bits; a
+//!   destination register wider than the result is sign-extended for a signed integer type and
+//!   zero-extended otherwise.
+//! - **Parameters and memory** are bytes. A `.func`'s parameters are the program's inputs, its
+//!   return parameters its results; a parameter loaded whole as 64 bits may be a pointer: used
+//!   as an address (directly, through `cvta`, or plus a constant), it names memory whose bytes
+//!   are inputs where first read and results where stored (`[name+off]`), as numba-cuda's device
+//!   functions return their value and kernels read and write arrays.
+//! - **Control flow**: guarded instructions (`@%p`, `@!%p`) and forward branches (`bra`, `ret`)
+//!   are if-converted: each instruction runs under the disjunction of the paths that reach
+//!   it, and what it writes is a select between the new and the old value. A backward branch
+//!   (a loop), a call or an instruction semfuzz does not specify is a located error.
+//! - **Choices**: an intermediate result the ISA leaves open (a NaN whose payload is
+//!   unspecified) that a later instruction reads becomes an [`Op::Choose`]; one that flows only
+//!   into results stays an outcome, as in a single instruction.
+
+use crate::syntax::{
+    type_bits, Function, FunctionKind, Imm, Instr, Module, Operand, OperandKind, Statement,
+};
+use semfuzz_spec::diag::{Diagnostic, Span};
+use semfuzz_spec::ir::{mask, Builder, Dest, Op, Outcome, Part, PartKind, Program, ValueId};
+use semfuzz_spec::{Spec, Variant};
+use std::collections::HashMap;
+
+/// An input or a result of a function.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Slot {
+    /// Its name: a parameter (`fadd_param_0`), a range of one (`p[8..16]`), or memory a
+    /// pointer parameter names (`[fadd_param_0+4]`).
+    pub name: String,
+    /// Its width in bits.
+    pub width: u32,
+    /// How its bits read.
+    pub kind: PartKind,
+}
+
+/// A function read into one program.
+#[derive(Clone, Debug)]
+pub struct PtxFunction {
+    /// The function's name.
+    pub name: String,
+    /// `.func` or `.entry`.
+    pub kind: FunctionKind,
+    /// The program's inputs, in order (parameters first, then memory as first read).
+    pub inputs: Vec<Slot>,
+    /// The results, one destination of the program each.
+    pub results: Vec<Slot>,
+    /// The program: inputs as above, one destination per result.
+    pub program: Program,
+    /// Where each intermediate choice of the program comes from: the instruction's location
+    /// and text.
+    pub choice_sites: Vec<String>,
+    /// How many instructions the body has (labels and declarations not counted).
+    pub instructions: usize,
+}
+
+/// The function `name` of `module` (or its one function with a body), read into a program.
+pub fn read_function(
+    spec: &Spec,
+    module: &Module,
+    name: Option<&str>,
+) -> Result<PtxFunction, Diagnostic> {
+    let defined: Vec<&Function> = module
+        .functions
+        .iter()
+        .filter(|f| f.body.is_some())
+        .collect();
+    let f = match name {
+        Some(n) => *defined.iter().find(|f| f.name == n).ok_or_else(|| {
+            Diagnostic::plain(format!("the module defines no function `{n}`")).with_hint(format!(
+                "it defines {}",
+                list_names(defined.iter().map(|f| f.name.as_str()))
+            ))
+        })?,
+        None => match defined.as_slice() {
+            [one] => *one,
+            [] => {
+                return Err(Diagnostic::plain(
+                    "the module defines no function (no `.func` or `.entry` with a body)",
+                ))
+            }
+            many => {
+                return Err(Diagnostic::plain(format!(
+                    "the module defines {} functions",
+                    many.len()
+                ))
+                .with_hint(format!(
+                    "choose one with --func: {}",
+                    list_names(many.iter().map(|f| f.name.as_str()))
+                )))
+            }
+        },
+    };
+    Reader::new(spec, f).read()
+}
+
+fn list_names<'a>(names: impl Iterator<Item = &'a str>) -> String {
+    let names: Vec<String> = names.map(|n| format!("`{n}`")).collect();
+    if names.is_empty() {
+        "none".into()
+    } else {
+        names.join(", ")
+    }
+}
+
+/// A register's current contents.
+#[derive(Clone, Copy, Debug)]
+struct Value {
+    id: ValueId,
+    kind: PartKind,
+}
+
+/// A memory byte's contents.
+#[derive(Clone, Copy, Debug)]
+enum Byte {
+    /// Never written on any path (a return parameter before its `st.param`).
+    Undefined,
+    Known(ValueId),
+}
+
+/// Where memory lives: a parameter's own bytes, or what a pointer parameter points to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Space {
+    Param(usize),
+    Return(usize),
+    Pointee(usize),
+}
+
+struct Reader<'s> {
+    spec: &'s Spec,
+    f: &'s Function,
+    b: Builder,
+    inputs: Vec<Slot>,
+    input_widths: Vec<u32>,
+    /// The parameter each input holds whole, where it is 64 bits (a possible pointer).
+    whole_param: HashMap<u16, usize>,
+    /// Scopes of declared registers: name → (unique id, width); ranges `%r<12>` as prefix →
+    /// (count, width) per scope.
+    scopes: Vec<Scope>,
+    next_reg: usize,
+    regs: HashMap<usize, Value>,
+    memory: HashMap<(Space, i64), Byte>,
+    /// Stores to pointees, in first-store order: (pointer parameter, offset, bytes, kind).
+    stored: Vec<(usize, i64, u32, PartKind)>,
+    /// The kind of each return parameter's value, from its stores.
+    return_kinds: HashMap<usize, PartKind>,
+    choices: Vec<Outcome>,
+    choice_sites: Vec<String>,
+    /// The condition under which the current instruction runs (`None`: always).
+    path: Option<ValueId>,
+    /// Conditions under which each label not yet reached is jumped to.
+    pending: HashMap<String, Option<ValueId>>,
+    labels_seen: HashMap<String, Span>,
+    instructions: usize,
+}
+
+#[derive(Default)]
+struct Scope {
+    names: HashMap<String, (usize, u32)>,
+    ranges: Vec<(String, u32, usize, u32)>,
+}
+
+fn at(span: &Span, msg: impl Into<String>) -> Diagnostic {
+    Diagnostic::at(span, msg)
+}
+
+impl<'s> Reader<'s> {
+    fn new(spec: &'s Spec, f: &'s Function) -> Reader<'s> {
+        Reader {
+            spec,
+            f,
+            b: Builder::default(),
+            inputs: Vec::new(),
+            input_widths: Vec::new(),
+            whole_param: HashMap::new(),
+            scopes: Vec::new(),
+            next_reg: 0,
+            regs: HashMap::new(),
+            memory: HashMap::new(),
+            stored: Vec::new(),
+            return_kinds: HashMap::new(),
+            choices: Vec::new(),
+            choice_sites: Vec::new(),
+            path: None,
+            pending: HashMap::new(),
+            labels_seen: HashMap::new(),
+            instructions: 0,
+        }
+    }
+
+    fn input(&mut self, name: String, width: u32, kind: PartKind) -> ValueId {
+        let id = self
+            .b
+            .emit(Op::Input(self.input_widths.len() as u16), width);
+        self.input_widths.push(width);
+        self.inputs.push(Slot { name, width, kind });
+        id
+    }
+
+    fn read(mut self) -> Result<PtxFunction, Diagnostic> {
+        let f = self.f;
+        // Every parameter is an input, in order, in chunks of at most 64 bits; its bytes are
+        // the chunks' bytes (little-endian, as PTX lays out memory).
+        for (i, p) in f.params.iter().enumerate() {
+            let size = p.size().ok_or_else(|| {
+                at(
+                    &p.span,
+                    format!("parameter `{}` has a type semfuzz cannot size", p.name),
+                )
+            })?;
+            let chunks = size.div_ceil(8);
+            for c in 0..chunks {
+                let bytes = (size - c * 8).min(8);
+                let name = if chunks == 1 {
+                    p.name.clone()
+                } else {
+                    format!("{}[{}..{}]", p.name, c * 8, c * 8 + bytes)
+                };
+                let kind = float_kind(&p.ty, bytes * 8).unwrap_or(PartKind::Bits);
+                if size == 8 {
+                    self.whole_param.insert(self.input_widths.len() as u16, i);
+                }
+                let id = self.input(name, bytes * 8, kind);
+                for k in 0..bytes {
+                    let byte = self.extract(id, k * 8, 8);
+                    self.memory
+                        .insert((Space::Param(i), i64::from(c * 8 + k)), Byte::Known(byte));
+                }
+            }
+        }
+        for (i, p) in f.returns.iter().enumerate() {
+            let size = p.size().ok_or_else(|| {
+                at(
+                    &p.span,
+                    format!(
+                        "return parameter `{}` has a type semfuzz cannot size",
+                        p.name
+                    ),
+                )
+            })?;
+            for k in 0..size {
+                self.memory
+                    .insert((Space::Return(i), i64::from(k)), Byte::Undefined);
+            }
+        }
+        let body = f
+            .body
+            .as_ref()
+            .expect("read_function picks defined functions");
+        self.block(body)?;
+        if let Some((label, _)) = self.pending.iter().next() {
+            return Err(at(
+                &f.span,
+                format!("`{}` branches to `{label}`, which it never defines", f.name),
+            ));
+        }
+        self.finish()
+    }
+
+    fn block(&mut self, body: &[Statement]) -> Result<(), Diagnostic> {
+        self.scopes.push(Scope::default());
+        for s in body {
+            match s {
+                Statement::Reg(decl) => {
+                    let width = type_bits(&decl.ty).filter(|w| *w <= 64).ok_or_else(|| {
+                        at(
+                            &decl.span,
+                            format!("registers of type .{} are not modelled", decl.ty),
+                        )
+                    })?;
+                    let scope = self.scopes.last_mut().expect("pushed above");
+                    for (name, count) in &decl.names {
+                        self.next_reg += 1;
+                        match count {
+                            Some(n) => {
+                                scope.ranges.push((name.clone(), *n, self.next_reg, width));
+                                self.next_reg += *n as usize;
+                            }
+                            None => {
+                                scope.names.insert(name.clone(), (self.next_reg, width));
+                            }
+                        }
+                    }
+                }
+                Statement::Label(name, span) => {
+                    let jumps = self.pending.remove(name);
+                    self.labels_seen.insert(name.clone(), span.clone());
+                    if let Some(cond) = jumps {
+                        self.path = self.or(self.path, cond);
+                    }
+                }
+                Statement::Instr(i) => {
+                    self.instructions += 1;
+                    self.instr(i)?
+                }
+                Statement::Block(inner, _) => self.block(inner)?,
+                Statement::Other(text, span) => return Err(at(
+                    span,
+                    format!("semfuzz does not model `{text}`"),
+                )
+                .with_hint(
+                    "a function reads registers and its parameters: local, shared and call \
+                         parameter declarations are not modelled",
+                )),
+            }
+        }
+        self.scopes.pop();
+        Ok(())
+    }
+
+    /// `a || b` over optional predicates (`None` is true).
+    fn or(&mut self, a: Option<ValueId>, b: Option<ValueId>) -> Option<ValueId> {
+        match (a, b) {
+            (None, _) | (_, None) => None,
+            (Some(a), Some(b)) => {
+                let v = self.b.emit(Op::Or(1, a, b), 1);
+                if self.b.known[v as usize] == Some(1) {
+                    None
+                } else {
+                    Some(v)
+                }
+            }
+        }
+    }
+
+    /// `a && b` over optional predicates.
+    fn and(&mut self, a: Option<ValueId>, b: Option<ValueId>) -> Option<ValueId> {
+        match (a, b) {
+            (None, x) | (x, None) => x,
+            (Some(a), Some(b)) => Some(self.b.emit(Op::And(1, a, b), 1)),
+        }
+    }
+
+    fn not(&mut self, a: Option<ValueId>) -> ValueId {
+        match a {
+            None => self.b.konst(0, 1),
+            Some(a) => self.b.emit(Op::Not(1, a), 1),
+        }
+    }
+
+    fn extract(&mut self, v: ValueId, lo: u32, width: u32) -> ValueId {
+        if lo == 0 && self.b.widths[v as usize] == width {
+            v
+        } else {
+            self.b.emit(
+                Op::Extract {
+                    value: v,
+                    lo,
+                    width,
+                },
+                width,
+            )
+        }
+    }
+
+    fn concat(&mut self, hi: ValueId, lo: ValueId) -> ValueId {
+        let (hw, lw) = (self.b.widths[hi as usize], self.b.widths[lo as usize]);
+        self.b.emit(
+            Op::Concat {
+                hi,
+                lo,
+                lo_width: lw,
+            },
+            hw + lw,
+        )
+    }
+
+    /// The register `name` declares: its unique id and width.
+    fn register(&self, name: &str, span: &Span) -> Result<(usize, u32), Diagnostic> {
+        for scope in self.scopes.iter().rev() {
+            if let Some(r) = scope.names.get(name) {
+                return Ok(*r);
+            }
+            for (prefix, count, first, width) in &scope.ranges {
+                if let Some(n) = name.strip_prefix(prefix.as_str()) {
+                    if let Ok(k) = n.parse::<u32>() {
+                        if k < *count && (n == "0" || !n.starts_with('0')) {
+                            return Ok((first + k as usize, *width));
+                        }
+                    }
+                }
+            }
+        }
+        let hint = if name.starts_with("%tid")
+            || name.starts_with("%ntid")
+            || name.starts_with("%ctaid")
+            || name.starts_with("%nctaid")
+            || name.starts_with("%laneid")
+        {
+            "semfuzz evaluates a function for one set of inputs, not a grid of threads: \
+             compile a device function (numba-cuda: `cuda.compile_ptx(f, sig, device=True)`)"
+        } else {
+            "declare it with `.reg` (e.g. `.reg .b32 %r<4>;`)"
+        };
+        Err(at(span, format!("`{name}` is not a declared register")).with_hint(hint))
+    }
+
+    fn read_reg(&self, name: &str, span: &Span) -> Result<Value, Diagnostic> {
+        let (id, _) = self.register(name, span)?;
+        self.regs.get(&id).copied().ok_or_else(|| {
+            at(
+                span,
+                format!("`{name}` is read before any instruction writes it"),
+            )
+            .with_hint("a function's inputs are its parameters, read with `ld.param`")
+        })
+    }
+
+    /// Writes `v` to register `name` under the current path.
+    fn write_reg(
+        &mut self,
+        name: &str,
+        span: &Span,
+        v: Value,
+        guard: Option<ValueId>,
+    ) -> Result<(), Diagnostic> {
+        let (id, width) = self.register(name, span)?;
+        let cond = self.and(self.path, guard);
+        let new = match (cond, self.regs.get(&id)) {
+            (None, _) => v,
+            (Some(c), Some(old)) if self.b.widths[old.id as usize] == width => Value {
+                id: self.b.emit(Op::Select(c, v.id, old.id), width),
+                kind: if old.kind == v.kind {
+                    v.kind
+                } else {
+                    PartKind::Bits
+                },
+            },
+            // A register no path has written yet keeps the value it gets here: where the path
+            // is false its contents are undefined, and the ISA's result there is not modelled.
+            (Some(_), _) => v,
+        };
+        self.regs.insert(id, new);
+        Ok(())
+    }
+
+    fn instr(&mut self, i: &Instr) -> Result<(), Diagnostic> {
+        let guard = match &i.guard {
+            None => None,
+            Some(g) => {
+                let p = self.read_reg(&g.reg, &i.span)?;
+                if self.b.widths[p.id as usize] != 1 {
+                    return Err(at(
+                        &i.span,
+                        format!("the guard `{}` is not a predicate", g.reg),
+                    ));
+                }
+                Some(if g.negated {
+                    self.b.emit(Op::Not(1, p.id), 1)
+                } else {
+                    p.id
+                })
+            }
+        };
+        let base = i.opcode.split('.').next().unwrap_or("");
+        match base {
+            "ret" | "exit" | "bra" => {
+                let taken = self.and(self.path, guard);
+                if base == "bra" {
+                    let [Operand { kind: OperandKind::Name(label), span }] = i.operands.as_slice() else {
+                        return Err(at(&i.span, "`bra` takes one label"));
+                    };
+                    if self.labels_seen.contains_key(label) {
+                        return Err(at(span, format!("`bra {label}` branches backward: a loop")).with_hint(
+                            "semfuzz reads straight-line code and forward branches; unroll the loop",
+                        ));
+                    }
+                    let before = self.pending.remove(label).unwrap_or(Some(self.b.konst(0, 1)));
+                    let joined = self.or(before, taken);
+                    self.pending.insert(label.clone(), joined);
+                }
+                // What follows runs where this did not jump.
+                let not_taken = self.not(taken);
+                self.path = self.and(self.path, Some(not_taken));
+                Ok(())
+            }
+            "call" => Err(at(&i.opcode_span, "semfuzz does not follow calls").with_hint(
+                "inline the callee (LLVM: `alwaysinline`, or compile with -O2 so it is inlined)",
+            )),
+            "cvta" => self.cvta(i, guard),
+            _ => self.catalogued(i, guard),
+        }
+    }
+
+    /// `cvta.to.global.u64 d, a` and the like: a pointer keeps pointing at what it did.
+    fn cvta(&mut self, i: &Instr, guard: Option<ValueId>) -> Result<(), Diagnostic> {
+        let [Operand {
+            kind: OperandKind::Name(d),
+            span: ds,
+        }, Operand {
+            kind: OperandKind::Name(a),
+            span: as_,
+        }] = i.operands.as_slice()
+        else {
+            return Err(at(
+                &i.span,
+                "`cvta` takes a destination and a source register",
+            ));
+        };
+        let v = self.read_reg(a, as_)?;
+        if self.pointer_of(v.id).is_none() {
+            return Err(
+                at(as_, format!("`{a}` is not an address a parameter gives")).with_hint(
+                    "semfuzz models memory that pointer parameters point to, at constant offsets",
+                ),
+            );
+        }
+        self.write_reg(d, ds, v, guard)
+    }
+
+    /// The state space an `ld`/`st` opcode names, and the opcode as the catalogue spells it
+    /// (`.param::func` is `.param`).
+    fn memory_opcode(opcode: &str) -> String {
+        opcode
+            .split('.')
+            .map(|m| m.split("::").next().unwrap_or(m))
+            .collect::<Vec<_>>()
+            .join(".")
+    }
+
+    fn catalogued(&mut self, i: &Instr, guard: Option<ValueId>) -> Result<(), Diagnostic> {
+        let base = i.opcode.split('.').next().unwrap_or("");
+        let is_memory = matches!(base, "ld" | "st");
+        let opcode = if is_memory {
+            Self::memory_opcode(&i.opcode)
+        } else {
+            i.opcode.clone()
+        };
+        // `.v2`/`.v4` move several elements at consecutive addresses: one scalar access each.
+        let (opcode, lanes) = match opcode
+            .split('.')
+            .position(|m| m == "v2" || m == "v4" || m == "v8")
+        {
+            Some(pos) if is_memory => {
+                let mods: Vec<&str> = opcode.split('.').collect();
+                let n: usize = mods[pos][1..].parse().expect("v2, v4 or v8");
+                let scalar: Vec<&str> = mods
+                    .iter()
+                    .enumerate()
+                    .filter(|(k, _)| *k != pos)
+                    .map(|(_, m)| *m)
+                    .collect();
+                (scalar.join("."), n)
+            }
+            _ => (opcode, 1),
+        };
+        if lanes > 1 {
+            return self.vector_memory(i, &opcode, lanes, guard);
+        }
+        let (first, rest) = i
+            .operands
+            .split_first()
+            .ok_or_else(|| at(&i.span, format!("`{}` has no operands", i.opcode)))?;
+        let dests: Vec<&Operand> = match &first.kind {
+            OperandKind::Vector(items) => items.iter().collect(),
+            _ => vec![first],
+        };
+        let n_dests = match &first.kind {
+            OperandKind::Pair(..) => 2,
+            _ => dests.len(),
+        };
+        let mut sources: Vec<&Operand> = Vec::new();
+        for o in rest {
+            match &o.kind {
+                OperandKind::Vector(items) => sources.extend(items.iter()),
+                _ => sources.push(o),
+            }
+        }
+        let variant = self.find_variant(i, &opcode, n_dests, sources.len())?;
+        let mut args = Vec::new();
+        let mut kinds = HashMap::new();
+        for (o, sig) in sources.iter().zip(&variant.sources) {
+            if let OperandKind::Name(n) = &o.kind {
+                let v = self.read_reg(n, &o.span)?;
+                kinds.insert(v.id, v.kind);
+            }
+            args.push(self.source(o, sig.width, sig.negatable, &sig.ty, &variant.text)?);
+        }
+        let mut results = self.inline(variant, &args, i)?;
+        // A result that is a source's value unchanged (a move, a load, a store) keeps how that
+        // value reads: `st.param.b16` of a bf16 sum is a bf16.
+        for (id, kind) in &mut results {
+            if let (PartKind::Bits, Some(k)) = (*kind, kinds.get(id)) {
+                *kind = *k;
+            }
+        }
+        let signed = variant_is_signed(variant);
+        match &first.kind {
+            OperandKind::Pair(p, q) => {
+                for (name, r) in [p, q].into_iter().zip(&results) {
+                    self.write_result(name, &first.span, *r, signed, guard)?;
+                }
+            }
+            OperandKind::Address { .. } => {
+                let (value, kind) = results[0];
+                self.store(first, value, kind, guard)?;
+            }
+            _ => {
+                for (o, r) in dests.iter().zip(&results) {
+                    match &o.kind {
+                        OperandKind::Name(n) => self.write_result(n, &o.span, *r, signed, guard)?,
+                        OperandKind::Sink => {}
+                        _ => {
+                            return Err(at(
+                                &o.span,
+                                format!("`{}` cannot be a destination", o.kind),
+                            )
+                            .with_hint(
+                                "a destination is a register, `_`, or `{...}` of registers",
+                            ))
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `ld.param.v2.b32 {%r1, %r2}, [p]` as two scalar loads, `st.param.v2.b32 [p], {%r1,
+    /// %r2}` as two stores, each element at the next address.
+    fn vector_memory(
+        &mut self,
+        i: &Instr,
+        scalar: &str,
+        lanes: usize,
+        guard: Option<ValueId>,
+    ) -> Result<(), Diagnostic> {
+        let [a, b] = i.operands.as_slice() else {
+            return Err(at(&i.span, format!("`{}` takes two operands", i.opcode)));
+        };
+        let (vector, address, load) = match (&a.kind, &b.kind) {
+            (OperandKind::Vector(v), OperandKind::Address { .. }) => (v, b, true),
+            (OperandKind::Address { .. }, OperandKind::Vector(v)) => (v, a, false),
+            _ => {
+                return Err(at(
+                    &i.span,
+                    format!(
+                        "`{}` moves a vector `{{...}}` to or from an address `[...]`",
+                        i.opcode
+                    ),
+                ))
+            }
+        };
+        if vector.len() != lanes {
+            return Err(at(
+                &i.span,
+                format!(
+                    "`{}` moves {lanes} elements, the vector has {}",
+                    i.opcode,
+                    vector.len()
+                ),
+            ));
+        }
+        let variant = self.find_variant(i, scalar, 1, 1)?;
+        let bytes = i64::from(variant.sources[0].width.max(8) / 8);
+        let OperandKind::Address { base, offset } = &address.kind else {
+            unreachable!()
+        };
+        for (k, elem) in vector.iter().enumerate() {
+            let at_k = Operand {
+                kind: OperandKind::Address {
+                    base: base.clone(),
+                    offset: offset + bytes * k as i64,
+                },
+                span: address.span.clone(),
+            };
+            let signed = variant_is_signed(variant);
+            if load {
+                let arg = self.source(
+                    &at_k,
+                    variant.sources[0].width,
+                    false,
+                    &variant.sources[0].ty,
+                    &variant.text,
+                )?;
+                let r = self.inline(variant, &[arg], i)?;
+                match &elem.kind {
+                    OperandKind::Name(n) => {
+                        self.write_result(n, &elem.span, r[0], signed, guard)?
+                    }
+                    OperandKind::Sink => {}
+                    _ => return Err(at(&elem.span, "a loaded element goes to a register or `_`")),
+                }
+            } else {
+                let arg = self.source(
+                    elem,
+                    variant.sources[0].width,
+                    false,
+                    &variant.sources[0].ty,
+                    &variant.text,
+                )?;
+                let r = self.inline(variant, &[arg], i)?;
+                self.store(&at_k, r[0].0, r[0].1, guard)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn find_variant(
+        &self,
+        i: &Instr,
+        opcode: &str,
+        n_dests: usize,
+        n_sources: usize,
+    ) -> Result<&'s Variant, Diagnostic> {
+        let named = self.spec.variants_named(opcode);
+        if named.is_empty() {
+            let why = self
+                .spec
+                .lookup(opcode, None)
+                .err()
+                .map(|d| d.message)
+                .unwrap_or_default();
+            return Err(at(
+                &i.opcode_span,
+                format!("unspecified instruction `{opcode}`"),
+            )
+            .with_note(why)
+            .with_hint("`semfuzz list` shows every instruction semfuzz specifies"));
+        }
+        named
+            .iter()
+            .find(|v| v.sources.len() == n_sources && v.dests.len() == n_dests)
+            // `setp.lt.f32 p, a, b` writes the first of the variant's `p|q`.
+            .or_else(|| {
+                named
+                    .iter()
+                    .find(|v| v.sources.len() == n_sources && n_dests < v.dests.len())
+            })
+            .copied()
+            .ok_or_else(|| {
+                at(
+                    &i.span,
+                    format!(
+                        "`{opcode}` takes {}",
+                        named
+                            .iter()
+                            .map(|v| v.signature())
+                            .collect::<Vec<_>>()
+                            .join(" or ")
+                    ),
+                )
+                .with_hint(format!(
+                    "this instruction has {n_dests} destination(s) and {n_sources} source(s)"
+                ))
+            })
+    }
+
+    /// The bits operand `o` gives an input of `width` bits.
+    fn source(
+        &mut self,
+        o: &Operand,
+        width: u32,
+        negatable: bool,
+        ty: &str,
+        instr: &str,
+    ) -> Result<ValueId, Diagnostic> {
+        match &o.kind {
+            OperandKind::Name(n) => {
+                let v = self.read_reg(n, &o.span)?;
+                self.fit(v.id, width, &o.span, n, instr)
+            }
+            OperandKind::Not(n) => {
+                if !negatable {
+                    return Err(at(
+                        &o.span,
+                        format!("`{instr}` takes no `!` on this operand"),
+                    ));
+                }
+                let v = self.read_reg(n, &o.span)?;
+                let v = self.fit(v.id, width, &o.span, n, instr)?;
+                Ok(self.b.emit(Op::Not(width, v), width))
+            }
+            OperandKind::Imm(imm) => self.immediate(*imm, width, ty, &o.span),
+            OperandKind::Address { base, offset } => self.load(base, *offset, width, &o.span),
+            OperandKind::Sink | OperandKind::Pair(..) | OperandKind::Vector(_) => Err(at(
+                &o.span,
+                format!("`{}` cannot be a source operand here", o.kind),
+            )),
+        }
+    }
+
+    /// A register's bits as an operand of `width` bits (PTX ISA 9.4.1: wider sources are
+    /// chopped to their low bits).
+    fn fit(
+        &mut self,
+        v: ValueId,
+        width: u32,
+        span: &Span,
+        name: &str,
+        instr: &str,
+    ) -> Result<ValueId, Diagnostic> {
+        let have = self.b.widths[v as usize];
+        if have < width {
+            return Err(at(
+                span,
+                format!("`{name}` holds {have} bits, but `{instr}` reads {width} here"),
+            )
+            .with_hint(
+                "PTX ISA 9.4.1: a source register must be at least as wide as the instruction type",
+            ));
+        }
+        Ok(self.extract(v, 0, width))
+    }
+
+    fn immediate(
+        &mut self,
+        imm: Imm,
+        width: u32,
+        ty: &str,
+        span: &Span,
+    ) -> Result<ValueId, Diagnostic> {
+        let bits = match imm {
+            Imm::Int(v) => {
+                let fits = width >= 64
+                    || (v >= 0 && (v as u64) <= mask(width))
+                    || (v < 0 && v >= -(1i64 << (width - 1)));
+                if !fits {
+                    return Err(at(span, format!("{v} does not fit in {width} bits")));
+                }
+                v as u64 & mask(width)
+            }
+            Imm::F32(b) if width == 32 => u64::from(b),
+            Imm::F64(b) if width == 64 => b,
+            Imm::F32(_) | Imm::F64(_) => return Err(at(
+                span,
+                format!(
+                    "a {}-bit floating-point literal where the operand (.{ty}) has {width} bits",
+                    if matches!(imm, Imm::F32(_)) { 32 } else { 64 }
+                ),
+            )),
+        };
+        Ok(self.b.konst(bits, width))
+    }
+
+    /// Resolves an address: a parameter (its own bytes, or its return slot) or a register
+    /// holding what a pointer parameter points to.
+    fn address(
+        &mut self,
+        base: &str,
+        offset: i64,
+        span: &Span,
+    ) -> Result<(Space, i64), Diagnostic> {
+        if let Some(i) = self.f.params.iter().position(|p| p.name == base) {
+            return Ok((Space::Param(i), offset));
+        }
+        if let Some(i) = self.f.returns.iter().position(|p| p.name == base) {
+            return Ok((Space::Return(i), offset));
+        }
+        let v = self.read_reg(base, span)?;
+        match self.pointer_of(v.id) {
+            Some((p, off)) => Ok((Space::Pointee(p), off + offset)),
+            None => Err(at(
+                span,
+                format!("`{base}` is not an address a parameter gives"),
+            )
+            .with_hint(
+                "semfuzz models memory that pointer parameters point to, at constant offsets",
+            )),
+        }
+    }
+
+    /// What a value points to, if it is a 64-bit parameter (loaded whole) plus constants:
+    /// the parameter and the byte offset. Derived from the value itself, so a pointer survives
+    /// whatever instructions only move it or add a constant to it.
+    fn pointer_of(&self, v: ValueId) -> Option<(usize, i64)> {
+        match *self.b.op(v) {
+            Op::Input(n) => self.whole_param.get(&n).map(|p| (*p, 0)),
+            Op::BvAdd(64, a, c) | Op::BvAdd(64, c, a) if self.b.known[c as usize].is_some() => {
+                let (p, off) = self.pointer_of(a)?;
+                Some((p, off.wrapping_add(self.b.known[c as usize]? as i64)))
+            }
+            Op::BvSub(64, a, c) if self.b.known[c as usize].is_some() => {
+                let (p, off) = self.pointer_of(a)?;
+                Some((p, off.wrapping_sub(self.b.known[c as usize]? as i64)))
+            }
+            _ => None,
+        }
+    }
+
+    fn load(
+        &mut self,
+        base: &str,
+        offset: i64,
+        width: u32,
+        span: &Span,
+    ) -> Result<ValueId, Diagnostic> {
+        let (space, offset) = self.address(base, offset, span)?;
+        self.load_space(space, offset, width, base, span)
+    }
+
+    /// `width` bits at `offset` of `space` (little-endian). A byte of memory a pointer
+    /// parameter points to that nothing wrote yet is an input, one per first read.
+    fn load_space(
+        &mut self,
+        space: Space,
+        offset: i64,
+        width: u32,
+        base: &str,
+        span: &Span,
+    ) -> Result<ValueId, Diagnostic> {
+        let bytes = width.div_ceil(8);
+        if let Space::Pointee(p) = space {
+            let missing: Vec<i64> = (0..i64::from(bytes))
+                .filter(|k| !self.memory.contains_key(&(space, offset + k)))
+                .collect();
+            if let (Some(&first), Some(&last)) = (missing.first(), missing.last()) {
+                let n = (last - first + 1) as u32;
+                let name = format!("[{}+{}]", self.f.params[p].name, offset + first);
+                let id = self.input(name, n * 8, PartKind::Bits);
+                for j in 0..n {
+                    let b = self.extract(id, j * 8, 8);
+                    self.memory
+                        .entry((space, offset + first + i64::from(j)))
+                        .or_insert(Byte::Known(b));
+                }
+            }
+        }
+        let mut pieces = Vec::new();
+        for k in 0..i64::from(bytes) {
+            match self.memory.get(&(space, offset + k)).copied() {
+                Some(Byte::Known(b)) => pieces.push(b),
+                Some(Byte::Undefined) => {
+                    return Err(at(span, format!("`{base}` is read before it is written")))
+                }
+                None => {
+                    return Err(at(
+                        span,
+                        format!("byte {} of `{base}` is outside it", offset + k),
+                    ))
+                }
+            }
+        }
+        let v = self.join_bytes(&pieces);
+        Ok(self.extract(v, 0, width))
+    }
+
+    /// Bytes (lowest first) as one value; bytes that are consecutive slices of one value are
+    /// that slice, so a value stored and loaded again is the same value.
+    fn join_bytes(&mut self, pieces: &[ValueId]) -> ValueId {
+        let slices: Option<Vec<(ValueId, u32)>> = pieces
+            .iter()
+            .map(|b| match *self.b.op(*b) {
+                Op::Extract {
+                    value,
+                    lo,
+                    width: 8,
+                } => Some((value, lo)),
+                _ => None,
+            })
+            .collect();
+        if let Some(sl) = slices {
+            let (v, lo) = sl[0];
+            if sl
+                .iter()
+                .enumerate()
+                .all(|(k, (w, l))| *w == v && *l == lo + 8 * k as u32)
+            {
+                return self.extract(v, lo, 8 * pieces.len() as u32);
+            }
+        }
+        let mut value = pieces[0];
+        for b in &pieces[1..] {
+            value = self.concat(*b, value);
+        }
+        value
+    }
+
+    fn store(
+        &mut self,
+        o: &Operand,
+        value: ValueId,
+        kind: PartKind,
+        guard: Option<ValueId>,
+    ) -> Result<(), Diagnostic> {
+        let OperandKind::Address { base, offset } = &o.kind else {
+            return Err(at(&o.span, "a store's destination is an address `[...]`"));
+        };
+        let (space, offset) = self.address(base, *offset, &o.span)?;
+        let cond = self.and(self.path, guard);
+        let width = self.b.widths[value as usize];
+        let bytes = width.div_ceil(8);
+        for k in 0..bytes {
+            let piece = if width < 8 {
+                let z = self.b.konst(0, 8 - width);
+                self.concat(z, value)
+            } else {
+                self.extract(value, k * 8, 8)
+            };
+            let key = (space, offset + i64::from(k));
+            let old = match (self.memory.get(&key).copied(), space, cond) {
+                (Some(b), _, _) => b,
+                // A guarded store may leave memory as it was: its old contents are an input.
+                (None, Space::Pointee(_), Some(_)) => {
+                    Byte::Known(self.load_space(space, key.1, 8, base, &o.span)?)
+                }
+                (None, Space::Pointee(_), None) => Byte::Undefined,
+                (None, _, _) => {
+                    return Err(at(
+                        &o.span,
+                        format!("byte {} of `{base}` is outside it", key.1),
+                    ))
+                }
+            };
+            let new = match (cond, old) {
+                (None, _) => Byte::Known(piece),
+                (Some(c), Byte::Known(old)) => {
+                    Byte::Known(self.b.emit(Op::Select(c, piece, old), 8))
+                }
+                (Some(_), Byte::Undefined) => {
+                    return Err(
+                        at(&o.span, format!("`{base}` is written only on some paths")).with_hint(
+                            "semfuzz needs every result written on every path that returns",
+                        ),
+                    )
+                }
+            };
+            self.memory.insert(key, new);
+        }
+        match space {
+            Space::Pointee(p) => {
+                if !self
+                    .stored
+                    .iter()
+                    .any(|s| s.0 == p && s.1 == offset && s.2 == bytes)
+                {
+                    self.stored.push((p, offset, bytes, kind));
+                }
+            }
+            Space::Return(r) => {
+                let size = self.f.returns[r].size().unwrap_or(0);
+                if bytes == size {
+                    self.return_kinds.insert(r, kind);
+                }
+            }
+            Space::Param(_) => {}
+        }
+        Ok(())
+    }
+
+    /// Writes an instruction's result to register `name` (9.4.1: a wider register gets the
+    /// value sign-extended for a signed integer type, zero-extended otherwise).
+    fn write_result(
+        &mut self,
+        name: &str,
+        span: &Span,
+        (value, kind): (ValueId, PartKind),
+        signed: bool,
+        guard: Option<ValueId>,
+    ) -> Result<(), Diagnostic> {
+        let (_, width) = self.register(name, span)?;
+        let have = self.b.widths[value as usize];
+        let id = if have == width {
+            value
+        } else if have < width {
+            let fill = if signed {
+                let sign = self.extract(value, have - 1, 1);
+                let ones = self.b.konst(u64::MAX, width - have);
+                let zeros = self.b.konst(0, width - have);
+                self.b.emit(Op::Select(sign, ones, zeros), width - have)
+            } else {
+                self.b.konst(0, width - have)
+            };
+            self.concat(fill, value)
+        } else {
+            return Err(at(span, format!("`{name}` holds {width} bits, the result has {have}"))
+                .with_hint("PTX ISA 9.4.1: a destination register must be at least as wide as the instruction type"));
+        };
+        let kind = if have == width { kind } else { PartKind::Bits };
+        self.write_reg(name, span, Value { id, kind }, guard)
+    }
+
+    /// Inlines `variant` over `args`; one (value, kind) per destination, lanes concatenated.
+    fn inline(
+        &mut self,
+        variant: &Variant,
+        args: &[ValueId],
+        i: &Instr,
+    ) -> Result<Vec<(ValueId, PartKind)>, Diagnostic> {
+        let p = &variant.program;
+        let mut map: Vec<ValueId> = Vec::with_capacity(p.ops.len());
+        for (k, op) in p.ops.iter().enumerate() {
+            let id = match op {
+                Op::Input(n) => args[*n as usize],
+                op => {
+                    let mut op = op.clone();
+                    for a in op.args_mut() {
+                        *a = map[*a as usize];
+                    }
+                    self.b.emit(op, p.widths[k])
+                }
+            };
+            map.push(id);
+        }
+        let mut out = Vec::new();
+        for d in &p.dests {
+            let mut value: Option<ValueId> = None;
+            for part in &d.parts {
+                let v = match &part.outcome {
+                    Outcome::Exact(v) => map[*v as usize],
+                    o => {
+                        let mut o = o.clone();
+                        o.renumber(&map);
+                        let k = self.choices.len();
+                        self.choices.push(o);
+                        let (line, col) = i.span.file.line_col(i.span.start);
+                        self.choice_sites.push(format!(
+                            "`{}` at {}:{line}:{col}",
+                            i.opcode, i.span.file.name
+                        ));
+                        self.b.emit(Op::Choose(k as u16), part.width)
+                    }
+                };
+                value = Some(match value {
+                    None => v,
+                    Some(lo) => self.concat(v, lo),
+                });
+            }
+            let kind = match d.parts.as_slice() {
+                [one] => one.kind,
+                _ => PartKind::Bits,
+            };
+            out.push((value.expect("a destination has parts"), kind));
+        }
+        Ok(out)
+    }
+
+    fn finish(mut self) -> Result<PtxFunction, Diagnostic> {
+        let mut results = Vec::new();
+        let mut dests = Vec::new();
+        let f = self.f;
+        for (r, p) in f.returns.iter().enumerate() {
+            let size = p.size().unwrap_or(0);
+            let value = self.result_bytes(Space::Return(r), 0, size, &p.name)?;
+            let kind = self.return_kinds.get(&r).copied().unwrap_or(PartKind::Bits);
+            results.push((p.name.clone(), value, kind));
+        }
+        for (param, offset, bytes, kind) in std::mem::take(&mut self.stored) {
+            let name = format!("[{}+{offset}]", f.params[param].name);
+            let value = self.result_bytes(Space::Pointee(param), offset, bytes, &name)?;
+            results.push((name, value, kind));
+        }
+        if results.is_empty() {
+            return Err(
+                at(&f.span, format!("`{}` has no results", f.name)).with_hint(
+                    "semfuzz reads what a function returns (`st.param` to a return parameter) or \
+                 stores through a pointer parameter",
+                ),
+            );
+        }
+        let mut slots = Vec::new();
+        for (name, value, kind) in results {
+            let width = self.b.widths[value as usize];
+            let kind = match kind {
+                PartKind::Float(fmt) if fmt.width() == width => kind,
+                _ => PartKind::Bits,
+            };
+            let outcome = self.outcome_of(value);
+            dests.push(Dest {
+                name: name.clone(),
+                width,
+                parts: vec![Part {
+                    lo: 0,
+                    width,
+                    kind,
+                    outcome,
+                }],
+                by_range: false,
+            });
+            slots.push(Slot { name, width, kind });
+        }
+        let choices = std::mem::take(&mut self.choices);
+        let (program, kept) =
+            std::mem::take(&mut self.b).finish(self.input_widths.clone(), dests, choices);
+        let choice_sites = kept.iter().map(|k| self.choice_sites[*k].clone()).collect();
+        Ok(PtxFunction {
+            name: f.name.clone(),
+            kind: f.kind,
+            inputs: self.inputs,
+            results: slots,
+            program,
+            choice_sites,
+            instructions: self.instructions,
+        })
+    }
+
+    fn result_bytes(
+        &mut self,
+        space: Space,
+        offset: i64,
+        bytes: u32,
+        name: &str,
+    ) -> Result<ValueId, Diagnostic> {
+        let mut value: Option<ValueId> = None;
+        for k in (0..i64::from(bytes)).rev() {
+            let byte = match self.memory.get(&(space, offset + k)) {
+                Some(Byte::Known(b)) => *b,
+                _ => {
+                    return Err(at(
+                        &self.f.span,
+                        format!(
+                            "`{}` never writes byte {} of `{name}`",
+                            self.f.name,
+                            offset + k
+                        ),
+                    )
+                    .with_hint("semfuzz needs every result written on every path that returns"))
+                }
+            };
+            value = Some(match value {
+                None => byte,
+                Some(hi) => self.concat(hi, byte),
+            });
+        }
+        Ok(value.expect("a result has bytes"))
+    }
+
+    /// A result's outcome: a choice that flows into it unchanged (through selects) stays a
+    /// choice of the result, as in a single instruction.
+    fn outcome_of(&self, v: ValueId) -> Outcome {
+        match self.b.op(v) {
+            Op::Choose(k) => self.choices[*k as usize].clone(),
+            Op::Select(c, a, b) if self.has_choice_leaf(*a) || self.has_choice_leaf(*b) => {
+                Outcome::Select(
+                    *c,
+                    Box::new(self.outcome_of(*a)),
+                    Box::new(self.outcome_of(*b)),
+                )
+            }
+            _ => Outcome::Exact(v),
+        }
+    }
+
+    fn has_choice_leaf(&self, v: ValueId) -> bool {
+        match self.b.op(v) {
+            Op::Choose(_) => true,
+            Op::Select(_, a, b) => self.has_choice_leaf(*a) || self.has_choice_leaf(*b),
+            _ => false,
+        }
+    }
+}
+
+/// A float kind for a declared type (`f32` → f32), if it is one.
+fn float_kind(ty: &str, width: u32) -> Option<PartKind> {
+    let f = match ty {
+        "f16" => semfuzz_fp::Format::F16,
+        "f32" => semfuzz_fp::Format::F32,
+        "f64" => semfuzz_fp::Format::F64,
+        _ => return None,
+    };
+    (f.width() == width).then_some(PartKind::Float(f))
+}
+
+/// Whether a variant's instruction type is a signed integer (`.s32`): its results are
+/// sign-extended into wider registers (9.4.1).
+fn variant_is_signed(v: &Variant) -> bool {
+    v.text
+        .rsplit('.')
+        .next()
+        .is_some_and(|t| t.starts_with('s') && t[1..].parse::<u32>().is_ok())
+}

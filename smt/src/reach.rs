@@ -1,0 +1,43 @@
+//! Whether a program can produce given results on given inputs, over every choice it makes.
+//!
+//! The evaluator answers this alone for a single instruction (its accept sets are exact). A
+//! PTX function whose intermediate results hold choices (a NaN's payload that a later
+//! instruction reads) has result sets the evaluator only samples; `check-ptx` asks here when
+//! the sampled choices do not produce what was observed.
+
+use crate::encode::{encode_concrete, NanBits};
+use semfuzz_spec::ir::Program;
+use z3::{Params, SatResult, Solver};
+
+/// What Z3 says of a result vector.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reach {
+    /// Some choices produce it.
+    Reachable,
+    /// No choices produce it.
+    Unreachable,
+    /// Z3 did not decide within the timeout.
+    Unknown,
+}
+
+/// Whether `program` can leave `results` (one value per destination part, in order) on
+/// `inputs`, some choice of every intermediate and final choice made.
+pub fn reachable(program: &Program, inputs: &[u64], results: &[u64], timeout_ms: u32) -> Reach {
+    let solver = Solver::new();
+    let mut params = Params::new();
+    params.set_u32("timeout", timeout_ms);
+    solver.set_params(&params);
+    let enc = encode_concrete(program, "", NanBits::Free, inputs);
+    solver.assert(enc.constraints());
+    for (part, bits) in enc.parts.iter().zip(results) {
+        solver.assert(
+            part.result
+                .eq(z3::ast::BV::from_u64(*bits, part.result.get_size())),
+        );
+    }
+    match solver.check() {
+        SatResult::Sat => Reach::Reachable,
+        SatResult::Unsat => Reach::Unreachable,
+        SatResult::Unknown => Reach::Unknown,
+    }
+}
