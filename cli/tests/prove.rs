@@ -302,3 +302,53 @@ fn explain_prints_the_query_size_and_unknown_says_why() {
         "{out}"
     );
 }
+
+#[test]
+fn a_ptx_function_side_names_what_is_wrong_with_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = root().join("ptx/fixtures/llvm22-sm_70.ptx");
+    let rules = dir.path().join("f.rules");
+    let case = |side: &str| {
+        let text = format!("name: f\n  add.rn.bf16 d, a, b\n=>\n  {side}\n");
+        std::fs::write(&rules, text).unwrap();
+        let (code, out, err) = prove(&[rules.to_str().unwrap(), "--no-cache"]);
+        (code, out + &err)
+    };
+    let at = fixture.display();
+    let (code, msg) = case(&format!("@{at}:fadd_bf16 d, a"));
+    assert_eq!(code, 1, "{msg}");
+    assert!(
+        msg.contains("`fadd_bf16` reads 2 inputs, the rule gives 1"),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("fadd_bf16_param_0 (16 bits), fadd_bf16_param_1 (16 bits)"),
+        "{msg}"
+    );
+    let (code, msg) = case(&format!("@{at}:no_such d, a, b"));
+    assert_eq!(code, 1, "{msg}");
+    assert!(
+        msg.contains("the module defines no function `no_such`"),
+        "{msg}"
+    );
+    assert!(msg.contains("f.rules:4:3"), "{msg}");
+    let (code, msg) = case("@missing.ptx:f d, a, b");
+    assert_eq!(code, 1, "{msg}");
+    assert!(
+        msg.contains("cannot read") && msg.contains("relative to the directory"),
+        "{msg}"
+    );
+    let (code, msg) = case(&format!("@{at}:fadd_bf16 d, a, b\n  neg.bf16 d, d"));
+    assert_eq!(code, 1, "{msg}");
+    assert!(
+        msg.contains("a PTX function is a whole side of a rule"),
+        "{msg}"
+    );
+    // And a function that computes something else is a confirmed counterexample.
+    let (code, msg) = case(&format!("@{at}:fsub_bf16 d, a, b"));
+    assert_eq!(code, 0, "{msg}");
+    assert!(
+        msg.contains("f: counterexample") && msg.contains("confirmed by the evaluator"),
+        "{msg}"
+    );
+}

@@ -29,12 +29,14 @@
 use crate::encode::{encode_vals, payload_blind_inputs, Choice, Ctx, NanBits, ToBits, Val};
 use crate::rules::{InstrLine, Rule};
 use crate::solve::Answer;
+use semfuzz_ptx::PtxFunction;
 use semfuzz_spec::catalog::{OperandRole, Spec, Variant};
 use semfuzz_spec::diag::{Diagnostic, SourceFile, Span};
 use semfuzz_spec::eval::Evaluator;
 use semfuzz_spec::ir::{mask, PartKind, Program};
 use semfuzz_spec::outcome::Accept;
 use std::collections::HashMap;
+use std::sync::Arc;
 use z3::ast::{exists_const, Ast, Bool, BV};
 
 /// What an input of a variant is bound to.
@@ -49,11 +51,38 @@ pub enum Arg {
     Low(usize, u32),
 }
 
-/// One instruction of a side, resolved.
+/// What a step runs.
+#[derive(Clone, Debug)]
+pub enum Code<'s> {
+    /// An instruction variant of the catalogue.
+    Variant(&'s Variant),
+    /// A whole PTX function (`@file.ptx:func`), read by `semfuzz-ptx`.
+    Function(Arc<PtxFunction>),
+}
+
+impl<'s> Code<'s> {
+    /// The program the step runs.
+    pub fn program(&self) -> &Program {
+        match self {
+            Code::Variant(v) => &v.program,
+            Code::Function(f) => &f.program,
+        }
+    }
+
+    /// The variant, for a step that is one instruction.
+    pub fn variant(&self) -> Option<&'s Variant> {
+        match self {
+            Code::Variant(v) => Some(v),
+            Code::Function(_) => None,
+        }
+    }
+}
+
+/// One instruction (or PTX function) of a side, resolved.
 #[derive(Clone, Debug)]
 pub struct Step<'s> {
-    /// The variant.
-    pub variant: &'s Variant,
+    /// What it runs.
+    pub code: Code<'s>,
     /// One binding per variant input.
     pub args: Vec<Arg>,
     /// The variable it writes.
@@ -188,7 +217,16 @@ fn resolve_side<'s>(
     let mut written = vec![false; vars.len()];
     let mut steps = Vec::new();
     for line in lines {
-        let step = if semfuzz_spec::sass::looks_like_sass(&line.text) {
+        let step = if let Some(reference) = line.opcode.strip_prefix('@') {
+            if lines.len() > 1 {
+                return Err(
+                    at(&line.span, "a PTX function is a whole side of a rule").with_hint(
+                        "write the function alone between `name:` (or `=>`) and the other side",
+                    ),
+                );
+            }
+            resolve_function(spec, line, reference, vars, &written)?
+        } else if semfuzz_spec::sass::looks_like_sass(&line.text) {
             resolve_sass(spec, line, vars, &written)?
         } else {
             resolve_ptx(spec, line, vars, &written)?
@@ -253,7 +291,113 @@ fn resolve_ptx<'s>(
     }
     let dest = var(vars, dest_text, d.width, &d.ty, false, written, dest_span)?;
     Ok(Step {
-        variant,
+        code: Code::Variant(variant),
+        args,
+        dest,
+        text: line.text.clone(),
+    })
+}
+
+/// A PTX function side, `@path/to/file.ptx:func d, a, b`: the path is relative to the rule
+/// file's directory; `d` is the function's one result and `a, b` its inputs in order
+/// (parameters, then the memory its pointer parameters name, as `semfuzz eval-ptx` lists them).
+fn resolve_function<'s>(
+    spec: &'s Spec,
+    line: &InstrLine,
+    reference: &str,
+    vars: &mut Vec<Var>,
+    written: &[bool],
+) -> Result<Step<'s>, Diagnostic> {
+    let head = Span::new(
+        &line.span.file,
+        line.span.start,
+        line.span.start + line.opcode.len(),
+    );
+    let Some((path, func)) = reference.rsplit_once(':') else {
+        return Err(
+            at(&head, format!("`@{reference}` names no function")).with_hint(
+                "write `@path/to/file.ptx:function` (the path relative to this rule file)",
+            ),
+        );
+    };
+    let dir = std::path::Path::new(&line.span.file.name)
+        .parent()
+        .unwrap_or(std::path::Path::new(""));
+    let file = dir.join(path);
+    let text = std::fs::read_to_string(&file).map_err(|e| {
+        at(&head, format!("cannot read `{}`: {e}", file.display()))
+            .with_hint("the path is relative to the directory of the rule file")
+    })?;
+    let f = semfuzz_ptx::load(spec, &file.display().to_string(), &text, Some(func))
+        .map_err(|d| relocate(d, &head))?;
+    let slot_list = |slots: &[semfuzz_ptx::Slot]| {
+        slots
+            .iter()
+            .map(|s| format!("{} ({} bits)", s.name, s.width))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let [result] = f.results.as_slice() else {
+        return Err(at(
+            &head,
+            format!(
+                "`{func}` has {} results ({}); a rule's side writes one",
+                f.results.len(),
+                slot_list(&f.results)
+            ),
+        )
+        .with_hint("prove a function with one return value or one stored output"));
+    };
+    let Some(((dest_text, dest_span), operands)) = line.operands.split_first() else {
+        return Err(
+            at(&head, format!("`{func}` has no operands")).with_hint(format!(
+                "write its result then its inputs: {}",
+                slot_list(&f.inputs)
+            )),
+        );
+    };
+    if operands.len() != f.inputs.len() {
+        return Err(at(
+            &line.span,
+            format!(
+                "`{func}` reads {} inputs, the rule gives {}",
+                f.inputs.len(),
+                operands.len()
+            ),
+        )
+        .with_hint(format!("its inputs, in order: {}", slot_list(&f.inputs))));
+    }
+    // The type a variable shows (and draws special inputs from, [`special_inputs`]).
+    let ty = |s: &semfuzz_ptx::Slot| {
+        let named = [
+            (semfuzz_fp::Format::F16, "f16"),
+            (semfuzz_fp::Format::BF16, "bf16"),
+            (semfuzz_fp::Format::F32, "f32"),
+            (semfuzz_fp::Format::F64, "f64"),
+        ];
+        match s.kind {
+            PartKind::Float(f) => named
+                .iter()
+                .find(|(g, _)| *g == f)
+                .map_or(format!("b{}", s.width), |(_, n)| n.to_string()),
+            _ => format!("b{}", s.width),
+        }
+    };
+    let mut args = Vec::new();
+    for (slot, (text, span)) in f.inputs.iter().zip(operands) {
+        args.push(operand(vars, text, slot.width, &ty(slot), written, span)?);
+    }
+    let dest = var(
+        vars,
+        dest_text,
+        result.width,
+        &ty(result),
+        false,
+        written,
+        dest_span,
+    )?;
+    Ok(Step {
+        code: Code::Function(Arc::new(f)),
         args,
         dest,
         text: line.text.clone(),
@@ -407,7 +551,7 @@ fn resolve_sass<'s>(
     }
     let dest = register(vars, &dest_name, &d.ty, false, written, &dest_span)?;
     Ok(Step {
-        variant,
+        code: Code::Variant(variant),
         args,
         dest,
         text: line.text.clone(),
@@ -504,16 +648,17 @@ fn fuse<'s>(
     vars: &mut Vec<Var>,
 ) -> Option<Vec<Step<'s>>> {
     let (m, a) = (&steps[i], &steps[j]);
+    let (mv, av) = (m.code.variant()?, a.code.variant()?);
     let fusion = spec
         .resolved
         .families
         .iter()
         .flat_map(|f| &f.fusions)
-        .find(|f| f.product == m.variant.family && f.sum == a.variant.family)?;
+        .find(|f| f.product == mv.family && f.sum == av.family)?;
     let t = m.dest;
     let reads = |s: &Step| s.args.iter().filter(|x| **x == Arg::Var(t)).count();
-    let ok = m.variant.fusable
-        && a.variant.fusable
+    let ok = mv.fusable
+        && av.fusable
         && t != output
         && reads(a) == 1
         && steps.iter().map(reads).sum::<usize>() == 1
@@ -524,8 +669,8 @@ fn fuse<'s>(
     if !ok {
         return None;
     }
-    let suffix = a.variant.text.strip_prefix(a.variant.family.as_str())?;
-    if m.variant.text.strip_prefix(m.variant.family.as_str())? != suffix.replace(".sat", "") {
+    let suffix = av.text.strip_prefix(av.family.as_str())?;
+    if mv.text.strip_prefix(mv.family.as_str())? != suffix.replace(".sat", "") {
         return None;
     }
     let fused = spec
@@ -535,7 +680,7 @@ fn fuse<'s>(
     let other = a.args.iter().find(|x| **x != Arg::Var(t))?.clone();
     let Some(negate) = &fusion.negate else {
         return Some(vec![Step {
-            variant: fused,
+            code: Code::Variant(fused),
             args: vec![m.args[0].clone(), m.args[1].clone(), other],
             dest: a.dest,
             text,
@@ -567,13 +712,13 @@ fn fuse<'s>(
     };
     Some(vec![
         Step {
-            variant: neg,
+            code: Code::Variant(neg),
             args: vec![negated],
             dest: n,
             text: format!("{} (fused)", neg.text),
         },
         Step {
-            variant: fused,
+            code: Code::Variant(fused),
             args,
             dest: a.dest,
             text,
@@ -713,7 +858,7 @@ impl<'s> Query<'s> {
             let inputs: Vec<Val> = step
                 .args
                 .iter()
-                .zip(&step.variant.program.input_widths)
+                .zip(&step.code.program().input_widths)
                 .map(|(a, w)| match a {
                     Arg::Var(v) => env[v].clone(),
                     Arg::Const(c) => Val::konst(*c, *w),
@@ -723,12 +868,17 @@ impl<'s> Query<'s> {
                 })
                 .collect();
             let e = encode_vals(
-                &step.variant.program,
+                &step.code.program(),
                 &format!("{prefix}s{k}_"),
                 &ctx,
                 inputs,
             );
-            let d = &step.variant.program.dests[0];
+            // A function's own intermediate choices: free in the target, chosen by the source.
+            for c in &e.choices {
+                holds.push(c.allowed.clone());
+                choices.push(c.clone());
+            }
+            let d = &step.code.program().dests[0];
             let mut pieces: Vec<Val> = Vec::new();
             for (j, (p, part)) in e.parts.iter().zip(&d.parts).enumerate() {
                 if last {
@@ -960,6 +1110,12 @@ impl<'s> Query<'s> {
         let width = self.vars[self.output].width;
         let mut target_ok = false;
         for (a, steps) in self.target.iter().enumerate() {
+            if let [step] = steps.as_slice() {
+                if let Code::Function(f) = &step.code {
+                    target_ok |= function_allows(step, f, &inputs, out) == Some(true);
+                    continue;
+                }
+            }
             let pick = |k, j| values.get(&format!("tgt{a}_s{k}_{j}")).copied();
             target_ok |= run_concrete(steps, &inputs, &pick, limit)?
                 .iter()
@@ -972,11 +1128,18 @@ impl<'s> Query<'s> {
                 if source_parts.is_empty() {
                     source_parts = finals.clone();
                 }
-                source_allows |= accepts_all(steps, &finals, out, width);
+                source_allows |= match steps.as_slice() {
+                    // Undecided counts as allowed: a counterexample stays unconfirmed.
+                    [step @ Step {
+                        code: Code::Function(f),
+                        ..
+                    }] => function_allows(step, f, &inputs, out) != Some(false),
+                    _ => accepts_all(steps, &finals, out, width),
+                };
             }
         }
         let last = self.source[0].last().expect("non-empty");
-        let d = &last.variant.program.dests[0];
+        let d = &last.code.program().dests[0];
         let parts = d
             .parts
             .iter()
@@ -1066,7 +1229,7 @@ impl Query<'_> {
             state.wrapping_mul(0x2545_f491_4f6c_dd1d)
         };
         let last = |steps: &[Step]| {
-            steps.last().expect("non-empty").variant.program.dests[0]
+            steps.last().expect("non-empty").code.program().dests[0]
                 .parts
                 .clone()
         };
@@ -1131,7 +1294,7 @@ impl Query<'_> {
 fn payload_blind(steps: &[Step], k: usize) -> bool {
     let dest = steps[k].dest;
     for s in &steps[k + 1..] {
-        let blind = payload_blind_inputs(&s.variant.program);
+        let blind = payload_blind_inputs(&s.code.program());
         for (i, a) in s.args.iter().enumerate() {
             match a {
                 Arg::Var(v) if *v == dest && !blind[i] => return false,
@@ -1146,9 +1309,38 @@ fn payload_blind(steps: &[Step], k: usize) -> bool {
     true
 }
 
+/// How long [`function_allows`] lets Z3 search a function's intermediate choices.
+const FUNCTION_REACH_MS: u32 = 10_000;
+
+/// Whether a side that is one PTX function can leave `out` on the inputs: its evaluator's
+/// representative choices first; where they do not and the function met an open choice (a
+/// NaN a later instruction reads), Z3 over every choice (`None`: Z3 did not decide).
+fn function_allows(step: &Step, f: &PtxFunction, c: &Concrete, out: u64) -> Option<bool> {
+    let ins: Vec<u64> = step.args.iter().map(|a| c.arg(&c.values, a)).collect();
+    let mut ev = Evaluator::new(&f.program);
+    let mut acc = vec![Accept::default(); ev.n_parts()];
+    ev.eval(&ins, &mut acc);
+    let parts = &f.program.dests[0].parts;
+    let bits: Vec<u64> = parts
+        .iter()
+        .map(|p| (out >> p.lo) & mask(p.width))
+        .collect();
+    if acc.iter().zip(&bits).all(|(a, b)| a.accepts(*b)) {
+        return Some(true);
+    }
+    if !ev.met_open_choice() {
+        return Some(false);
+    }
+    match crate::reach::reachable(&f.program, &ins, &bits, FUNCTION_REACH_MS) {
+        crate::reach::Reach::Reachable => Some(true),
+        crate::reach::Reach::Unreachable => Some(false),
+        crate::reach::Reach::Unknown => None,
+    }
+}
+
 /// Whether the last step's accept sets take `out` part by part.
 fn accepts_all(steps: &[Step], finals: &[Accept], out: u64, width: u32) -> bool {
-    let d = &steps.last().expect("non-empty").variant.program.dests[0];
+    let d = &steps.last().expect("non-empty").code.program().dests[0];
     d.parts.iter().zip(finals).all(|(p, a)| {
         if p.lo >= width {
             true
@@ -1197,7 +1389,7 @@ fn run_concrete(
     let mut states: Vec<HashMap<usize, u64>> = vec![inputs.values.clone()];
     let last = steps.len() - 1;
     for (k, step) in steps[..last].iter().enumerate() {
-        let parts = &step.variant.program.dests[0].parts;
+        let parts = &step.code.program().dests[0].parts;
         let mut next = Vec::new();
         for (env, acc) in states.iter().zip(accepts(step, &states, inputs)) {
             let mut values: Vec<u64> = vec![0];
@@ -1228,7 +1420,7 @@ fn run_concrete(
 
 /// A step's accept sets in every state.
 fn accepts(step: &Step, states: &[HashMap<usize, u64>], c: &Concrete) -> Vec<Vec<Accept>> {
-    let mut ev = Evaluator::new(&step.variant.program);
+    let mut ev = Evaluator::new(&step.code.program());
     states
         .iter()
         .map(|env| {
