@@ -75,10 +75,12 @@ pub fn read_function(
         .collect();
     let f = match name {
         Some(n) => *defined.iter().find(|f| f.name == n).ok_or_else(|| {
-            Diagnostic::plain(format!("the module defines no function `{n}`")).with_hint(format!(
-                "it defines {}",
-                list_names(defined.iter().map(|f| f.name.as_str()))
-            ))
+            let names = defined.iter().map(|f| f.name.as_str());
+            let hint = match semfuzz_spec::pattern::did_you_mean(n, names.clone()) {
+                Some(near) => near,
+                None => format!("it defines {}", list_names(names)),
+            };
+            Diagnostic::plain(format!("the module defines no function `{n}`")).with_hint(hint)
         })?,
         None => match defined.as_slice() {
             [one] => *one,
@@ -102,12 +104,19 @@ pub fn read_function(
     Reader::new(spec, f).read()
 }
 
+/// How many function names a message lists before it stops.
+const MAX_LISTED: usize = 8;
+
 fn list_names<'a>(names: impl Iterator<Item = &'a str>) -> String {
     let names: Vec<String> = names.map(|n| format!("`{n}`")).collect();
-    if names.is_empty() {
-        "none".into()
-    } else {
-        names.join(", ")
+    match names.len() {
+        0 => "none".into(),
+        n if n > MAX_LISTED => format!(
+            "{} (and {} more)",
+            names[..MAX_LISTED].join(", "),
+            n - MAX_LISTED
+        ),
+        _ => names.join(", "),
     }
 }
 
@@ -322,13 +331,55 @@ impl<'s> Reader<'s> {
             (None, _) | (_, None) => None,
             (Some(a), Some(b)) => {
                 let v = self.b.emit(Op::Or(1, a, b), 1);
-                if self.b.known[v as usize] == Some(1) {
+                if self.b.known[v as usize] == Some(1) || self.always_true(v) {
                     None
                 } else {
                     Some(v)
                 }
             }
         }
+    }
+
+    /// Whether predicate `v`, a formula of `and`, `or` and `not` over a few other predicates
+    /// (branch conditions), holds whatever they are: the paths of an if/else joined again
+    /// (`p || !p`), so that what follows the join runs unguarded.
+    fn always_true(&self, v: ValueId) -> bool {
+        /// Beyond this many conditions the join stays a formula (correct, only less simple).
+        const MAX_ATOMS: usize = 10;
+        let mut atoms = Vec::new();
+        let mut stack = vec![v];
+        let mut seen = std::collections::HashSet::new();
+        while let Some(x) = stack.pop() {
+            if !seen.insert(x) {
+                continue;
+            }
+            match *self.b.op(x) {
+                Op::And(1, a, b) | Op::Or(1, a, b) => stack.extend([a, b]),
+                Op::Not(1, a) => stack.push(a),
+                _ => atoms.push(x),
+            }
+            if atoms.len() > MAX_ATOMS {
+                return false;
+            }
+        }
+        (0u32..1 << atoms.len()).all(|assignment| {
+            fn value(r: &Reader, x: ValueId, atoms: &[ValueId], assignment: u32) -> bool {
+                match *r.b.op(x) {
+                    Op::And(1, a, b) => {
+                        value(r, a, atoms, assignment) && value(r, b, atoms, assignment)
+                    }
+                    Op::Or(1, a, b) => {
+                        value(r, a, atoms, assignment) || value(r, b, atoms, assignment)
+                    }
+                    Op::Not(1, a) => !value(r, a, atoms, assignment),
+                    _ => {
+                        let k = atoms.iter().position(|&y| y == x).expect("an atom");
+                        assignment >> k & 1 == 1
+                    }
+                }
+            }
+            value(self, v, &atoms, assignment)
+        })
     }
 
     /// `a && b` over optional predicates.
@@ -830,13 +881,15 @@ impl<'s> Reader<'s> {
             }
             Imm::F32(b) if width == 32 => u64::from(b),
             Imm::F64(b) if width == 64 => b,
-            Imm::F32(_) | Imm::F64(_) => return Err(at(
-                span,
-                format!(
+            Imm::F32(_) | Imm::F64(_) => {
+                return Err(at(
+                    span,
+                    format!(
                     "a {}-bit floating-point literal where the operand (.{ty}) has {width} bits",
                     if matches!(imm, Imm::F32(_)) { 32 } else { 64 }
                 ),
-            )),
+                ))
+            }
         };
         Ok(self.b.konst(bits, width))
     }
@@ -988,6 +1041,11 @@ impl<'s> Reader<'s> {
         let cond = self.and(self.path, guard);
         let width = self.b.widths[value as usize];
         let bytes = width.div_ceil(8);
+        if let (Space::Pointee(_), Some(_)) = (space, cond) {
+            // A guarded store may leave memory as it was: the old contents are an input, one
+            // as wide as the store (not one per byte).
+            self.load_space(space, offset, bytes * 8, base, &o.span)?;
+        }
         for k in 0..bytes {
             let piece = if width < 8 {
                 let z = self.b.konst(0, 8 - width);

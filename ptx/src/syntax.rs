@@ -25,8 +25,23 @@ pub struct Module {
     pub targets: Vec<String>,
     /// `.address_size`, if written.
     pub address_size: Option<u32>,
+    /// Module-level variables (`.global`, `.const`, `.shared`), in order.
+    pub variables: Vec<Variable>,
     /// The functions, in order (declarations without a body included).
     pub functions: Vec<Function>,
+}
+
+/// A module-level variable (numba-cuda's `.common .global .align 8 .u64 _ZN08NumbaEnv...;`),
+/// kept as written: memory other than parameters is not modelled, so a function that
+/// addresses it is refused there, and one that does not reads as if it were absent.
+#[derive(Clone, Debug)]
+pub struct Variable {
+    /// `.visible`, `.extern`, `.weak`, `.common` as written before it, without dots.
+    pub linkage: Vec<String>,
+    /// The declaration from its state space to before its `;` (`.global .align 8 .u64 x`).
+    pub text: String,
+    /// Where it is.
+    pub span: Span,
 }
 
 /// Whether a function is a device function or a kernel.
@@ -447,6 +462,7 @@ impl Parser<'_> {
             version: None,
             targets: Vec::new(),
             address_size: None,
+            variables: Vec::new(),
             functions: Vec::new(),
         };
         let mut linkage = Vec::new();
@@ -475,6 +491,10 @@ impl Parser<'_> {
                             m.functions
                                 .push(self.function(kind, std::mem::take(&mut linkage))?);
                         }
+                        "global" | "const" | "shared" | "local" => {
+                            let var = self.variable(&span, std::mem::take(&mut linkage))?;
+                            m.variables.push(var);
+                        }
                         "file" | "loc" | "pragma" => {
                             self.rest_of_line();
                             self.eat_punct(';');
@@ -502,6 +522,36 @@ impl Parser<'_> {
             }
         }
         Ok(m)
+    }
+
+    /// A module-level variable whose state-space token (at `start`) was just read, through
+    /// its `;` (an initializer's braces included).
+    fn variable(&mut self, start: &Span, linkage: Vec<String>) -> Result<Variable, Diagnostic> {
+        let mut depth = 0;
+        loop {
+            let end = self.span_here();
+            match self.next() {
+                Some(Tok::Punct('{')) => depth += 1,
+                Some(Tok::Punct('}')) => depth -= 1,
+                Some(Tok::Punct(';')) if depth == 0 => {
+                    let span = Span::new(self.file, start.start, end.start);
+                    return Ok(Variable {
+                        linkage,
+                        text: self.file.text[start.start..end.start]
+                            .trim_end()
+                            .to_string(),
+                        span,
+                    });
+                }
+                Some(_) => {}
+                None => {
+                    return Err(
+                        Diagnostic::at(start, "this variable declaration never ends")
+                            .with_hint("end it with `;`"),
+                    )
+                }
+            }
+        }
     }
 
     fn skip_braces(&mut self) -> Result<(), Diagnostic> {
@@ -852,6 +902,13 @@ impl fmt::Display for Module {
         }
         if let Some(a) = self.address_size {
             writeln!(f, ".address_size {a}")?;
+        }
+        for v in &self.variables {
+            writeln!(f)?;
+            for l in &v.linkage {
+                write!(f, ".{l} ")?;
+            }
+            writeln!(f, "{};", v.text)?;
         }
         for func in &self.functions {
             writeln!(f)?;

@@ -24,6 +24,7 @@ const TARGETS: &[&str] = &[
     "eval_vs_z3",
     "eval_vs_host",
     "jit_vs_interp",
+    "ptx_parse",
 ];
 /// Seconds per target in `cargo xtask test`, unless `SEMFUZZ_FUZZ_SECONDS` says otherwise
 /// (0 leaves the step out).
