@@ -291,8 +291,9 @@ fn f2i_reference(t: &Text, x: u64) -> u64 {
 #[test]
 fn float_to_integer_conversions_match_apfloat_and_the_host() {
     let vs = variants(|t| is_int(&t.dtype) && !is_int(&t.atype));
-    // 4 roundings x (plain, .sat) x 8 destinations x 4 sources, and .ftz from .f32.
-    assert_eq!(vs.len(), 4 * 2 * 8 * 4 + 4 * 2 * 8);
+    // 4 roundings x 8 destinations x 4 sources, .sat from all but .bf16, and .ftz (with and
+    // without .sat) from .f32.
+    assert_eq!(vs.len(), 4 * 8 * 4 + 4 * 8 * 3 + 4 * 8 * 2);
     for (v, t) in vs {
         let mut ev = Evaluator::new(&v.program);
         let f = format(&t.atype);
@@ -536,6 +537,31 @@ fn every_cvt_form_llvm_emits_is_specified() {
     assert!(n >= 70, "{n} cvt forms");
 }
 
+/// Between .f16 and .bf16 the rounding may be left out and is then .rn, as ptxas 13.5
+/// assembles it (docs/ambiguities.md, "cvt"): on every input, the result is `cvt.rn`'s.
+#[test]
+fn half_to_half_without_a_rounding_is_rn() {
+    for (plain, rn) in [
+        ("cvt.f16.bf16", "cvt.rn.f16.bf16"),
+        ("cvt.bf16.f16", "cvt.rn.bf16.f16"),
+    ] {
+        let p = spec().lookup(plain, None).expect(plain);
+        let r = spec().lookup(rn, None).expect(rn);
+        let (mut ep, mut er) = (Evaluator::new(&p.program), Evaluator::new(&r.program));
+        let mut differ_from_rz = 0;
+        let rz = spec()
+            .lookup(&rn.replace(".rn.", ".rz."), None)
+            .expect("rz");
+        let mut ez = Evaluator::new(&rz.program);
+        for x in 0..=0xFFFF {
+            let got = eval_one(&mut ep, x);
+            assert_eq!(got, eval_one(&mut er, x), "{plain} {x:#x}");
+            differ_from_rz += usize::from(got != eval_one(&mut ez, x));
+        }
+        assert!(differ_from_rz > 1000, "{plain}: {differ_from_rz}");
+    }
+}
+
 /// What the prose forbids is refused, with the manual's reason.
 #[test]
 fn forbidden_integer_and_rounding_combinations_are_refused() {
@@ -550,11 +576,12 @@ fn forbidden_integer_and_rounding_combinations_are_refused() {
         ("cvt.rn.f64.f32", "Floating-point rounding is illegal"),
         ("cvt.rn.f32.f32", "Floating-point rounding is illegal"),
         ("cvt.f32.f64", "Rounding modifier is mandatory"),
-        ("cvt.f16.bf16", "Rounding modifier is mandatory"),
+        ("cvt.f16.f64", "Rounding modifier is mandatory"),
         ("cvt.sat.s32.s16", "saturation is not possible"),
         ("cvt.sat.u64.u32", "saturation is not possible"),
         ("cvt.ftz.f64.f16", "either .dtype or .atype is .f32"),
         ("cvt.rzi.ftz.s32.f64", "either .dtype or .atype is .f32"),
+        ("cvt.rzi.sat.s32.bf16", "Applies to .f16, .f32, and .f64"),
     ] {
         let e = spec().lookup(text, None).expect_err(text).to_string();
         assert!(
