@@ -546,6 +546,75 @@ pub fn round_to_integral(f: Format, a: u64, rm: Round) -> u64 {
     round_pack(f, negative, 63 - lz as i32, int << lz, rm)
 }
 
+/// `a` rounded to an integer per `rm` and converted to a `width`-bit integer (1 to 64 bits),
+/// two's complement when `signed`: a value beyond the integer range (infinities included)
+/// saturates to its nearest end, and a NaN gives 0. The result is the integer's low `width`
+/// bits.
+///
+/// Saturating with NaN as 0 is what Rust's `as` casts define, so that the operation is
+/// total; a caller whose instruction gives a NaN another integer tests for NaN itself.
+#[inline]
+pub fn to_int(f: Format, a: u64, rm: Round, width: u32, signed: bool) -> u64 {
+    debug_assert!((1..=64).contains(&width));
+    let a = a & f.mask();
+    if f.is_nan(a) {
+        return 0;
+    }
+    let negative = f.sign_bit(a);
+    // The largest magnitudes: 2^(w-1) - 1 and 2^(w-1) (signed), 2^w - 1 (unsigned).
+    let max = if signed {
+        (1u64 << (width - 1)) - 1
+    } else {
+        u64::MAX >> (64 - width)
+    };
+    let min_mag = if signed { 1u64 << (width - 1) } else { 0 };
+    let from_mag = |mag: u64| -> u64 {
+        let bits = if negative {
+            mag.min(min_mag).wrapping_neg()
+        } else {
+            mag.min(max)
+        };
+        bits & (u64::MAX >> (64 - width))
+    };
+    if f.is_inf(a) {
+        return from_mag(u64::MAX);
+    }
+    let r = round_to_integral(f, a, rm);
+    let mag = f.magnitude(r);
+    if mag == 0 {
+        return 0;
+    }
+    let x = unpack(f, mag);
+    // An integral value has no bits below 2^0, so it is `sig >> (63 - exp)` when below 2^64.
+    from_mag(if x.exp >= 64 {
+        u64::MAX
+    } else {
+        x.sig >> (63 - x.exp)
+    })
+}
+
+/// The `width`-bit integer `a` (two's complement when `signed`, else unsigned) converted to
+/// format `f`, correctly rounded; zero converts to +0.
+#[inline]
+pub fn from_int(f: Format, a: u64, width: u32, signed: bool, rm: Round) -> u64 {
+    debug_assert!((1..=64).contains(&width));
+    let shift = 64 - width;
+    let a = (a << shift) >> shift;
+    let negative = signed && (a >> (width - 1)) & 1 == 1;
+    // The magnitude of a negative value is its two's complement within `width` bits, which
+    // for the most negative value is 2^(width-1): it still fits in a u64.
+    let mag = if negative {
+        a.wrapping_neg() & (u64::MAX >> shift)
+    } else {
+        a
+    };
+    if mag == 0 {
+        return f.zero(false);
+    }
+    let lz = mag.leading_zeros();
+    round_pack(f, negative, 63 - lz as i32, mag << lz, rm)
+}
+
 /// Compares `a` and `b`: `None` if either is a NaN, and -0 equals +0.
 #[inline]
 pub fn compare(f: Format, a: u64, b: u64) -> Option<Ordering> {

@@ -46,7 +46,9 @@ mod arith;
 mod format;
 pub mod vectors;
 
-pub use arith::{add, compare, convert, div, fma, mul, round_to_integral, sqrt, sub};
+pub use arith::{
+    add, compare, convert, div, fma, from_int, mul, round_to_integral, sqrt, sub, to_int,
+};
 pub use format::{Format, FormatError};
 
 /// A rounding-direction attribute of IEEE 754-2019 (§4.3).

@@ -21,7 +21,7 @@
 //! operands (`Val::bits_term`), or as an FP term over `self.fp(k, format)` with
 //! [`Val::float`] when it is a floating-point operation.
 
-use crate::fpbits::{fp_from_bits, fp_sort, rounding_mode, Rm};
+use crate::fpbits::{fp_from_bits, fp_from_int, fp_sort, rounding_mode, Rm};
 use semfuzz_fp::{Format, Round};
 use semfuzz_spec::ir::{
     mask, ApproxFn, Bound, Class, Cmp, Op, Outcome, PartKind, Program, Shift, ValueId,
@@ -142,7 +142,8 @@ pub fn payload_blind_inputs(program: &Program) -> Vec<bool> {
         blind[v] = !observed[v]
             && uses[v].iter().all(|&u| match &program.ops[u] {
                 Op::Add(..) | Op::Sub(..) | Op::Mul(..) | Op::Div(..) | Op::Fma(..) => true,
-                Op::Sqrt(..) | Op::Cvt(..) | Op::FCmp(..) => true,
+                Op::Sqrt(..) | Op::Cvt(..) | Op::RoundInt(..) | Op::FCmp(..) => true,
+                Op::FloatToInt { .. } => true,
                 Op::Class(_, c, _) => *c != Class::SignalingNan,
                 Op::Extract { .. } => blind[u],
                 _ => false,
@@ -657,6 +658,52 @@ pub fn encode(program: &Program, prefix: &str, nan: NanBits) -> Encoded {
     encode_over(program, prefix, nan, inputs)
 }
 
+/// `Op::FloatToInt`: `x` rounded to an integral value, then saturated and converted. SMT-LIB
+/// leaves `fp.to_sbv`/`fp.to_ubv` unspecified on NaN and out of range, so both are decided
+/// here (NaN: 0; beyond an end: that end) and the conversion only meets integral values in
+/// range, where it is exact.
+fn float_to_int(x: &Float, f: Format, round: Round, width: u32, signed: bool) -> BV {
+    let r = x.round_to_integral_with_rounding_mode(&rounding_mode(rm(round)));
+    // The power of two 2^k in `f`, or `None` beyond its finite range.
+    let pow2 = |k: u32, negative: bool| {
+        (k as i32 <= f.bias()).then(|| {
+            let bits = f.one(negative) + (u64::from(k) << (f.precision() - 1));
+            float(&BV::from_u64(bits, f.width()), f)
+        })
+    };
+    // The integers are [-2^(w-1), 2^(w-1)) signed and [0, 2^w) unsigned: a value at or above
+    // the upper end (infinity where 2^k is not finite in `f`) is too big.
+    let top = if signed { width - 1 } else { width };
+    let too_big = match pow2(top, false) {
+        Some(end) => r.ge(&end),
+        None => Bool::and(&[r.is_infinite(), r.is_positive()]),
+    };
+    let too_small = if signed {
+        match pow2(width - 1, true) {
+            Some(end) => r.lt(&end),
+            None => Bool::and(&[r.is_infinite(), r.is_negative()]),
+        }
+    } else {
+        r.lt(&float(&BV::from_u64(f.zero(false), f.width()), f))
+    };
+    let rtz = rounding_mode(Rm::TowardZero);
+    let exact = if signed {
+        r.to_sbv_with_rounding_mode(&rtz, width)
+    } else {
+        r.to_ubv_with_rounding_mode(&rtz, width)
+    };
+    let (max, min) = if signed {
+        (mask(width - 1), 1 << (width - 1))
+    } else {
+        (mask(width), 0)
+    };
+    let k = |v: u64| BV::from_u64(v, width);
+    x.is_nan().ite(
+        &k(0),
+        &too_big.ite(&k(max), &too_small.ite(&k(min), &exact)),
+    )
+}
+
 /// The high half of the double-width product (`Op::MulHi`).
 fn mul_hi(a: &BV, b: &BV, width: u32, signed: bool) -> BV {
     let wide = |x: &BV| {
@@ -872,6 +919,41 @@ impl Encoder<'_> {
                 .expect("a rounded operation");
                 let refs: Vec<&Fp> = args.iter().collect();
                 Val::float(f, r, &refs)
+            }
+            Op::RoundInt(f, r, a) => {
+                let x = self.fp(*a, *f);
+                let z =
+                    x.x.round_to_integral_with_rounding_mode(&rounding_mode(rm(*r)));
+                Val::float(*f, z, &[&x])
+            }
+            Op::FloatToInt {
+                from,
+                round,
+                width,
+                signed,
+                value,
+            } => Val::bits_term(float_to_int(
+                &self.fp(*value, *from).x,
+                *from,
+                *round,
+                *width,
+                *signed,
+            )),
+            Op::IntToFloat {
+                width: _,
+                signed,
+                to,
+                round,
+                value,
+            } => {
+                let z = fp_from_int(
+                    &self.bits(*value),
+                    *signed,
+                    &rounding_mode(rm(*round)),
+                    to.exp_bits(),
+                    to.precision(),
+                );
+                Val::float(*to, z, &[])
             }
             Op::Class(f, c, a) => {
                 let x = self.fp(*a, *f).x;

@@ -75,6 +75,42 @@ pub fn fp_from_bits(bv: &BV, exp_bits: u32, precision: u32) -> Float {
     }
 }
 
+/// The integer `bv` (two's complement when `signed`, else unsigned) as a `Float` of sort
+/// `(exp_bits, precision)`, rounded per `rm` (SMT-LIB `(_ to_fp eb sb)` applied to a rounding
+/// mode and a bit-vector, and `(_ to_fp_unsigned eb sb)`).
+pub fn fp_from_int(
+    bv: &BV,
+    signed: bool,
+    rm: &RoundingMode,
+    exp_bits: u32,
+    precision: u32,
+) -> Float {
+    let sort = fp_sort(exp_bits, precision);
+    let ctx = bv.get_ctx();
+    let raw = ctx.get_z3_context();
+    // SAFETY: as in `fp_from_bits`: every argument belongs to the same live context, and Z3
+    // accepts any bit-vector width for these conversions.
+    unsafe {
+        let ast = if signed {
+            z3_sys::Z3_mk_fpa_to_fp_signed(
+                raw,
+                rm.get_z3_ast(),
+                bv.get_z3_ast(),
+                sort.get_z3_sort(),
+            )
+        } else {
+            z3_sys::Z3_mk_fpa_to_fp_unsigned(
+                raw,
+                rm.get_z3_ast(),
+                bv.get_z3_ast(),
+                sort.get_z3_sort(),
+            )
+        }
+        .expect("Z3_mk_fpa_to_fp_signed/unsigned failed");
+        Float::wrap(ctx, ast)
+    }
+}
+
 /// The IEEE-754 bits of `f` (SMT-LIB `fp.to_ieee_bv`), width `exp_bits + precision`.
 ///
 /// **Unspecified on NaN.** SMT-LIB deliberately leaves the result undefined

@@ -71,6 +71,37 @@ pub enum Op {
     Sqrt(Format, Round, ValueId),
     /// Conversion from the first format to the second.
     Cvt(Format, Format, Round, ValueId),
+    /// A float rounded to an integral value in its own format (IEEE `roundToIntegral`).
+    RoundInt(Format, Round, ValueId),
+    /// A float of format `from` rounded to an integer and converted to a `width`-bit integer
+    /// (two's complement when `signed`), saturating at the ends of the integer range; a NaN
+    /// gives 0 ([`semfuzz_fp::to_int`]).
+    FloatToInt {
+        /// The source format.
+        from: Format,
+        /// The rounding to an integer.
+        round: Round,
+        /// Width of the result.
+        width: u32,
+        /// Whether the result is two's complement.
+        signed: bool,
+        /// The converted value.
+        value: ValueId,
+    },
+    /// A `width`-bit integer (two's complement when `signed`) converted to format `to`,
+    /// correctly rounded ([`semfuzz_fp::from_int`]).
+    IntToFloat {
+        /// Width of the source.
+        width: u32,
+        /// Whether the source is two's complement.
+        signed: bool,
+        /// The result format.
+        to: Format,
+        /// The rounding.
+        round: Round,
+        /// The converted value.
+        value: ValueId,
+    },
     /// A classification predicate.
     Class(Format, Class, ValueId),
     /// An IEEE comparison predicate.
@@ -184,6 +215,21 @@ impl Op {
             Op::Fma(f, r, a, b, c) => fp::fma(*f, g(a), g(b), g(c), *r),
             Op::Sqrt(f, r, a) => fp::sqrt(*f, g(a), *r),
             Op::Cvt(from, to, r, a) => fp::convert(*from, *to, g(a), *r),
+            Op::RoundInt(f, r, a) => fp::round_to_integral(*f, g(a), *r),
+            Op::FloatToInt {
+                from,
+                round,
+                width,
+                signed,
+                value,
+            } => fp::to_int(*from, g(value), *round, *width, *signed),
+            Op::IntToFloat {
+                width,
+                signed,
+                to,
+                round,
+                value,
+            } => fp::from_int(*to, g(value), *width, *signed, *round),
             Op::Class(f, c, a) => {
                 let x = g(a);
                 (match c {
@@ -279,8 +325,16 @@ impl Op {
     pub fn args_mut(&mut self) -> Vec<&mut ValueId> {
         match self {
             Op::Input(_) | Op::Const(_) | Op::Choose(_) => vec![],
-            Op::Sqrt(_, _, a) | Op::Cvt(_, _, _, a) | Op::Class(_, _, a) | Op::Not(_, a) => vec![a],
-            Op::Extract { value, .. } | Op::Shl(_, value, _) | Op::Shr(_, value, _) => vec![value],
+            Op::Sqrt(_, _, a)
+            | Op::Cvt(_, _, _, a)
+            | Op::RoundInt(_, _, a)
+            | Op::Class(_, _, a)
+            | Op::Not(_, a) => vec![a],
+            Op::Extract { value, .. }
+            | Op::Shl(_, value, _)
+            | Op::Shr(_, value, _)
+            | Op::FloatToInt { value, .. }
+            | Op::IntToFloat { value, .. } => vec![value],
             Op::Add(_, _, a, b)
             | Op::Sub(_, _, a, b)
             | Op::Mul(_, _, a, b)
@@ -560,6 +614,7 @@ impl Builder {
                 | Op::Fma(..)
                 | Op::Sqrt(..)
                 | Op::Cvt(..)
+                | Op::RoundInt(..)
         );
         let op = match op {
             Op::Select(c, a, b) if self.known[c as usize].is_some() => {

@@ -196,11 +196,21 @@ fn accepts(a: &Accept, expected: Option<u64>, nan_of: impl Fn(u64) -> bool, got:
     }
 }
 
+/// The conversions between .f32 and the half formats (spec/tests/cvt_complete.rs has the
+/// others).
 fn cvt_variants() -> Vec<&'static Variant> {
+    let between = [
+        ".f16.f32",
+        ".bf16.f32",
+        ".f16x2.f32",
+        ".bf16x2.f32",
+        ".f32.f16",
+        ".f32.bf16",
+    ];
     spec()
         .variants
         .iter()
-        .filter(|v| v.family == "cvt")
+        .filter(|v| v.family == "cvt" && between.iter().any(|b| v.text.ends_with(b)))
         .collect()
 }
 
@@ -214,7 +224,7 @@ fn half_of(v: &Variant) -> Half16 {
 }
 
 #[test]
-fn every_cvt_variant_is_a_conversion_between_f32_and_a_half_format() {
+fn there_are_58_conversions_between_f32_and_the_half_formats() {
     let vs = cvt_variants();
     assert_eq!(
         vs.len(),
@@ -433,8 +443,6 @@ fn forbidden_combinations_are_refused_with_the_manual_reason() {
         ("cvt.rn.sat.bf16.f32", "Applies to .f16, .f32, and .f64"),
         ("cvt.sat.f32.bf16", "Applies to .f16, .f32, and .f64"),
         ("cvt.ftz.sat.f32.bf16", "Applies to .f16, .f32, and .f64"),
-        ("cvt.rn.f16.bf16", "between .f32 and the half formats"),
-        ("cvt.f32.f32", "between .f32 and the half formats"),
     ] {
         let e = spec().lookup(text, None).expect_err(text).to_string();
         assert!(

@@ -109,6 +109,9 @@ impl Operand {
             // `.b8` registers hold the elements of 9.7.9.4's packing `mov` (ptxas 13.5
             // accepts them, and `ld.global.b8` fills them).
             "b8" => "b8",
+            // 9.7.9.21 cvt's `.u8`/`.s8` operands: a bit-size register of the same size
+            // (ptxas checks the size, and the instruction type says how the bits are read).
+            "u8" | "s8" => "b8",
             "b16" => "b16",
             "b32" => "b32",
             "b64" => "b64",

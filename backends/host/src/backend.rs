@@ -221,6 +221,13 @@ fn plan_cvt(words: &Words, bf16: bool) -> Result<Plan, String> {
         (Some(t), Some(f)) => (t, f),
         _ => return Err(format!("no host format for `.{to}.{from}`")),
     };
+    // The batch path widens halves to binary32 lanes and narrows binary32 lanes: it has
+    // conversions between binary32 and a 16-bit format only.
+    if (to == Ty::F32) == (from == Ty::F32) || to == Ty::F64 || from == Ty::F64 {
+        return Err(format!(
+            "no host conversion from {from:?} to {to:?}: only between binary32 and a 16-bit format"
+        ));
+    }
     let (mut round, mut ftz, mut sat, mut relu) = (Round::NearestEven, false, false, false);
     for &m in modifiers {
         if let Some(r) = rounding_word(m) {

@@ -217,6 +217,78 @@ impl Lowerer<'_> {
                     Ty::Float(to),
                 ))
             }
+            "round_int" => {
+                arity(2)?;
+                let rm = rm_of(self, &vals[1], &args[1].span)?;
+                let (x, fm) = self.float(vals.remove(0), &args[0].span)?;
+                Ok(Val::Rt(
+                    self.emit(Op::RoundInt(fm, rm, x), fm.width()),
+                    Ty::Float(fm),
+                ))
+            }
+            "to_int" => {
+                arity(3)?;
+                let rm = rm_of(self, &vals[2], &args[2].span)?;
+                let (width, signed) = int_type_arg(&vals[1]).ok_or_else(|| {
+                    self.type_err(&args[1].span, "an integer type such as `.s32`", &vals[1])
+                })?;
+                let (x, from) = self.float(vals.remove(0), &args[0].span)?;
+                Ok(Val::Rt(
+                    self.emit(
+                        Op::FloatToInt {
+                            from,
+                            round: rm,
+                            width,
+                            signed,
+                            value: x,
+                        },
+                        width,
+                    ),
+                    Ty::Bits(width),
+                ))
+            }
+            "to_float" => {
+                arity(4)?;
+                let rm = rm_of(self, &vals[3], &args[3].span)?;
+                let to = match &vals[2] {
+                    Val::Mod(m) => match self.spec.format(m) {
+                        Some(FormatInfo::Scalar(t)) => t,
+                        _ => {
+                            return Err(err(
+                                &args[2].span,
+                                format!("`.{m}` is not a scalar format"),
+                            ))
+                        }
+                    },
+                    other => {
+                        return Err(self.type_err(&args[2].span, "a format such as `.f32`", other))
+                    }
+                };
+                let signed = match &vals[1] {
+                    Val::Bool(b) => *b,
+                    other => {
+                        return Err(self.type_err(
+                            &args[1].span,
+                            "a compile-time boolean (signed)",
+                            other,
+                        ))
+                    }
+                };
+                let (x, width) = self.bits_arg(vals.remove(0), &args[0].span)?;
+                Ok(Val::Rt(
+                    self.emit(
+                        Op::IntToFloat {
+                            width,
+                            signed,
+                            to,
+                            round: rm,
+                            value: x,
+                        },
+                        to.width(),
+                    ),
+                    Ty::Float(to),
+                ))
+            }
             "sign" => {
                 arity(1)?;
                 let (x, fm) = self.float(vals.remove(0), &args[0].span)?;
@@ -766,4 +838,16 @@ impl Lowerer<'_> {
             Ty::Float(format),
         ))
     }
+}
+
+/// The width and signedness an integer type modifier names: `.s32` is (32, true), `.u8`
+/// (8, false).
+fn int_type_arg(v: &Val) -> Option<(u32, bool)> {
+    let Val::Mod(m) = v else {
+        return None;
+    };
+    let width = m.strip_prefix(['s', 'u'])?.parse::<u32>().ok()?;
+    (1..=64)
+        .contains(&width)
+        .then_some((width, m.starts_with('s')))
 }
