@@ -132,11 +132,12 @@ fn names_instruction<'a>(literal: &str, opcodes: &'a [String]) -> Option<&'a str
                     !after.starts_with(|c: char| c.is_ascii_lowercase())
                 } else {
                     // `"cvt "`, `"cvt %r1"`, but not English: `and`, `or`, `not`, `mov`, `st`
-                    // are opcodes too, and `"and the driver"` names none.
+                    // are opcodes too, and `"and the driver"` or `"not {name}: {why}"` (a
+                    // format string's placeholder) names none.
                     after.starts_with('.')
-                        || after
-                            .strip_prefix(' ')
-                            .is_some_and(|rest| !rest.starts_with(|c: char| c.is_ascii_lowercase()))
+                        || after.strip_prefix(' ').is_some_and(|rest| {
+                            !rest.starts_with(|c: char| c.is_ascii_lowercase() || c == '{')
+                        })
                 }
             })
         })
