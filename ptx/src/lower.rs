@@ -830,13 +830,15 @@ impl<'s> Reader<'s> {
             }
             Imm::F32(b) if width == 32 => u64::from(b),
             Imm::F64(b) if width == 64 => b,
-            Imm::F32(_) | Imm::F64(_) => return Err(at(
-                span,
-                format!(
+            Imm::F32(_) | Imm::F64(_) => {
+                return Err(at(
+                    span,
+                    format!(
                     "a {}-bit floating-point literal where the operand (.{ty}) has {width} bits",
                     if matches!(imm, Imm::F32(_)) { 32 } else { 64 }
                 ),
-            )),
+                ))
+            }
         };
         Ok(self.b.konst(bits, width))
     }

@@ -103,7 +103,11 @@ fn bf16_sum_is_rounded_once_on_every_target() {
                         "{sm}: {a:#06x}+{b:#06x} must be a NaN, got {got:?}"
                     );
                 } else {
-                    assert_eq!(got, Accept::Exact(want.to_bits() as u64), "{sm}: {a:#06x}+{b:#06x}");
+                    assert_eq!(
+                        got,
+                        Accept::Exact(want.to_bits() as u64),
+                        "{sm}: {a:#06x}+{b:#06x}"
+                    );
                 }
             }
         }
@@ -123,9 +127,16 @@ fn f16_product_through_f32_is_rounded_once() {
                 let y = Half::from_bits(u128::from(b));
                 let want = (x * y).value;
                 if want.is_nan() {
-                    assert!(!matches!(got, Accept::Exact(v) if !Half::from_bits(u128::from(v)).is_nan()), "{sm}");
+                    assert!(
+                        !matches!(got, Accept::Exact(v) if !Half::from_bits(u128::from(v)).is_nan()),
+                        "{sm}"
+                    );
                 } else {
-                    assert_eq!(got, Accept::Exact(want.to_bits() as u64), "{sm}: {a:#06x}*{b:#06x}");
+                    assert_eq!(
+                        got,
+                        Accept::Exact(want.to_bits() as u64),
+                        "{sm}: {a:#06x}*{b:#06x}"
+                    );
                 }
             }
         }
@@ -144,9 +155,15 @@ fn bf16_to_f32_is_exact() {
             let x = BFloat::from_bits(u128::from(a));
             let want: Single = x.convert(&mut false).value;
             if want.is_nan() {
-                assert!(!matches!(out[0], Accept::Exact(v) if !Single::from_bits(u128::from(v)).is_nan()));
+                assert!(
+                    !matches!(out[0], Accept::Exact(v) if !Single::from_bits(u128::from(v)).is_nan())
+                );
             } else {
-                assert_eq!(out[0], Accept::Exact(want.to_bits() as u64), "{sm}: {a:#06x}");
+                assert_eq!(
+                    out[0],
+                    Accept::Exact(want.to_bits() as u64),
+                    "{sm}: {a:#06x}"
+                );
             }
         }
     }
