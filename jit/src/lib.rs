@@ -74,6 +74,9 @@ pub struct Compiled {
     outcomes: Vec<Outcome>,
     /// Values per row.
     n_values: usize,
+    /// Where every outcome is one value (PTX functions' results, most exact variants): the
+    /// column of each, so a row's accept sets are read without walking outcome trees.
+    exact: Option<Vec<usize>>,
     /// The column of a row's values that says whether it met an open intermediate choice
     /// ([`Op::Choose`](semfuzz_spec::ir::Op::Choose)); `None` for a program without choices.
     open_column: Option<usize>,
@@ -261,6 +264,13 @@ pub fn compile(program: &Program) -> Result<Compiled, Unsupported> {
         values,
         rejects,
         n_inputs: program.input_widths.len(),
+        exact: parts
+            .iter()
+            .map(|p| match p.outcome {
+                Outcome::Exact(v) => Some(map[&v] as usize),
+                _ => None,
+            })
+            .collect(),
         outcomes: parts.iter().map(|p| renumber(&p.outcome, &map)).collect(),
         n_values,
         open_column,
@@ -501,8 +511,8 @@ impl<'p> Evaluator<'p> {
                     "output buffer does not match the batch"
                 );
                 assert!(rows * ni <= inputs.len(), "wrong number of inputs");
-                values.clear();
-                values.resize(rows * code.n_values, 0);
+                // The compiled loop writes every value of every row: no need to clear them.
+                values.resize(values.len().max(rows * code.n_values), 0);
                 // SAFETY: `inputs` holds `rows` rows of `ni` values and `values` holds `rows`
                 // rows of `n_values`, which is what the compiled loop reads and writes.
                 unsafe {
@@ -514,10 +524,21 @@ impl<'p> Evaluator<'p> {
                     )
                 };
                 let nv = code.n_values.max(1);
-                for (r, res) in out.chunks_exact_mut(np.max(1)).enumerate() {
-                    let row = values.get(r * nv..).unwrap_or(&[]);
-                    for (o, outcome) in res.iter_mut().zip(&code.outcomes) {
-                        *o = resolver.resolve(outcome, row);
+                match &code.exact {
+                    Some(columns) => {
+                        for (res, row) in out.chunks_exact_mut(np.max(1)).zip(values.chunks(nv)) {
+                            for (o, &c) in res.iter_mut().zip(columns) {
+                                *o = Accept::Exact(row[c]);
+                            }
+                        }
+                    }
+                    None => {
+                        for (r, res) in out.chunks_exact_mut(np.max(1)).enumerate() {
+                            let row = values.get(r * nv..).unwrap_or(&[]);
+                            for (o, outcome) in res.iter_mut().zip(&code.outcomes) {
+                                *o = resolver.resolve(outcome, row);
+                            }
+                        }
                     }
                 }
                 if let Some(c) = code.open_column {
