@@ -80,7 +80,9 @@ pub struct Compiled {
     /// The column of a row's values that says whether it met an open intermediate choice
     /// ([`Op::Choose`](semfuzz_spec::ir::Op::Choose)); `None` for a program without choices.
     open_column: Option<usize>,
-    /// The bounded outcomes the code calls back into MPFR for, at addresses it holds.
+    /// The bounded outcomes the code calls back into MPFR for, at addresses it holds (so
+    /// boxed: the addresses must not move).
+    #[allow(clippy::vec_box)]
     _bounded: Vec<Box<Outcome>>,
 }
 

@@ -33,7 +33,9 @@ pub struct RowLowering<'a, 'b> {
     /// Whether an [`Op::Choose`] of this row met a set of more than one member (an `i8`).
     open: Value,
     /// The bounded outcomes choices call back into MPFR for (see [`shims::within_rep`]): the
-    /// compiled code holds their addresses, so they live as long as it does.
+    /// compiled code holds their addresses, so they live as long as it does (boxed: the
+    /// addresses must not move when the vector grows).
+    #[allow(clippy::vec_box)]
     bounded: &'a mut Vec<Box<Outcome>>,
 }
 
@@ -61,6 +63,7 @@ fn native(f: Format, r: Round) -> Option<types::Type> {
 impl<'a, 'b> RowLowering<'a, 'b> {
     /// Lowers every op of `program`, reading source operand `k` at `inputs + 8k`; the bounded
     /// outcomes of its choices are kept in `bounded`, which must outlive the code.
+    #[allow(clippy::vec_box)] // the boxes' addresses are compiled into the code
     pub fn lower(
         b: &'a mut FunctionBuilder<'b>,
         shim_sig: SigRef,
