@@ -85,6 +85,10 @@ enum Command {
         /// The function to read (needed when the module defines several).
         #[arg(long)]
         func: Option<String>,
+        /// What computes the accept sets: jit (native code, where it supports the function)
+        /// or interp (the IR interpreter, the reference).
+        #[arg(long, default_value = "jit", value_parser = fuzz::parse_evaluator)]
+        evaluator: semfuzz_jit::EvaluatorKind,
         /// The function's inputs in order: its parameters, then memory its pointer parameters
         /// point to, as first read (hex; a floating-point parameter may be an exact decimal).
         #[arg(allow_hyphen_values = true)]
@@ -103,6 +107,11 @@ enum Command {
         /// Print only mismatches, errors and the closing line.
         #[arg(long)]
         quiet: bool,
+        /// What computes the accept sets: jit (native code, where it supports the function)
+        /// or interp (the IR interpreter, the reference); Z3 decides results reached through
+        /// other choices either way.
+        #[arg(long, default_value = "jit", value_parser = fuzz::parse_evaluator)]
+        evaluator: semfuzz_jit::EvaluatorKind,
     },
     /// Run a campaign: generated inputs through a backend, every result compared with the
     /// spec; prints a table of findings (variant, class, count, example) and the totals.
@@ -295,15 +304,26 @@ fn run(cli: Cli) -> Result<bool> {
             },
         ),
         Command::Backends => fuzz::backends(),
-        Command::EvalPtx { file, func, args } => {
-            ptx::eval(&spec, &file, func.as_deref(), &args).map(|()| true)
-        }
+        Command::EvalPtx {
+            file,
+            func,
+            evaluator,
+            args,
+        } => ptx::eval(&spec, &file, func.as_deref(), &args, evaluator).map(|()| true),
         Command::CheckPtx {
             file,
             func,
             lines,
             quiet,
-        } => ptx::check(&spec, &file, func.as_deref(), lines.as_deref(), quiet),
+            evaluator,
+        } => ptx::check(
+            &spec,
+            &file,
+            func.as_deref(),
+            lines.as_deref(),
+            quiet,
+            evaluator,
+        ),
         Command::Repro { findings, n, out } => {
             repro::run(&spec, findings.as_deref(), n, out).map(|()| true)
         }

@@ -4,10 +4,10 @@
 use crate::operand::parse_hex;
 use anyhow::{Context, Result};
 use semfuzz_fp::Format;
+use semfuzz_jit::{Evaluator, EvaluatorKind};
 use semfuzz_ptx::{PtxFunction, Slot};
 use semfuzz_smt::reach::{reachable, Reach};
 use semfuzz_spec::diag::SourceFile;
-use semfuzz_spec::eval::Evaluator;
 use semfuzz_spec::ir::PartKind;
 use semfuzz_spec::outcome::{classify, describe, describe_accept, Accept};
 use semfuzz_spec::{Diagnostic, Spec};
@@ -78,19 +78,26 @@ fn input_names(f: &PtxFunction) -> String {
         .join(", ")
 }
 
-/// `semfuzz eval-ptx FILE [--func NAME] ARG...`.
-pub fn eval(spec: &Spec, path: &Path, func: Option<&str>, args: &[String]) -> Result<()> {
+/// `semfuzz eval-ptx FILE [--func NAME] [--evaluator jit|interp] ARG...`.
+pub fn eval(
+    spec: &Spec,
+    path: &Path,
+    func: Option<&str>,
+    args: &[String],
+    evaluator: EvaluatorKind,
+) -> Result<()> {
     let f = load(spec, path, func)?;
     let inputs = parse_args(&f, args)?;
-    let mut ev = Evaluator::new(&f.program);
+    let mut ev = Evaluator::of_kind(&f.program, evaluator);
     let mut out = vec![Accept::default(); ev.n_parts()];
     ev.eval(&inputs, &mut out);
     outln!(
-        "{} ({}: {} instructions, {} ops)",
+        "{} ({}: {} instructions, {} ops; {} evaluator)",
         f.name,
         path.display(),
         f.instructions,
-        f.program.ops.len()
+        f.program.ops.len(),
+        ev.kind().name()
     );
     for (slot, bits) in f.inputs.iter().zip(&inputs) {
         outln!("  {} = {}", slot.name, describe(slot.kind, *bits));
@@ -99,8 +106,11 @@ pub fn eval(spec: &Spec, path: &Path, func: Option<&str>, args: &[String]) -> Re
         outln!("  {} = {}", slot.name, describe_accept(slot.kind, a));
     }
     if ev.met_open_choice() {
+        // Which choices were open: the interpreter keeps every choice's set of the row.
+        let mut interp = semfuzz_spec::eval::Evaluator::new(&f.program);
+        interp.eval(&inputs, &mut out);
         let sites: Vec<String> = (0..f.program.choices.len())
-            .filter(|k| !matches!(ev.choice_set(*k), Accept::Exact(_)))
+            .filter(|k| !matches!(interp.choice_set(*k), Accept::Exact(_)))
             .map(|k| f.choice_sites[k].clone())
             .collect();
         outln!(
@@ -111,13 +121,15 @@ pub fn eval(spec: &Spec, path: &Path, func: Option<&str>, args: &[String]) -> Re
     Ok(())
 }
 
-/// `semfuzz check-ptx FILE [--func NAME] [LINES|-]`: lines `ARG... RESULT...`.
+/// `semfuzz check-ptx FILE [--func NAME] [--evaluator jit|interp] [LINES|-]`: lines
+/// `ARG... RESULT...`.
 pub fn check(
     spec: &Spec,
     path: &Path,
     func: Option<&str>,
     lines: Option<&Path>,
     quiet: bool,
+    evaluator: EvaluatorKind,
 ) -> Result<bool> {
     let f = load(spec, path, func)?;
     let (name, text) = match lines {
@@ -135,7 +147,7 @@ pub fn check(
         }
     };
     let file = SourceFile::new(name, text);
-    let mut ev = Evaluator::new(&f.program);
+    let mut ev = Evaluator::of_kind(&f.program, evaluator);
     let mut out = vec![Accept::default(); ev.n_parts()];
     let (mut passed, mut failed) = (0usize, 0usize);
     for (n, raw) in file.text.lines().enumerate() {
@@ -165,7 +177,10 @@ pub fn check(
             }
         }
     }
-    outln!("{passed} passed, {failed} failed");
+    outln!(
+        "{passed} passed, {failed} failed ({} evaluator)",
+        ev.kind().name()
+    );
     Ok(failed == 0)
 }
 

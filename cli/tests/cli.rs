@@ -636,3 +636,61 @@ fn fuzz_runs_the_witness_generator() {
     assert!(all.contains("2 variants, 44 cases"), "{all}");
     assert!(all.contains("0 findings"), "{all}");
 }
+
+/// `eval-ptx` and `check-ptx` run compiled by default and interpreted on request, with the
+/// same results, and say which ran; a result only another NaN choice gives still goes to Z3.
+#[test]
+fn ptx_commands_give_the_same_answers_with_either_evaluator() {
+    let fixture = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../ptx/fixtures/llvm22-sm_70.ptx"
+    );
+    let mut answers = Vec::new();
+    for evaluator in ["jit", "interp"] {
+        let mut evals = String::new();
+        for args in [
+            ["0x3f80", "0x4000"],
+            ["0x7fa0", "0x3f80"],
+            ["0xff80", "0x7f80"],
+        ] {
+            let mut argv = vec!["eval-ptx", fixture, "--func", "fadd_bf16"];
+            argv.extend(["--evaluator", evaluator]);
+            argv.extend(args);
+            let (code, out, err) = run(&argv, None);
+            assert_eq!(code, 0, "{err}");
+            let tag = format!("; {evaluator} evaluator)");
+            assert!(
+                out.lines().next().is_some_and(|l| l.ends_with(&tag)),
+                "{out}"
+            );
+            evals.push_str(&out.replace(&tag, ")"));
+        }
+        assert!(
+            evals.contains("note: the results above follow the default choice"),
+            "{evals}"
+        );
+        // The bf16 sum, a NaN another choice reaches (Z3), a NaN none reaches, a wrong sum.
+        let lines = "0x3f80 0x4000 0x4040\n0x7fa0 0x3f80 0x7fe1\n0x7fa0 0x3f80 0x3f80\n\
+                     0x3f80 0x4000 0x4041\n";
+        let (code, out, err) = run(
+            &[
+                "check-ptx",
+                fixture,
+                "--func",
+                "fadd_bf16",
+                "--evaluator",
+                evaluator,
+            ],
+            Some(lines),
+        );
+        assert_eq!(code, 1, "{out}{err}");
+        let closing = format!("2 passed, 2 failed ({evaluator} evaluator)");
+        assert!(out.ends_with(&format!("{closing}\n")), "{out}");
+        assert!(
+            out.contains("no other choice the ISA leaves open gives it (Z3)"),
+            "{out}"
+        );
+        answers.push((evals, out.replace(&closing, "")));
+    }
+    assert_eq!(answers[0], answers[1]);
+}

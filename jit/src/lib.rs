@@ -74,6 +74,16 @@ pub struct Compiled {
     outcomes: Vec<Outcome>,
     /// Values per row.
     n_values: usize,
+    /// Where every outcome is one value (PTX functions' results, most exact variants): the
+    /// column of each, so a row's accept sets are read without walking outcome trees.
+    exact: Option<Vec<usize>>,
+    /// The column of a row's values that says whether it met an open intermediate choice
+    /// ([`Op::Choose`](semfuzz_spec::ir::Op::Choose)); `None` for a program without choices.
+    open_column: Option<usize>,
+    /// The bounded outcomes the code calls back into MPFR for, at addresses it holds (so
+    /// boxed: the addresses must not move).
+    #[allow(clippy::vec_box)]
+    _bounded: Vec<Box<Outcome>>,
 }
 
 // SAFETY: after `finalize_definitions` the module's code and data are never written again;
@@ -195,12 +205,20 @@ pub fn compile(program: &Program) -> Result<Compiled, Unsupported> {
         .map(|(i, &v)| (v, i as ValueId))
         .collect();
 
+    // A row of values ends with the open-choice flag where the program has choices.
+    let open_column = (!program.choices.is_empty()).then_some(exported.len());
+    let n_values = exported.len() + usize::from(open_column.is_some());
+    let mut bounded = Vec::new();
     let values_id = define(&mut module, "values", 4, |b, p| {
         let shim_sig = b.import_signature(lower::shim_signature(cc));
-        let out_stride = b.ins().iconst(types::I64, exported.len() as i64 * 8);
+        let out_stride = b.ins().iconst(types::I64, n_values as i64 * 8);
         lower::row_loop(b, p[2], &[(p[0], p[1]), (p[3], out_stride)], |b, at| {
-            let l = lower::RowLowering::lower(b, shim_sig, program, at[0])?;
-            let vals: Vec<_> = exported.iter().map(|&v| l.value(v)).collect();
+            let l = lower::RowLowering::lower(b, shim_sig, program, at[0], &mut bounded)?;
+            let mut vals: Vec<_> = exported.iter().map(|&v| l.value(v)).collect();
+            let open = l.met_open_choice();
+            if open_column.is_some() {
+                vals.push(b.ins().uextend(types::I64, open));
+            }
             for (k, v) in vals.into_iter().enumerate() {
                 b.ins()
                     .store(MemFlagsData::trusted(), v, at[1], k as i32 * 8);
@@ -211,13 +229,7 @@ pub fn compile(program: &Program) -> Result<Compiled, Unsupported> {
     // The accept-set test covers the first destination (the one backends return); a bounded
     // outcome there leaves it out (its set needs MPFR, so every row is resolved instead).
     let dest = program.dests.first();
-    let testable = dest.is_some_and(|d| {
-        d.parts.iter().all(|p| {
-            let mut leaves = Vec::new();
-            p.outcome.leaves(&mut leaves);
-            !leaves.iter().any(|l| matches!(l, Outcome::Within { .. }))
-        })
-    });
+    let testable = dest.is_some_and(|d| d.parts.iter().all(|p| !lower::has_bounded(&p.outcome)));
     let rejects_id = match dest {
         Some(d) if testable => Some(define(&mut module, "rejects", 5, |b, p| {
             let shim_sig = b.import_signature(lower::shim_signature(cc));
@@ -227,7 +239,8 @@ pub fn compile(program: &Program) -> Result<Compiled, Unsupported> {
                 p[2],
                 &[(p[0], p[1]), (p[3], eight), (p[4], one)],
                 |b, at| {
-                    let mut l = lower::RowLowering::lower(b, shim_sig, program, at[0])?;
+                    let mut l =
+                        lower::RowLowering::lower(b, shim_sig, program, at[0], &mut bounded)?;
                     let got = l.load_u64(at[1]);
                     let bad = l
                         .rejects(&d.parts, got)
@@ -253,8 +266,17 @@ pub fn compile(program: &Program) -> Result<Compiled, Unsupported> {
         values,
         rejects,
         n_inputs: program.input_widths.len(),
+        exact: parts
+            .iter()
+            .map(|p| match p.outcome {
+                Outcome::Exact(v) => Some(map[&v] as usize),
+                _ => None,
+            })
+            .collect(),
         outcomes: parts.iter().map(|p| renumber(&p.outcome, &map)).collect(),
-        n_values: exported.len(),
+        n_values,
+        open_column,
+        _bounded: bounded,
     })
 }
 
@@ -363,6 +385,9 @@ enum Inner<'p> {
 pub struct Evaluator<'p> {
     program: &'p Program,
     inner: Inner<'p>,
+    /// For a program with intermediate choices, whether each row of the last batch met one
+    /// with more than one member (see [`Evaluator::met_open_choice`]).
+    open: Vec<bool>,
 }
 
 impl<'p> Evaluator<'p> {
@@ -394,6 +419,7 @@ impl<'p> Evaluator<'p> {
         Evaluator {
             program,
             inner: Inner::Interp(semfuzz_spec::eval::Evaluator::new(program)),
+            open: Vec::new(),
         }
     }
 
@@ -407,6 +433,7 @@ impl<'p> Evaluator<'p> {
                 values: Vec::new(),
                 resolver,
             },
+            open: Vec::new(),
         }
     }
 
@@ -443,7 +470,26 @@ impl<'p> Evaluator<'p> {
     /// If `out` does not hold `n_parts()` sets for each row.
     pub fn eval_batch(&mut self, inputs: &[u64], out: &mut [Accept]) {
         let np = self.n_parts();
+        let choices = !self.program.choices.is_empty();
+        self.open.clear();
         match &mut self.inner {
+            // Row by row where each row's open-choice flag is wanted.
+            Inner::Interp(ev) if choices => {
+                let ni = ev.n_inputs();
+                let rows = inputs
+                    .len()
+                    .checked_div(ni)
+                    .unwrap_or(out.len() / np.max(1));
+                assert_eq!(
+                    rows * np,
+                    out.len(),
+                    "output buffer does not match the batch"
+                );
+                for (r, res) in out.chunks_exact_mut(np.max(1)).enumerate() {
+                    ev.eval(&inputs[r * ni..(r + 1) * ni], res);
+                    self.open.push(ev.met_open_choice());
+                }
+            }
             Inner::Interp(ev) => {
                 if inputs.len() == ev.n_inputs() {
                     ev.eval(inputs, out)
@@ -467,8 +513,8 @@ impl<'p> Evaluator<'p> {
                     "output buffer does not match the batch"
                 );
                 assert!(rows * ni <= inputs.len(), "wrong number of inputs");
-                values.clear();
-                values.resize(rows * code.n_values, 0);
+                // The compiled loop writes every value of every row: no need to clear them.
+                values.resize(values.len().max(rows * code.n_values), 0);
                 // SAFETY: `inputs` holds `rows` rows of `ni` values and `values` holds `rows`
                 // rows of `n_values`, which is what the compiled loop reads and writes.
                 unsafe {
@@ -480,14 +526,44 @@ impl<'p> Evaluator<'p> {
                     )
                 };
                 let nv = code.n_values.max(1);
-                for (r, res) in out.chunks_exact_mut(np.max(1)).enumerate() {
-                    let row = values.get(r * nv..).unwrap_or(&[]);
-                    for (o, outcome) in res.iter_mut().zip(&code.outcomes) {
-                        *o = resolver.resolve(outcome, row);
+                match &code.exact {
+                    Some(columns) => {
+                        for (res, row) in out.chunks_exact_mut(np.max(1)).zip(values.chunks(nv)) {
+                            for (o, &c) in res.iter_mut().zip(columns) {
+                                *o = Accept::Exact(row[c]);
+                            }
+                        }
                     }
+                    None => {
+                        for (r, res) in out.chunks_exact_mut(np.max(1)).enumerate() {
+                            let row = values.get(r * nv..).unwrap_or(&[]);
+                            for (o, outcome) in res.iter_mut().zip(&code.outcomes) {
+                                *o = resolver.resolve(outcome, row);
+                            }
+                        }
+                    }
+                }
+                if let Some(c) = code.open_column {
+                    self.open
+                        .extend((0..rows).map(|r| values[r * code.n_values + c] != 0));
                 }
             }
         }
+    }
+
+    /// Whether the last row evaluated met an intermediate choice
+    /// ([`Op::Choose`](semfuzz_spec::ir::Op::Choose)) with more than one member, as the
+    /// interpreter's [`met_open_choice`](semfuzz_spec::eval::Evaluator::met_open_choice)
+    /// says: its accept sets then follow the choice's representative, and other members may
+    /// lead elsewhere. Always false for a program without choices.
+    pub fn met_open_choice(&self) -> bool {
+        self.open.last().copied().unwrap_or(false)
+    }
+
+    /// [`Evaluator::met_open_choice`] for each row of the last batch, in order (empty for a
+    /// program without choices).
+    pub fn open_choices(&self) -> &[bool] {
+        &self.open
     }
 
     /// The rows of a batch whose first destination, `got` (one per row), some part's accept

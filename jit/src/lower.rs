@@ -12,7 +12,7 @@ use cranelift_codegen::ir::{types, AbiParam, InstBuilder, MemFlagsData, SigRef, 
 use cranelift_codegen::isa::CallConv;
 use cranelift_frontend::{FunctionBuilder, Variable};
 use semfuzz_fp::{Format, Round};
-use semfuzz_spec::ir::{mask, Class, Cmp, Op, Outcome, Part, Program, ValueId};
+use semfuzz_spec::ir::{mask, Class, Cmp, Op, Outcome, Part, Program, Shift, ValueId};
 
 const I64: types::Type = types::I64;
 
@@ -30,6 +30,13 @@ pub struct RowLowering<'a, 'b> {
     shim_sig: SigRef,
     /// The Cranelift value of each IR value.
     vals: Vec<Value>,
+    /// Whether an [`Op::Choose`] of this row met a set of more than one member (an `i8`).
+    open: Value,
+    /// The bounded outcomes choices call back into MPFR for (see [`shims::within_rep`]): the
+    /// compiled code holds their addresses, so they live as long as it does (boxed: the
+    /// addresses must not move when the vector grows).
+    #[allow(clippy::vec_box)]
+    bounded: &'a mut Vec<Box<Outcome>>,
 }
 
 fn magnitude_mask(f: Format) -> i64 {
@@ -54,17 +61,23 @@ fn native(f: Format, r: Round) -> Option<types::Type> {
 }
 
 impl<'a, 'b> RowLowering<'a, 'b> {
-    /// Lowers every op of `program`, reading source operand `k` at `inputs + 8k`.
+    /// Lowers every op of `program`, reading source operand `k` at `inputs + 8k`; the bounded
+    /// outcomes of its choices are kept in `bounded`, which must outlive the code.
+    #[allow(clippy::vec_box)] // the boxes' addresses are compiled into the code
     pub fn lower(
         b: &'a mut FunctionBuilder<'b>,
         shim_sig: SigRef,
         program: &Program,
         inputs: Value,
+        bounded: &'a mut Vec<Box<Outcome>>,
     ) -> Result<RowLowering<'a, 'b>, Unsupported> {
+        let open = b.ins().iconst(types::I8, 0);
         let mut l = RowLowering {
             b,
             shim_sig,
             vals: Vec::with_capacity(program.ops.len()),
+            open,
+            bounded,
         };
         for (i, op) in program.ops.iter().enumerate() {
             if let Some(a) = op.args().into_iter().find(|&a| a as usize >= i) {
@@ -344,11 +357,210 @@ impl<'a, 'b> RowLowering<'a, 'b> {
                 self.vals[a as usize],
                 self.vals[b as usize],
             ),
+            Op::BvSlt(w, a, b) => {
+                let (x, y) = (self.sext(self.v(a), w)?, self.sext(self.v(b), w)?);
+                let p = self.b.ins().icmp(IntCC::SignedLessThan, x, y);
+                self.widen(p)
+            }
+            Op::BvMul(w, a, b) => {
+                let (x, y) = (self.v(a), self.v(b));
+                let p = self.b.ins().imul(x, y);
+                self.mask(p, w)
+            }
+            Op::MulHi {
+                width,
+                signed,
+                a,
+                b,
+            } => self.mul_hi(width, signed, a, b)?,
+            Op::ShiftBy {
+                kind,
+                width,
+                value,
+                amount,
+            } => self.shift_by(kind, width, value, amount)?,
+            Op::Choose(k) => {
+                let Some(choice) = program.choices.get(k as usize) else {
+                    return Err(Unsupported(format!("choice {k} is not in the program")));
+                };
+                let mut read = Vec::new();
+                choice.values(&mut read);
+                if let Some(v) = read.iter().find(|&&v| v as usize >= self.vals.len()) {
+                    return Err(Unsupported(format!(
+                        "choice {k} reads value {v}, which is not defined before it"
+                    )));
+                }
+                let (rep, open) = self.representative(choice);
+                self.open = self.b.ins().bor(self.open, open);
+                rep
+            }
             // Other branches add ops to the IR in parallel: an op this lowering does not know
             // makes the variant the interpreter's, never a wrong or panicking compile.
             #[allow(unreachable_patterns)]
             ref other => return Err(Unsupported(format!("no lowering for {other:?}"))),
         })
+    }
+
+    /// `x`'s low `width` bits, sign-extended; widths outside 1..=64 are not IR values.
+    fn sext(&mut self, x: Value, width: u32) -> Result<Value, Unsupported> {
+        if !(1..=64).contains(&width) {
+            return Err(Unsupported(format!("a {width}-bit signed value")));
+        }
+        let up = self.b.ins().ishl_imm_s(x, i64::from(64 - width));
+        Ok(self.b.ins().sshr_imm_s(up, i64::from(64 - width)))
+    }
+
+    /// The high `width` bits of the `2*width`-bit product ([`Op::MulHi`]): the operands are
+    /// sign-extended (or taken whole, unsigned) and the 128-bit product's bits
+    /// `width..2*width` read from its two native halves.
+    fn mul_hi(
+        &mut self,
+        width: u32,
+        signed: bool,
+        a: ValueId,
+        b: ValueId,
+    ) -> Result<Value, Unsupported> {
+        let (x, y) = if signed {
+            (self.sext(self.v(a), width)?, self.sext(self.v(b), width)?)
+        } else if (1..=64).contains(&width) {
+            (self.v(a), self.v(b))
+        } else {
+            return Err(Unsupported(format!("a {width}-bit product")));
+        };
+        let hi = if signed {
+            self.b.ins().smulhi(x, y)
+        } else {
+            self.b.ins().umulhi(x, y)
+        };
+        if width == 64 {
+            return Ok(hi);
+        }
+        let lo = self.b.ins().imul(x, y);
+        let low_part = self.b.ins().ushr_imm_s(lo, i64::from(width));
+        let high_part = self.b.ins().ishl_imm_s(hi, i64::from(64 - width));
+        let r = self.b.ins().bor(low_part, high_part);
+        Ok(self.mask(r, width))
+    }
+
+    /// A shift by a run-time amount ([`Op::ShiftBy`]): native shifts take the amount modulo
+    /// 64, so an amount of `width` or more is selected apart (zero, or the sign for an
+    /// arithmetic shift, which shifts by `width - 1` instead).
+    fn shift_by(
+        &mut self,
+        kind: Shift,
+        width: u32,
+        value: ValueId,
+        amount: ValueId,
+    ) -> Result<Value, Unsupported> {
+        if !(1..=64).contains(&width) {
+            return Err(Unsupported(format!("a shift of a {width}-bit value")));
+        }
+        let (x, n) = (self.v(value), self.v(amount));
+        let out = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, n, i64::from(width));
+        Ok(match kind {
+            Shift::Left | Shift::Logical => {
+                let s = if kind == Shift::Left {
+                    let s = self.b.ins().ishl(x, n);
+                    self.mask(s, width)
+                } else {
+                    self.b.ins().ushr(x, n)
+                };
+                let zero = self.b.ins().iconst(I64, 0);
+                self.b.ins().select(out, zero, s)
+            }
+            Shift::Arithmetic => {
+                let last = self.b.ins().iconst(I64, i64::from(width - 1));
+                let n = self.b.ins().select(out, last, n);
+                let sx = self.sext(x, width)?;
+                let s = self.b.ins().sshr(sx, n);
+                self.mask(s, width)
+            }
+        })
+    }
+
+    /// The representative of `choice`'s accept set (what the interpreter's `Evaluator` takes
+    /// with no pick) and whether the set has more than one member (an `i8`), as
+    /// `Resolver::resolve` and `Accept::representative` would compute them.
+    fn representative(&mut self, choice: &Outcome) -> (Value, Value) {
+        let konst = |l: &mut Self, bits: u64, open: bool| {
+            let v = l.b.ins().iconst(I64, bits as i64);
+            let o = l.b.ins().iconst(types::I8, open as i64);
+            (v, o)
+        };
+        match choice {
+            Outcome::Exact(v) => (self.v(*v), self.b.ins().iconst(types::I8, 0)),
+            Outcome::AnyNan(f) => konst(self, f.default_nan(), true),
+            Outcome::Any(f) => konst(self, f.zero(false), true),
+            // The first value; more than one member when another differs from it.
+            Outcome::OneOf(vs) => match vs.split_first() {
+                None => konst(self, 0, true),
+                Some((first, rest)) => {
+                    let x = self.v(*first);
+                    let mut open = self.b.ins().iconst(types::I8, 0);
+                    for v in rest {
+                        let y = self.v(*v);
+                        let ne = self.b.ins().icmp(IntCC::NotEqual, y, x);
+                        open = self.b.ins().bor(open, ne);
+                    }
+                    (x, open)
+                }
+            },
+            Outcome::Select(c, a, b) if !has_bounded(choice) => {
+                let (ra, oa) = self.representative(a);
+                let (rb, ob) = self.representative(b);
+                let c = self.v(*c);
+                let r = self.b.ins().select(c, ra, rb);
+                (r, self.b.ins().select(c, oa, ob))
+            }
+            // A bounded leaf costs an MPFR call: only the branch taken is evaluated.
+            Outcome::Select(c, a, b) => {
+                let (then, other, join) = (
+                    self.b.create_block(),
+                    self.b.create_block(),
+                    self.b.create_block(),
+                );
+                self.b.append_block_param(join, I64);
+                self.b.append_block_param(join, types::I8);
+                let c = self.v(*c);
+                self.b.ins().brif(c, then, &[], other, &[]);
+                for (block, side) in [(then, a), (other, b)] {
+                    self.b.switch_to_block(block);
+                    let (r, o) = self.representative(side);
+                    self.b.ins().jump(join, &[r.into(), o.into()]);
+                }
+                self.b.switch_to_block(join);
+                let params = self.b.block_params(join);
+                (params[0], params[1])
+            }
+            Outcome::Within { args, .. } => {
+                // The shim reads the arguments as values 0 and 1 of its own.
+                let mut leaf = choice.clone();
+                let slots: Vec<ValueId> = (0..args.len() as ValueId).collect();
+                if let Outcome::Within { args, .. } = &mut leaf {
+                    args.copy_from_slice(&slots);
+                }
+                let leaf = Box::new(leaf);
+                let at = &*leaf as *const Outcome as usize as i64;
+                self.bounded.push(leaf);
+                let zero = self.b.ins().iconst(I64, 0);
+                let mut xs = [zero; 2];
+                for (x, a) in xs.iter_mut().zip(args) {
+                    *x = self.v(*a);
+                }
+                let leaf_at = self.b.ins().iconst(I64, at);
+                let r = self.call(shims::within_rep, [xs[0], xs[1], leaf_at], 0, 0);
+                let open = self.b.ins().iconst(types::I8, 1);
+                (r, open)
+            }
+        }
+    }
+
+    /// Whether an [`Op::Choose`] of the row met a set of more than one member (an `i8`).
+    pub fn met_open_choice(&self) -> Value {
+        self.open
     }
 
     /// The `u64` at `at`.
@@ -407,6 +619,13 @@ impl<'a, 'b> RowLowering<'a, 'b> {
         }
         Some(rejected)
     }
+}
+
+/// Whether `o` has a bounded (`approx`) leaf.
+pub fn has_bounded(o: &Outcome) -> bool {
+    let mut leaves = Vec::new();
+    o.leaves(&mut leaves);
+    leaves.iter().any(|l| matches!(l, Outcome::Within { .. }))
 }
 
 /// The loop `for each of n rows { body(row pointers) ; advance }` around `body`: `ptrs` are

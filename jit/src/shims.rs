@@ -7,6 +7,9 @@
 //! any other format goes through a shim that unpacks it at run time.
 
 use semfuzz_fp::{self as fp, Format, Round};
+use semfuzz_spec::eval::Resolver;
+use semfuzz_spec::ir::Outcome;
+use std::cell::RefCell;
 
 /// The signature every shim has: operands `a`, `b`, `c` (unused ones are 0), the packed
 /// format ([`pack`]), and the rounding mode or comparison ([`round_code`], [`CmpCode`]).
@@ -172,4 +175,25 @@ pub fn convert_shim(from: Format, to: Format) -> Shim {
         (8, 11) => into!(Fixed<8, 11>),
         _ => into!(Dynamic),
     }
+}
+
+thread_local! {
+    /// MPFR scratch for [`within_rep`], one per thread that runs compiled code.
+    static RESOLVER: RefCell<Option<Resolver>> = const { RefCell::new(None) };
+}
+
+/// The representative of a bounded outcome's accept set: `leaf` is the address of an
+/// [`Outcome::Within`] whose arguments are values 0 and 1, here `a` and `b`. The interpreter's
+/// own resolver computes it, so a choice that is an approximation (`ex2.approx` read by a
+/// later instruction) takes the same value compiled as interpreted.
+pub extern "C" fn within_rep(a: u64, b: u64, leaf: u64, _: u64, _: u64) -> u64 {
+    // SAFETY: compiled code passes the address of a leaf that `Compiled` owns for as long as
+    // the code exists.
+    let leaf = unsafe { &*(leaf as usize as *const Outcome) };
+    RESOLVER.with(|r| {
+        let mut r = r.borrow_mut();
+        r.get_or_insert_with(|| Resolver::new([leaf]))
+            .resolve(leaf, &[a, b])
+            .representative()
+    })
 }
