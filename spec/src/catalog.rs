@@ -52,6 +52,10 @@ pub const EMBEDDED: &[(&str, &str)] = &[
         include_str!("../isa/ptx-9.7.6-comparison.sem"),
     ),
     (
+        "ptx-9.7.7.2-half-setp.sem",
+        include_str!("../isa/ptx-9.7.7.2-half-setp.sem"),
+    ),
+    (
         "ptx-9.7.8-logic-shift.sem",
         include_str!("../isa/ptx-9.7.8-logic-shift.sem"),
     ),

@@ -47,6 +47,10 @@ pub const EXCERPT: &[(&str, &str)] = &[
         include_str!("../isa-docs/ptx-9.7.9-data-movement.md"),
     ),
     (
+        "ptx-9.7.7.2-half-setp.md",
+        include_str!("../isa-docs/ptx-9.7.7.2-half-setp.md"),
+    ),
+    (
         "ptx-9.7.9.21-cvt.md",
         include_str!("../isa-docs/ptx-9.7.9.21-cvt.md"),
     ),
@@ -60,6 +64,7 @@ pub const ADDED: &[&str] = &[
     "ptx-9.7.6-comparison.md",
     "ptx-9.7.8-logic-shift.md",
     "ptx-9.7.9-data-movement.md",
+    "ptx-9.7.7.2-half-setp.md",
 ];
 
 /// The syntax lines of excerpt files given as (file name, markdown), in file-name order.

@@ -284,7 +284,7 @@ fn every_syntax_line_and_example_resolves() {
 
 #[test]
 fn requirements_follow_the_isa_notes() {
-    let req = |t: &str, n| spec().lookup(t, Some(n)).unwrap().requirement.to_string();
+    let req = common::requirement;
     // "Introduced in PTX ISA version 4.2." "Requires sm_53 or higher."
     assert_eq!(req("set.lt.f16.f32", 2), "PTX ISA 4.2, sm_53");
     assert_eq!(req("set.eq.f16x2.f16x2", 2), "PTX ISA 4.2, sm_53");
@@ -299,13 +299,7 @@ fn requirements_follow_the_isa_notes() {
 
 #[test]
 fn invalid_combinations_are_explained() {
-    let msg = |t: &str, n| {
-        let d = spec()
-            .lookup(t, Some(n))
-            .err()
-            .unwrap_or_else(|| panic!("{t} resolved"));
-        format!("{} {}", d.message, d.hint.unwrap_or_default())
-    };
+    let msg = common::refusal;
     // .stype has no .bf16 for a .bf16 destination; .dtype has no .u16 for .f16x2 sources.
     assert!(msg("set.lt.bf16.bf16", 2).contains("matches no form of `set`"));
     assert!(msg("set.lt.u16.f16x2", 2).contains("matches no form of `set`"));

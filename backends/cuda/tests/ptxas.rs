@@ -303,3 +303,97 @@ fn a_repro_assembles_and_its_host_program_compiles() {
         r.host
     );
 }
+
+/// A kernel that runs `instr` on two f16 registers (`%rs1`, `%rs2`) or two f16x2 registers
+/// (`%r1`, `%r2`) into predicates `%p1`, `%p2` (`%p3` a source).
+fn half_setp_kernel(instr: &str) -> String {
+    format!(
+        ".version 8.5\n.target sm_90\n.address_size 64\n\
+         .visible .entry k(.param .u64 out)\n{{\n\
+         \t.reg .pred %p<4>;\n\t.reg .b16 %rs<3>;\n\t.reg .b32 %r<4>;\n\t.reg .b64 %rd<2>;\n\
+         \tmov.b16 %rs1, 0x3C00;\n\tmov.b16 %rs2, 0x4000;\n\
+         \tmov.b32 %r1, 0x3C004000;\n\tmov.b32 %r2, 0x40003C00;\n\
+         \tsetp.ne.u32 %p3, %r1, 0;\n\
+         \t{instr};\n\
+         \tselp.u32 %r3, 1, 0, %p1;\n\t@%p2 add.u32 %r3, %r3, 2;\n\
+         \tld.param.u64 %rd1, [out];\n\tst.global.u32 [%rd1], %r3;\n\tret;\n}}\n"
+    )
+}
+
+/// 9.7.7.2's destinations as ptxas takes them, and the spec with it (docs/ambiguities.md 72):
+/// a scalar `.f16`/`.bf16` compare writes `p` only, a packed one `p|q` or `p` alone, and the
+/// bf16 forms have no `.ftz`.
+#[test]
+fn half_setp_destinations_and_ftz_are_what_ptxas_takes() {
+    let spec = Spec::embedded().unwrap();
+    for (k, (instr, text, dests, sources, refusal)) in [
+        (
+            "setp.eq.f16x2 %p1|%p2, %r1, %r2",
+            "setp.eq.f16x2",
+            2,
+            2,
+            None,
+        ),
+        ("setp.eq.f16x2 %p1, %r1, %r2", "setp.eq.f16x2", 2, 2, None),
+        (
+            "setp.lt.and.bf16x2 %p1|%p2, %r1, %r2, !%p3",
+            "setp.lt.and.bf16x2",
+            2,
+            3,
+            None,
+        ),
+        (
+            "setp.lt.ftz.f16 %p1, %rs1, %rs2",
+            "setp.lt.ftz.f16",
+            1,
+            2,
+            None,
+        ),
+        (
+            "setp.lt.or.bf16 %p1, %rs1, %rs2, %p3",
+            "setp.lt.or.bf16",
+            1,
+            3,
+            None,
+        ),
+        (
+            "setp.eq.f16 %p1|%p2, %rs1, %rs2",
+            "setp.eq.f16",
+            2,
+            2,
+            Some("Predicate output not allowed"),
+        ),
+        (
+            "setp.eq.bf16 %p1|%p2, %rs1, %rs2",
+            "setp.eq.bf16",
+            2,
+            2,
+            Some("Predicate output not allowed"),
+        ),
+        (
+            "setp.lt.ftz.bf16 %p1, %rs1, %rs2",
+            "setp.lt.ftz.bf16",
+            1,
+            2,
+            Some("Illegal modifier '.ftz'"),
+        ),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let assembled = assemble(&half_setp_kernel(instr), 90, &format!("half-setp-{k}"));
+        // A text naming only `p` of a packed compare reads the first of the variant's two.
+        let specified = spec.lookup_shape(text, dests, sources);
+        match refusal {
+            None => {
+                assembled.unwrap_or_else(|e| panic!("{instr}: {e}"));
+                specified.unwrap_or_else(|d| panic!("{text}: {d}"));
+            }
+            Some(why) => {
+                let err = assembled.expect_err(instr);
+                assert!(err.contains(why), "{instr}: {err}");
+                assert!(specified.is_err(), "{instr} is specified");
+            }
+        }
+    }
+}

@@ -35,6 +35,24 @@ pub fn exact(instr: &str, inputs: &[u64]) -> u64 {
     }
 }
 
+/// The requirement (`PTX ISA 4.2, sm_53`) of the variant `instr` with `n_sources` sources.
+pub fn requirement(instr: &str, n_sources: usize) -> String {
+    spec()
+        .lookup(instr, Some(n_sources))
+        .unwrap_or_else(|d| panic!("{instr}: {d}"))
+        .requirement
+        .to_string()
+}
+
+/// Why `instr` with `n_sources` sources is refused: the message and its hint.
+pub fn refusal(instr: &str, n_sources: usize) -> String {
+    let d = spec()
+        .lookup(instr, Some(n_sources))
+        .err()
+        .unwrap_or_else(|| panic!("{instr} resolved"));
+    format!("{} {}", d.message, d.hint.unwrap_or_default())
+}
+
 pub const F32_ONE: u64 = 0x3f80_0000;
 pub const F32_TWO: u64 = 0x4000_0000;
 pub const F32_THREE: u64 = 0x4040_0000;
