@@ -27,8 +27,11 @@ fn fixtures() -> Vec<(String, String)> {
 fn every_fixture_parses_and_printing_is_a_fixpoint() {
     for (name, text) in fixtures() {
         let m = parse(&SourceFile::new(name.clone(), text)).unwrap_or_else(|d| panic!("{d}"));
+        // llc's modules hold the catalogue of scripts/ptx-fixtures.py; numba's and the
+        // hand-written kernel a few functions.
+        let least = if name.contains("llvm22-") { 200 } else { 1 };
         assert!(
-            m.functions.len() > 200,
+            m.functions.len() >= least,
             "{name}: {} functions",
             m.functions.len()
         );
@@ -129,7 +132,8 @@ fn bad_text_gets_located_errors() {
             "0f takes exactly 8 hex digits",
             "1:26",
         ),
-        (".global .f32 x;", "module directive `.global`", "1:1"),
+        (".tex .u64 t;", "module directive `.tex`", "1:1"),
+        (".global .f32 x = { 1", "never ends", "1:1"),
         (".func f() { ret;", "never closed", "1:11"),
         (
             ".func f() { mov.b32 %r1, 1 # 2; }",
@@ -143,4 +147,24 @@ fn bad_text_gets_located_errors() {
         assert!(err.contains(wanted), "{text}: {err}");
         assert!(err.contains(&format!("bad.ptx:{at}")), "{text}: {err}");
     }
+}
+
+#[test]
+fn module_variables_are_kept_as_written() {
+    let text = ".version 9.5\n.target sm_80\n.address_size 64\n\n\
+                .common .global .align 8 .u64 _ZN08NumbaEnv4f;\n\
+                .const .f32 table[2] = { 0f3F800000, 0f40000000 };\n\n\
+                .visible .func (.param .b32 r) f(.param .b32 x)\n{\n\tret;\n}\n";
+    let m = parse(&SourceFile::new("vars.ptx", text)).expect("parses");
+    assert_eq!(m.variables.len(), 2);
+    assert_eq!(m.variables[0].linkage, ["common"]);
+    assert_eq!(m.variables[0].text, ".global .align 8 .u64 _ZN08NumbaEnv4f");
+    assert_eq!(
+        m.variables[1].text,
+        ".const .f32 table[2] = { 0f3F800000, 0f40000000 }"
+    );
+    let printed = m.to_string();
+    assert!(printed.contains(".common .global .align 8 .u64 _ZN08NumbaEnv4f;"), "{printed}");
+    let again = parse(&SourceFile::new("printed", printed.clone())).expect("parses");
+    assert_eq!(again.to_string(), printed);
 }
