@@ -212,8 +212,8 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         emit_smt2: Option<PathBuf>,
         /// Solve the exported text with a portfolio of solver processes, e.g.
-        /// `z3,cvc5,bitwuzla`: the first definite answer wins (default: Z3 in process for a
-        /// quarter of the timeout, then the installed ones of bitwuzla, cvc5 and z3 for the rest).
+        /// `z3,cvc5,bitwuzla`: the first definite answer wins (default: Z3 in process, with the
+        /// installed ones of bitwuzla and cvc5 racing it after its first half second).
         #[arg(long, value_name = "LIST")]
         solver: Option<String>,
         /// Print each query's size under its rule: terms, FP operations, bit-vector widths

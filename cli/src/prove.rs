@@ -83,60 +83,65 @@ pub fn run(
             }
         };
         let mut results = Vec::new();
-        for rule in &rules {
-            let proof = match sequence::prove(spec, rule, opts) {
-                Ok(p) => p,
-                Err(e) => {
-                    eprintln!("{e}");
+        in_order(
+            rules.len(),
+            |i| sequence::prove(spec, &rules[i], opts),
+            |i, proof| {
+                let rule = &rules[i];
+                let proof = match proof {
+                    Ok(p) => p,
+                    Err(e) => {
+                        eprintln!("{e}");
+                        ok = false;
+                        return;
+                    }
+                };
+                let (verdict, index) = match proof.solved.answer {
+                    Answer::Proved => (Expect::Proved, 0),
+                    Answer::Counterexample(_) => (Expect::Counterexample, 1),
+                    Answer::Unknown(_) => (Expect::Unknown, 2),
+                };
+                counts[index] += 1;
+                cached += usize::from(proof.solved.cached);
+                // `unknown` is never a pass unless the rule says it expects exactly that.
+                let matches = rule
+                    .expect
+                    .map_or(verdict != Expect::Unknown, |e| e == verdict);
+                if !matches {
+                    differ += 1;
                     ok = false;
-                    continue;
                 }
-            };
-            let (verdict, index) = match proof.solved.answer {
-                Answer::Proved => (Expect::Proved, 0),
-                Answer::Counterexample(_) => (Expect::Counterexample, 1),
-                Answer::Unknown(_) => (Expect::Unknown, 2),
-            };
-            counts[index] += 1;
-            cached += usize::from(proof.solved.cached);
-            // `unknown` is never a pass unless the rule says it expects exactly that.
-            let matches = rule
-                .expect
-                .map_or(verdict != Expect::Unknown, |e| e == verdict);
-            if !matches {
-                differ += 1;
-                ok = false;
-            }
-            let note = match (&proof.solved.answer, matches, rule.expect) {
-                (Answer::Unknown(why), _, _) => format!(" ({why})"),
-                _ => String::new(),
-            };
-            // The portfolio and the default route's fallback name who answered; Z3 in process
-            // is the default and goes unsaid.
-            let by = match &proof.solved.solver {
-                Some(s) if !opts.portfolio.is_empty() || s != IN_PROCESS => format!(", {s}"),
-                _ => String::new(),
-            };
-            outln!(
-                "{}: {}{note} ({:.2}s{}{by}){}",
-                rule.name,
-                verdict.name(),
-                proof.solved.seconds,
-                if proof.solved.cached { ", cached" } else { "" },
-                match (matches, rule.expect) {
-                    (true, _) => String::new(),
-                    (false, Some(e)) => format!("   MISMATCH: expected {}", e.name()),
-                    (false, None) => "   MISMATCH: no verdict (unknown is never a pass)".into(),
+                let note = match (&proof.solved.answer, matches, rule.expect) {
+                    (Answer::Unknown(why), _, _) => format!(" ({why})"),
+                    _ => String::new(),
+                };
+                // The portfolio and the default route's fallback name who answered; Z3 in
+                // process is the default and goes unsaid.
+                let by = match &proof.solved.solver {
+                    Some(s) if !opts.portfolio.is_empty() || s != IN_PROCESS => format!(", {s}"),
+                    _ => String::new(),
+                };
+                outln!(
+                    "{}: {}{note} ({:.2}s{}{by}){}",
+                    rule.name,
+                    verdict.name(),
+                    proof.solved.seconds,
+                    if proof.solved.cached { ", cached" } else { "" },
+                    match (matches, rule.expect) {
+                        (true, _) => String::new(),
+                        (false, Some(e)) => format!("   MISMATCH: expected {}", e.name()),
+                        (false, None) => "   MISMATCH: no verdict (unknown is never a pass)".into(),
+                    }
+                );
+                if let Some(size) = &proof.size {
+                    outln!("    query: {size}");
                 }
-            );
-            if let Some(size) = &proof.size {
-                outln!("    query: {size}");
-            }
-            if !print_counterexample(spec, &proof) {
-                ok = false;
-            }
-            results.push(proof_result(spec, &rule.name, verdict, &proof));
-        }
+                if !print_counterexample(spec, &proof) {
+                    ok = false;
+                }
+                results.push(proof_result(spec, &rule.name, verdict, &proof));
+            },
+        );
         if let Some(r) = report {
             let d = r.proofs(&results)?;
             crate::fuzz::report_delivery(r, &d);
@@ -153,6 +158,41 @@ pub fn run(
         counts[2]
     );
     Ok(ok)
+}
+
+/// Runs `work` on `0..n` on as many threads as the machine has cores and hands each result
+/// to `emit` in index order, as soon as it and every earlier one are done: a file's rules are
+/// independent queries (each in a Z3 context of its own), so a slow one does not hold up the
+/// others' solving, only their printing.
+fn in_order<T: Send>(
+    n: usize,
+    work: impl Fn(usize) -> T + Sync,
+    mut emit: impl FnMut(usize, T),
+) {
+    let threads = std::thread::available_parallelism().map_or(1, |t| t.get()).min(n);
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            let (tx, next, work) = (tx.clone(), &next, &work);
+            s.spawn(move || loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                if i >= n || tx.send((i, work(i))).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(tx);
+        let mut done: std::collections::BTreeMap<usize, T> = std::collections::BTreeMap::new();
+        let mut first = 0;
+        for (i, result) in rx {
+            done.insert(i, result);
+            while let Some(result) = done.remove(&first) {
+                emit(first, result);
+                first += 1;
+            }
+        }
+    });
 }
 
 /// Prints a counterexample's inputs, output parts and the evaluator's verdict; false when

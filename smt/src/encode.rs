@@ -855,6 +855,23 @@ impl Encoder<'_> {
         &self.vals[k as usize]
     }
 
+    /// `a·b` (or `a/b` with `divide`) rounded by `r`. Negations move out of products:
+    /// `(-a)·(-b)` is `a·b`, and `RD((-a)·b)` is `-RU(a·b)` (likewise for quotients),
+    /// exactly, zeros' signs and NaNs included.
+    fn product(&self, f: Format, r: Round, a: ValueId, b: ValueId, divide: bool) -> Val {
+        let (x, y) = (self.fp(a, f), self.fp(b, f));
+        let ((p, neg_p), (q, neg_q)) = (x.unsigned(), y.unsigned());
+        let flip = neg_p != neg_q;
+        let mode = rounding_mode(rm(if flip { mirrored(r) } else { r }));
+        let z = if divide {
+            p.x.div_with_rounding_mode(&q.x, &mode)
+        } else {
+            p.x.mul_with_rounding_mode(&q.x, &mode)
+        };
+        let z = Fp::from_args(z, &[&x, &y]);
+        Val::number(f, if flip { z.neg() } else { z })
+    }
+
     /// A bitwise op of `width` bits: on predicates a formula, with a constant a sign
     /// operation the FP view can see through, else bits.
     fn bitwise(
@@ -885,28 +902,44 @@ impl Encoder<'_> {
         match op {
             Op::Input(k) => inputs[*k as usize].clone(),
             Op::Const(c) => Val::konst(*c, w),
-            // Negations move out of products: `(-a)·(-b)` is `a·b` (in `fma` too: its product
-            // is exact), and `RD((-a)·b)` is `-RU(a·b)` (likewise for quotients), exactly,
-            // zeros' signs and NaNs included. Sums are left alone: `-a + -b` is not `-(a + b)`
-            // where the sum cancels to zero.
-            Op::Mul(f, r, a, b) | Op::Div(f, r, a, b) => {
-                let (x, y) = (self.fp(*a, *f), self.fp(*b, *f));
-                let ((p, neg_p), (q, neg_q)) = (x.unsigned(), y.unsigned());
-                let flip = neg_p != neg_q;
-                let mode = rounding_mode(rm(if flip { mirrored(*r) } else { *r }));
-                let z = match op {
-                    Op::Mul(..) => p.x.mul_with_rounding_mode(&q.x, &mode),
-                    _ => p.x.div_with_rounding_mode(&q.x, &mode),
-                };
-                let z = Fp::from_args(z, &[&x, &y]);
-                Val::number(*f, if flip { z.neg() } else { z })
-            }
+            // Negations move out of products (`product`; in `fma` too, whose product is
+            // exact). Sums are left alone: `-a + -b` is not `-(a + b)` where the sum cancels
+            // to zero.
+            Op::Mul(f, r, a, b) => self.product(*f, *r, *a, *b, false),
+            Op::Div(f, r, a, b) => self.product(*f, *r, *a, *b, true),
             Op::Fma(f, r, a, b, c) => {
                 let (x, y, s) = (self.fp(*a, *f), self.fp(*b, *f), self.fp(*c, *f));
-                let ((p, neg_p), (q, neg_q)) = (x.unsigned(), y.unsigned());
-                let (p, q) = if neg_p && neg_q { (p, q) } else { (&x, &y) };
-                let z =
-                    p.x.fma_with_rounding_mode(&q.x, &s.x, &rounding_mode(rm(*r)));
+                // A zero addend whose sign cannot change the sum: `x·y + z` is `x·y` rounded
+                // once, the product's own sign of zero included (an exact `+0 + -0` is `+0`
+                // but under roundTowardNegative, where it is `-0`).
+                let neutral_zero = f.zero(*r != Round::Down);
+                if self.val(*c).known() == Some(neutral_zero) {
+                    return self.product(*f, *r, *a, *b, false);
+                }
+                // A factor of ±1: the product `±x` is exact (infinities, zeros' signs and NaNs
+                // included), so the fused result is the one rounding of `±x + z`.
+                let unit = |k: ValueId| match self.val(k).known() {
+                    Some(v) if v == f.one(false) => Some(false),
+                    Some(v) if v == f.one(true) => Some(true),
+                    _ => None,
+                };
+                let scaled = match (unit(*a), unit(*b)) {
+                    (_, Some(neg)) => Some((&x, neg)),
+                    (Some(neg), None) => Some((&y, neg)),
+                    (None, None) => None,
+                };
+                let mode = rounding_mode(rm(*r));
+                let z = match scaled {
+                    Some((t, neg)) => {
+                        let t = if neg { t.neg() } else { t.clone() };
+                        t.x.add_with_rounding_mode(&s.x, &mode)
+                    }
+                    None => {
+                        let ((p, neg_p), (q, neg_q)) = (x.unsigned(), y.unsigned());
+                        let (p, q) = if neg_p && neg_q { (p, q) } else { (&x, &y) };
+                        p.x.fma_with_rounding_mode(&q.x, &s.x, &mode)
+                    }
+                };
                 Val::number(*f, Fp::from_args(z, &[&x, &y, &s]))
             }
             Op::Add(..) | Op::Sub(..) | Op::Sqrt(..) | Op::Cvt(..) => {

@@ -9,11 +9,14 @@ use std::collections::HashMap;
 use std::io::Read;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 /// The driver every member runs, embedded so the binary needs no file beside it.
 const DRIVER: &str = include_str!("portfolio.py");
+/// How often a running portfolio looks whether it is still wanted.
+const POLL: Duration = Duration::from_millis(20);
 
 /// A member of the portfolio.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -87,13 +90,15 @@ pub struct Outcome {
     pub solver: Option<Solver>,
 }
 
-/// Runs `solvers` on the SMT-LIB2 file `file` in parallel, each at most `timeout_ms`; a
-/// satisfiable answer carries the values of the bit-vector constants `names`.
+/// Runs `solvers` on the SMT-LIB2 file `file` in parallel, each at most `timeout_ms`, until
+/// one answers or `settled` is set (someone else answered); a satisfiable answer carries the
+/// values of the bit-vector constants `names`.
 pub fn run(
     file: &std::path::Path,
     names: &[String],
     solvers: &[Solver],
     timeout_ms: u32,
+    settled: &AtomicBool,
 ) -> Outcome {
     let deadline = Instant::now() + Duration::from_millis(u64::from(timeout_ms));
     let (tx, rx) = mpsc::channel();
@@ -122,10 +127,19 @@ pub fn run(
     let mut outcome = None;
     let mut pending = children.len();
     while pending > 0 {
+        if settled.load(Ordering::Relaxed) {
+            failures.push("stopped: answered elsewhere".into());
+            break;
+        }
         let left = deadline.saturating_duration_since(Instant::now());
-        let Ok((solver, stdout, stderr)) = rx.recv_timeout(left) else {
+        if left.is_zero() {
             failures.push(format!("timeout after {timeout_ms} ms"));
             break;
+        }
+        let (solver, stdout, stderr) = match rx.recv_timeout(left.min(POLL)) {
+            Ok(done) => done,
+            Err(mpsc::RecvTimeoutError::Timeout) => continue,
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
         };
         pending -= 1;
         match parse(&stdout) {

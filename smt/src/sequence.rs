@@ -1270,17 +1270,32 @@ impl Query<'_> {
                     continue;
                 };
                 for finals in runs {
-                    let mut out = 0;
-                    for (p, a) in last(steps).iter().zip(&finals) {
+                    let parts = last(steps);
+                    let place = |out: u64, k: usize, v: u64| {
+                        let p = &parts[k];
                         if p.lo < width {
-                            out |= (a.representative() & mask(p.width)) << p.lo;
+                            out & !(mask(p.width) << p.lo) | (v & mask(p.width)) << p.lo
+                        } else {
+                            out
                         }
-                    }
-                    let mut candidate = values.clone();
-                    candidate.insert("out".into(), out & mask(width));
-                    let confirmed = self.confirm_within(&candidate, FALSIFY_STATES);
-                    if confirmed.is_some_and(|c| c.confirmed()) {
-                        return Some(candidate);
+                    };
+                    let base = finals
+                        .iter()
+                        .enumerate()
+                        .fold(0, |out, (k, a)| place(out, k, a.representative()));
+                    // The representatives first, then each part's other probes with the rest
+                    // kept: a target whose set is wider than the source's (an approximation
+                    // against an exact result) may have its representative inside.
+                    let outs = std::iter::once(base).chain(finals.iter().enumerate().flat_map(
+                        |(k, a)| a.probes().into_iter().skip(1).map(move |v| place(base, k, v)),
+                    ));
+                    for out in outs {
+                        let mut candidate = values.clone();
+                        candidate.insert("out".into(), out & mask(width));
+                        let confirmed = self.confirm_within(&candidate, FALSIFY_STATES);
+                        if confirmed.is_some_and(|c| c.confirmed()) {
+                            return Some(candidate);
+                        }
                     }
                 }
             }
@@ -1624,7 +1639,7 @@ pub fn prove<'s>(
                     }
                 }
                 None => crate::solve::solve(&rule.name, &text, &names, opts, || {
-                    posed.answer(opts.in_process_ms())
+                    posed.answer(opts.timeout_ms)
                 })?,
             };
             if let (Answer::Counterexample(values), false) = (&solved.answer, solved.cached) {

@@ -8,7 +8,8 @@
 use crate::portfolio::{self, Solver};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 use z3::ast::{Bool, BV};
 use z3::{Params, SatResult};
 
@@ -56,36 +57,32 @@ pub struct Options {
     pub emit_smt2: Option<PathBuf>,
     /// The portfolio that solves the exported text (`--solver`); empty: Z3 in process.
     pub portfolio: Vec<Solver>,
-    /// Without a portfolio: the solver processes that get the exported text when Z3 in
-    /// process gives up within its share of the timeout ([`Options::in_process_ms`]); the
-    /// default route of `semfuzz prove` ([`Options::default_fallback`]).
+    /// Without a portfolio: the solver processes that get the exported text beside Z3 in
+    /// process, once Z3 has had [`HEAD_START`] to answer alone; the default route of
+    /// `semfuzz prove` ([`Options::default_fallback`]).
     pub fallback: Vec<Solver>,
     /// Measure each query ([`QuerySize`], in [`crate::sequence::Proof::size`]).
     pub explain: bool,
 }
 
 impl Options {
-    /// Z3 in process's time: all of the timeout, or with a fallback a quarter of it (at
-    /// least 1 s), the rest left to the fallback. Z3 answers the library in milliseconds
-    /// (median 0.03 s, docs/BENCHMARKS.md); a query it has not answered by then is one that
-    /// bitwuzla often answers in seconds and Z3 not at all.
-    pub fn in_process_ms(&self) -> u32 {
-        if self.fallback.is_empty() {
-            self.timeout_ms
-        } else {
-            (self.timeout_ms / 4).max(1000).min(self.timeout_ms)
-        }
-    }
-
-    /// The fallback of the default route: bitwuzla, cvc5 and Z3 (a fresh start) as
-    /// processes, those of them that are installed.
+    /// The fallback of the default route: bitwuzla and cvc5 as processes, those of them
+    /// that are installed. Z3 is not among them: it runs in process beside them for the whole
+    /// timeout.
     pub fn default_fallback() -> Vec<Solver> {
-        [Solver::Bitwuzla, Solver::Cvc5, Solver::Z3]
+        [Solver::Bitwuzla, Solver::Cvc5]
             .into_iter()
             .filter(|s| s.python_path().is_ok())
             .collect()
     }
 }
+
+/// How long Z3 in process has a query to itself before the fallback's processes start beside
+/// it: Z3 answers most of the library in milliseconds (docs/BENCHMARKS.md), and a process
+/// costs a Python start; a query Z3 has not answered by then is one bitwuzla often answers
+/// in seconds and Z3 not at all, so from then on they race and the first answer stops the
+/// others.
+pub const HEAD_START: Duration = Duration::from_millis(500);
 
 /// The query as SMT-LIB2, the `(check-sat)` included: what is hashed, exported and cached.
 pub fn smt2_text(assertions: &[Bool]) -> String {
@@ -225,38 +222,68 @@ pub fn solve(
             solver: Some(solver),
         });
     }
-    let processes = |solvers: &[Solver], timeout_ms: u32| -> std::io::Result<_> {
+    let processes = |solvers: &[Solver], timeout_ms: u32, settled: &AtomicBool| {
         let file = std::env::temp_dir().join(format!(
             "semfuzz-{}-{:016x}.smt2",
             std::process::id(),
             hash(text)
         ));
         std::fs::write(&file, text)?;
-        let outcome = portfolio::run(&file, names, solvers, timeout_ms);
+        let outcome = portfolio::run(&file, names, solvers, timeout_ms, settled);
         std::fs::remove_file(&file)?;
-        Ok((outcome.answer, outcome.solver.map(|s| s.name().to_string())))
+        Ok::<_, std::io::Error>((outcome.answer, outcome.solver.map(|s| s.name().to_string())))
     };
-    let (answer, solver) = if opts.portfolio.is_empty() {
+    let (answer, solver) = if !opts.portfolio.is_empty() {
+        processes(&opts.portfolio, opts.timeout_ms, &AtomicBool::new(false))?
+    } else if opts.fallback.is_empty() {
         match in_process() {
-            Answer::Unknown(why) => {
-                let left = u128::from(opts.timeout_ms).saturating_sub(start.elapsed().as_millis());
-                if opts.fallback.is_empty() || left < 100 {
-                    (Answer::Unknown(format!("z3: {why}")), None)
-                } else {
-                    match processes(&opts.fallback, left as u32)? {
-                        (Answer::Unknown(more), None) => {
-                            let names: Vec<&str> = opts.fallback.iter().map(|s| s.name()).collect();
-                            let more = format!("then {}: {more}", names.join(", "));
-                            (Answer::Unknown(format!("z3: {why}; {more}")), None)
-                        }
-                        found => found,
-                    }
-                }
-            }
+            Answer::Unknown(why) => (Answer::Unknown(format!("z3: {why}")), None),
             answer => (answer, Some(IN_PROCESS.to_string())),
         }
     } else {
-        processes(&opts.portfolio, opts.timeout_ms)?
+        // Z3 in process (this thread: its terms live in this thread's context) races the
+        // fallback's processes, which start after the head start; whoever answers first
+        // stops the other (Z3 by interrupting its context until it returns).
+        let context = z3::Context::thread_local();
+        let handle = context.handle();
+        let (z3_returned, z3_answered) = (AtomicBool::new(false), AtomicBool::new(false));
+        std::thread::scope(|s| {
+            let others = s.spawn(|| {
+                while start.elapsed() < HEAD_START && !z3_returned.load(Ordering::Relaxed) {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                if z3_answered.load(Ordering::Relaxed) {
+                    return None;
+                }
+                let left = u128::from(opts.timeout_ms).saturating_sub(start.elapsed().as_millis());
+                let found = processes(&opts.fallback, left as u32, &z3_answered);
+                if matches!(found, Ok((Answer::Proved | Answer::Counterexample(_), _))) {
+                    while !z3_returned.load(Ordering::Relaxed) {
+                        handle.interrupt();
+                        std::thread::sleep(Duration::from_millis(10));
+                    }
+                }
+                Some(found)
+            });
+            let z3 = in_process();
+            z3_answered.store(!matches!(z3, Answer::Unknown(_)), Ordering::Relaxed);
+            z3_returned.store(true, Ordering::Relaxed);
+            let others = others.join().unwrap_or_else(|_| {
+                Some(Ok((Answer::Unknown("the solver processes' thread panicked".into()), None)))
+            });
+            Ok::<_, std::io::Error>(match (z3, others) {
+                (Answer::Unknown(why), Some(others)) => match others? {
+                    (Answer::Unknown(more), None) => {
+                        let names: Vec<&str> = opts.fallback.iter().map(|s| s.name()).collect();
+                        let why = format!("z3: {why}; {}: {more}", names.join(", "));
+                        (Answer::Unknown(why), None)
+                    }
+                    found => found,
+                },
+                (Answer::Unknown(why), None) => (Answer::Unknown(format!("z3: {why}")), None),
+                (answer, _) => (answer, Some(IN_PROCESS.to_string())),
+            })
+        })?
     };
     if let (Some(path), Some(solver)) = (&key, &solver) {
         write_cache(path, &answer, solver)?;

@@ -120,6 +120,31 @@ impl Accept {
         }
     }
 
+    /// A few members spread over the set, the representative first: a bounded value's
+    /// lowest and highest encodings, every listed value, a NaN with a payload other than the
+    /// default's, any bits' all-ones. For searches whose question is whether some member lies
+    /// outside another set (a refinement's counterexample), where the representative alone
+    /// may be the one member inside.
+    pub fn probes(&self) -> Vec<u64> {
+        let mut out = vec![self.representative()];
+        let mut push = |v: u64| {
+            if !out.contains(&v) {
+                out.push(v);
+            }
+        };
+        match *self {
+            Accept::Exact(_) => {}
+            Accept::OneOf { len, values } => values[..len as usize].iter().for_each(|&v| push(v)),
+            Accept::Within { lo, hi, .. } => {
+                push(lo);
+                push(hi);
+            }
+            Accept::AnyNan(f) => push(f.mask()),
+            Accept::Any(f) => push(f.mask()),
+        }
+        out
+    }
+
     /// The listed values (for `Exact` and `OneOf`; empty for the other sets).
     pub fn values(&self) -> &[u64] {
         match self {
