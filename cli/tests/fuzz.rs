@@ -10,6 +10,35 @@ fn semfuzz() -> Command {
     Command::cargo_bin("semfuzz").expect("binary built")
 }
 
+/// Waits until `pid` catches SIGINT (its bit in `SigCgt` of /proc/PID/status), so a Ctrl-C
+/// sent then reaches the campaign's handler and not the default action: loading the catalogue
+/// before the handler is installed takes from a fraction of a second to several on a loaded
+/// machine, which a fixed sleep cannot know. Then `then` more, for the campaign to make
+/// progress.
+fn interrupt_when_ready(pid: u32, then: Duration) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    loop {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+        let caught = status
+            .lines()
+            .find_map(|l| l.strip_prefix("SigCgt:"))
+            .and_then(|mask| u64::from_str_radix(mask.trim(), 16).ok())
+            .unwrap_or(0);
+        if caught & 1 << (libc::SIGINT - 1) != 0 {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "semfuzz installed no SIGINT handler within 120 s"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(then);
+    // SAFETY: kill(2) on our own child's pid; no memory is involved.
+    let rc = unsafe { libc::kill(pid as libc::pid_t, libc::SIGINT) };
+    assert_eq!(rc, 0, "SIGINT delivered");
+}
+
 fn run(args: &[&str]) -> (i32, String, String) {
     let out = semfuzz().args(args).output().expect("runs");
     (
@@ -112,10 +141,7 @@ fn ctrl_c_prints_the_summary_and_writes_the_file() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("starts");
-    std::thread::sleep(Duration::from_millis(1500));
-    // SAFETY: kill(2) on our own child's pid; no memory is involved.
-    let rc = unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
-    assert_eq!(rc, 0, "SIGINT delivered");
+    interrupt_when_ready(child.id(), Duration::from_millis(500));
     let out = child.wait_with_output().expect("ends");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}");
@@ -232,12 +258,7 @@ fn an_interrupted_exhaustive_run_says_where_to_resume() {
         .stdout(Stdio::piped())
         .spawn()
         .expect("starts");
-    std::thread::sleep(Duration::from_millis(1500));
-    // SAFETY: kill(2) on our own child's pid; no memory is involved.
-    assert_eq!(
-        unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) },
-        0
-    );
+    interrupt_when_ready(child.id(), Duration::from_millis(1500));
     let out = child.wait_with_output().expect("ends");
     let text = String::from_utf8_lossy(&out.stdout);
     let from: u64 = text

@@ -104,7 +104,8 @@ pub fn type_bits(ty: &str) -> Option<u32> {
     if ty == "pred" {
         return Some(1);
     }
-    let (kind, bits) = ty.split_at(1);
+    // A dot alone (`.param .%r`) names the empty type, and a dot may precede any character.
+    let (kind, bits) = ty.split_at_checked(1)?;
     if !matches!(kind, "b" | "u" | "s" | "f") {
         return None;
     }

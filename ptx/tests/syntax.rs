@@ -140,6 +140,9 @@ fn bad_text_gets_located_errors() {
             "unexpected character `#`",
             "1:28",
         ),
+        // A dot with no type name after it (the ptx_parse fuzz target's first crash: a
+        // panic slicing the empty name).
+        (".func f(.param .%r<2>) { ret; }", "the parameter's type", "1:"),
     ] {
         let err = parse(&SourceFile::new("bad.ptx", text))
             .expect_err(text)

@@ -215,7 +215,13 @@ fn the_smt2_export_is_standard_and_every_solver_gives_the_in_process_verdict() {
         let file = dir.path().join(format!("q{k}.smt2"));
         std::fs::write(&file, &exported).unwrap();
         for solver in Solver::ALL {
-            let outcome = portfolio::run(&file, &portable.declared_names(), &[solver], 60_000);
+            let outcome = portfolio::run(
+                &file,
+                &portable.declared_names(),
+                &[solver],
+                60_000,
+                &std::sync::atomic::AtomicBool::new(false),
+            );
             match outcome.answer {
                 Answer::Proved => assert!(proved, "{}: {text}", solver.name()),
                 Answer::Counterexample(values) => {
