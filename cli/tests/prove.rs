@@ -264,7 +264,8 @@ fn validate_ptxas_proves_the_hmul2_ptxas_emits() {
 }
 
 /// Issue 18 item 4: `--explain` prints each query's size (the two sides' products are one
-/// term once the negations cancel), and an `unknown` says which sub-query gave up and why.
+/// term once the negations cancel, an fma by one is a sum), and an `unknown` says which
+/// sub-query gave up and why.
 #[test]
 fn explain_prints_the_query_size_and_unknown_says_why() {
     let dir = tempfile::tempdir().unwrap();
@@ -273,7 +274,8 @@ fn explain_prints_the_query_size_and_unknown_says_why() {
         &rules,
         "name: neg-both\nexpect: proved\n  mul.rn.f32 d, a, b\n=>\n  neg.f32 t, a\n  neg.f32 u, b\n  mul.rn.f32 d, t, u\n\n\
          name: div-rz\n  div.rn.f64 d, a, b\n=>\n  div.rz.f64 d, a, b\n\n\
-         name: fma-one\n  fma.rn.f16 d, a, 0x3c00, c\n=>\n  add.rn.f16 d, a, c\n",
+         name: fma-one\n  fma.rn.f16 d, a, 0x3c00, c\n=>\n  add.rn.f16 d, a, c\n\n\
+         name: sqrt-approx\n  sqrt.approx.f32 d, a\n=>\n  sqrt.rn.f32 d, a\n",
     )
     .unwrap();
     let (code, out, _) = prove(&[
@@ -292,10 +294,19 @@ fn explain_prints_the_query_size_and_unknown_says_why() {
     );
     assert!(out.contains("fp.div x2;"), "{out}");
     assert!(
-        out.contains("neg-both: proved")
-            && out.contains("fma-one: unknown (z3: the query: timeout after 1 ms)"),
+        out.contains("fma-one: proved") && out.contains("fp.add x1; bit-vector widths: 16;"),
         "{out}"
     );
+    let sqrt = out
+        .lines()
+        .find(|l| l.starts_with("sqrt-approx: "))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(
+        sqrt.starts_with("sqrt-approx: unknown (z3: the query")
+            && sqrt.contains(": timeout after 1 ms)"),
+        "{out}"
+    );
+    assert!(out.contains("neg-both: proved"), "{out}");
     // The wrong one is refuted by sample inputs before any solver, and says so.
     assert!(
         out.contains("div-rz: counterexample (") && out.contains(", evaluator)"),

@@ -252,10 +252,10 @@ pub fn solve(
                 while start.elapsed() < HEAD_START && !z3_returned.load(Ordering::Relaxed) {
                     std::thread::sleep(Duration::from_millis(10));
                 }
-                if z3_answered.load(Ordering::Relaxed) {
+                let left = u128::from(opts.timeout_ms).saturating_sub(start.elapsed().as_millis());
+                if z3_answered.load(Ordering::Relaxed) || left < 100 {
                     return None;
                 }
-                let left = u128::from(opts.timeout_ms).saturating_sub(start.elapsed().as_millis());
                 let found = processes(&opts.fallback, left as u32, &z3_answered);
                 if matches!(found, Ok((Answer::Proved | Answer::Counterexample(_), _))) {
                     while !z3_returned.load(Ordering::Relaxed) {
