@@ -12,6 +12,7 @@
 
 mod lower;
 mod shims;
+mod wide;
 
 use cranelift_codegen::ir::{types, AbiParam, InstBuilder, MemFlagsData, UserFuncName};
 use cranelift_codegen::settings::{self, Configurable};
