@@ -152,6 +152,9 @@ pub fn product(b: &mut FunctionBuilder<'_>, x: Value, y: Value) -> Value {
 /// the exact value (overflow to infinity or the largest finite value by the mode; an
 /// infinite `s` stays infinite; a NaN gives some NaN of `f`).
 pub fn narrow(b: &mut FunctionBuilder<'_>, f: Format, r: Round, s: Value) -> Value {
+    if r == Round::NearestEven {
+        return narrow_even(b, f, s);
+    }
     let q = i64::from(f.precision());
     let bits = b.ins().bitcast(I64, MemFlagsData::new(), s);
     let sign = b.ins().ushr_imm_s(bits, 63);
@@ -220,6 +223,47 @@ pub fn narrow(b: &mut FunctionBuilder<'_>, f: Format, r: Round, s: Value) -> Val
     let nan = b.ins().iconst(I64, (f.default_nan() & (f.mask() >> 1)) as i64);
     let special_enc = b.ins().select(is_nan, nan, to_inf);
     let enc = b.ins().select(special, special_enc, enc);
+    let sign = b.ins().ishl_imm_s(sign, i64::from(f.width() - 1));
+    b.ins().bor(enc, sign)
+}
+
+/// [`narrow`] under round-to-nearest-even, in fewer instructions: in `f`'s normal range the
+/// f64 encoding itself is rounded at its `53 - q` low bits (ties to even; the encoding is
+/// monotonic, so a carry out of the significand moves into the exponent, and past `f`'s
+/// largest exponent gives an encoding at or above its infinity: overflow); below it, adding
+/// `M = 2^(emin - q + 53)` rounds |s| to a multiple of `f`'s subnormal unit 2^(emin - q + 1)
+/// (every f64 in [M, 2M) is such a multiple, and the addition rounds to nearest even), and
+/// the multiple is the encoding (2^(q-1) of them being the smallest normal's).
+fn narrow_even(b: &mut FunctionBuilder<'_>, f: Format, s: Value) -> Value {
+    let q = i64::from(f.precision());
+    let drop = 53 - q;
+    let bits = b.ins().bitcast(I64, MemFlagsData::new(), s);
+    let sign = b.ins().ushr_imm_s(bits, 63);
+    let mag = b.ins().band_imm_s(bits, i64::MAX);
+    let kept = b.ins().ushr_imm_s(mag, drop);
+    let odd = b.ins().band_imm_s(kept, 1);
+    let biased = b.ins().iadd_imm_s(mag, (1 << (drop - 1)) - 1);
+    let biased = b.ins().iadd(biased, odd);
+    let normal = b.ins().ushr_imm_s(biased, drop);
+    let rebias = (1023 - i64::from(f.bias())) << (q - 1);
+    let normal = b.ins().iadd_imm_s(normal, -rebias);
+    let m = (1023 + i64::from(f.emin()) - q + 53) << 52;
+    let abs = b.ins().bitcast(types::F64, MemFlagsData::new(), mag);
+    let big = b.ins().iconst(I64, m);
+    let big = b.ins().bitcast(types::F64, MemFlagsData::new(), big);
+    let t = b.ins().fadd(abs, big);
+    let t = b.ins().bitcast(I64, MemFlagsData::new(), t);
+    let small = b.ins().iadd_imm_s(t, -m);
+    let min_normal = (1023 + i64::from(f.emin())) << 52;
+    let tiny = b.ins().icmp_imm_s(IntCC::UnsignedLessThan, mag, min_normal);
+    let enc = b.ins().select(tiny, small, normal);
+    let inf = f.inf(false) as i64;
+    let over = b.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, enc, inf);
+    let to_inf = b.ins().iconst(I64, inf);
+    let enc = b.ins().select(over, to_inf, enc);
+    let is_nan = b.ins().icmp_imm_s(IntCC::UnsignedGreaterThan, mag, F64_EXP);
+    let nan = b.ins().iconst(I64, (f.default_nan() & (f.mask() >> 1)) as i64);
+    let enc = b.ins().select(is_nan, nan, enc);
     let sign = b.ins().ishl_imm_s(sign, i64::from(f.width() - 1));
     b.ins().bor(enc, sign)
 }
