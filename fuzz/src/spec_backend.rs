@@ -15,9 +15,11 @@ use std::sync::Arc;
 pub struct SpecBackend {
     identity: Identity,
     kind: EvaluatorKind,
-    /// Per variant name: the program compiled, and its code (`None`: unsupported). The
-    /// program is kept to check that a name still means the same program.
-    compiled: HashMap<String, (Program, Option<Arc<Compiled>>)>,
+    /// Per program address: the program compiled, and its code (`None`: unsupported). The
+    /// program is kept to check that an address still holds the same program. Keyed by
+    /// address, not by the variant's text: the forms of one instruction share a text, and a
+    /// campaign over them alternates between them batch by batch.
+    compiled: HashMap<usize, (Program, Option<Arc<Compiled>>)>,
     accepts: Vec<Accept>,
 }
 
@@ -58,15 +60,17 @@ impl SpecBackend {
         if self.kind == EvaluatorKind::Interp {
             return Evaluator::interpreted(&variant.program);
         }
-        let entry = self
-            .compiled
-            .entry(variant.text.clone())
-            .or_insert_with(|| (Program::clone(&variant.program), None));
-        if entry.1.is_none() || entry.0 != variant.program {
-            *entry = (
+        let at = &variant.program as *const Program as usize;
+        let fresh = || {
+            (
                 variant.program.clone(),
                 compile(&variant.program).ok().map(Arc::new),
-            );
+            )
+        };
+        let entry = self.compiled.entry(at).or_insert_with(fresh);
+        // An unsupported program is not compiled again; a different one at the address is.
+        if entry.0 != variant.program {
+            *entry = fresh();
         }
         match &entry.1 {
             Some(code) => Evaluator::compiled(&variant.program, Arc::clone(code)),

@@ -4,14 +4,18 @@
 //! the values the outcome trees read (resolved into accept sets by the interpreter's own
 //! [`Resolver`]), the other tests a backend's destination bits against the accept sets and
 //! flags the rows some part rejects, so a campaign resolves accept sets only for those.
-//! Bit operations, selects, classification and f32/f64 `.rn` arithmetic are native
-//! instructions; every other floating-point operation calls `semfuzz-fp`.
+//! Bit operations, selects, classification, comparisons and f32/f64 `.rn` arithmetic are
+//! native instructions; add/sub/mul/fma and conversions of the narrow formats (f16, bf16,
+//! tf32, fp8, and f32 under a directed rounding) are native f64 arithmetic where that is
+//! provably exact, rounded once in inline integer code (`wide.rs`); division, square root,
+//! f64 under a directed rounding and integer conversions call `semfuzz-fp`.
 //!
 //! The interpreter ([`semfuzz_spec::eval::Evaluator`]) stays the reference: a program with an
 //! op this lowering does not know is [`Unsupported`] and [`Evaluator`] runs it interpreted.
 
 mod lower;
 mod shims;
+mod wide;
 
 use cranelift_codegen::ir::{types, AbiParam, InstBuilder, MemFlagsData, UserFuncName};
 use cranelift_codegen::settings::{self, Configurable};

@@ -6,6 +6,7 @@
 //! equivalence tests compare the two on every variant).
 
 use crate::shims::{self, FpOp, Shim};
+use crate::wide;
 use crate::Unsupported;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{types, AbiParam, InstBuilder, MemFlagsData, SigRef, Signature, Value};
@@ -172,9 +173,27 @@ impl<'a, 'b> RowLowering<'a, 'b> {
                 FpOp::Div => ins.fdiv(fs[0], fs[1]),
                 FpOp::Fma => ins.fma(fs[0], fs[1], fs[2]),
                 FpOp::Sqrt => ins.sqrt(fs[0]),
-                FpOp::Cmp => unreachable!("comparisons are lowered by `compare`"),
             };
             let bits = self.as_bits(y, ty);
+            return self.fix_nan(f, bits, &xs);
+        }
+        if wide::fits(f) && !matches!(op, FpOp::Div | FpOp::Sqrt) {
+            let ws: Vec<Value> = xs.iter().map(|&x| wide::widen(self.b, f, x)).collect();
+            let y = match op {
+                FpOp::Add => wide::sum(self.b, f, r, ws[0], ws[1]),
+                FpOp::Sub => {
+                    let minus = self.b.ins().fneg(ws[1]);
+                    wide::sum(self.b, f, r, ws[0], minus)
+                }
+                FpOp::Mul => wide::product(self.b, ws[0], ws[1]),
+                // The product is exact, so the sum with `c` is `fma`'s one rounding.
+                FpOp::Fma => {
+                    let p = wide::product(self.b, ws[0], ws[1]);
+                    wide::sum(self.b, f, r, p, ws[2])
+                }
+                FpOp::Div | FpOp::Sqrt => unreachable!("not widened"),
+            };
+            let bits = wide::narrow(self.b, f, r, y);
             return self.fix_nan(f, bits, &xs);
         }
         let zero = self.b.ins().iconst(I64, 0);
@@ -195,13 +214,49 @@ impl<'a, 'b> RowLowering<'a, 'b> {
             let p = self.b.ins().fcmp(cc, fx, fy);
             return self.widen(p);
         }
-        let zero = self.b.ins().iconst(I64, 0);
-        let how = match c {
-            Cmp::Eq => 0,
-            Cmp::Lt => 1,
-            Cmp::Le => 2,
+        // Ordered keys: a magnitude, negated for a negative value (so -0 and +0 are both 0),
+        // compared as signed integers; a NaN operand makes every comparison false.
+        let key = |l: &mut Self, x: Value| {
+            let m = l.b.ins().band_imm_s(x, magnitude_mask(f));
+            let neg = l.b.ins().ushr_imm_s(x, i64::from(f.width() - 1));
+            let neg = l.b.ins().band_imm_s(neg, 1);
+            let minus = l.b.ins().ineg(m);
+            l.b.ins().select(neg, minus, m)
         };
-        self.call(shims::shim(FpOp::Cmp, f), [x, y, zero], shims::pack(f), how)
+        let (kx, ky) = (key(self, x), key(self, y));
+        let cc = match c {
+            Cmp::Eq => IntCC::Equal,
+            Cmp::Lt => IntCC::SignedLessThan,
+            Cmp::Le => IntCC::SignedLessThanOrEqual,
+        };
+        let p = self.b.ins().icmp(cc, kx, ky);
+        let (nx, ny) = (self.is_nan(f, x), self.is_nan(f, y));
+        let unordered = self.b.ins().bor(nx, ny);
+        let ordered = self.b.ins().icmp_imm_s(IntCC::Equal, unordered, 0);
+        let p = self.b.ins().band(p, ordered);
+        self.widen(p)
+    }
+
+    /// A conversion between formats that [`wide::fits`]: exact into f64, one rounding out;
+    /// a NaN as `semfuzz_fp::convert` makes it (its payload's high bits kept, quieted).
+    fn convert_widened(&mut self, from: Format, to: Format, r: Round, x: Value) -> Value {
+        let y = wide::widen(self.b, from, x);
+        let rounded = wide::narrow(self.b, to, r, y);
+        let payload = self.b.ins().band_imm_s(x, mask(from.precision() - 1) as i64);
+        let payload = if to.precision() >= from.precision() {
+            let by = to.precision() - from.precision();
+            self.b.ins().ishl_imm_s(payload, i64::from(by))
+        } else {
+            let by = from.precision() - to.precision();
+            self.b.ins().ushr_imm_s(payload, i64::from(by))
+        };
+        let payload = self.b.ins().bor_imm_s(payload, to.default_nan() as i64 & magnitude_mask(to));
+        let sign = self.b.ins().ushr_imm_s(x, i64::from(from.width() - 1));
+        let sign = self.b.ins().band_imm_s(sign, 1);
+        let sign = self.b.ins().ishl_imm_s(sign, i64::from(to.width() - 1));
+        let nan = self.b.ins().bor(payload, sign);
+        let is_nan = self.is_nan(from, x);
+        self.b.ins().select(is_nan, nan, rounded)
     }
 
     fn class(&mut self, f: Format, c: Class, a: ValueId) -> Value {
@@ -258,6 +313,9 @@ impl<'a, 'b> RowLowering<'a, 'b> {
             Op::Div(f, r, a, b) => self.arith(FpOp::Div, f, r, &[a, b]),
             Op::Fma(f, r, a, b, c) => self.arith(FpOp::Fma, f, r, &[a, b, c]),
             Op::Sqrt(f, r, a) => self.arith(FpOp::Sqrt, f, r, &[a]),
+            Op::Cvt(from, to, r, a) if wide::fits(from) && wide::fits(to) => {
+                self.convert_widened(from, to, r, self.v(a))
+            }
             Op::Cvt(from, to, r, a) => {
                 let (x, zero) = (self.vals[a as usize], self.b.ins().iconst(I64, 0));
                 let to_packed = self.b.ins().iconst(I64, shims::pack(to) as i64);
@@ -267,6 +325,37 @@ impl<'a, 'b> RowLowering<'a, 'b> {
                     shims::pack(from),
                     shims::round_code(r),
                 )
+            }
+            Op::RoundInt(f, r, a) => {
+                let (x, zero) = (self.v(a), self.b.ins().iconst(I64, 0));
+                let call = [x, zero, zero];
+                self.call(shims::round_int, call, shims::pack(f), shims::round_code(r))
+            }
+            Op::FloatToInt {
+                from,
+                round,
+                width,
+                signed,
+                value,
+            } => {
+                let x = self.v(value);
+                let w = self.b.ins().iconst(I64, i64::from(width));
+                let s = self.b.ins().iconst(I64, i64::from(signed));
+                let (f, r) = (shims::pack(from), shims::round_code(round));
+                self.call(shims::to_int, [x, w, s], f, r)
+            }
+            Op::IntToFloat {
+                width,
+                signed,
+                to,
+                round,
+                value,
+            } => {
+                let x = self.v(value);
+                let w = self.b.ins().iconst(I64, i64::from(width));
+                let s = self.b.ins().iconst(I64, i64::from(signed));
+                let (f, r) = (shims::pack(to), shims::round_code(round));
+                self.call(shims::from_int, [x, w, s], f, r)
             }
             Op::Class(f, c, a) => self.class(f, c, a),
             Op::FCmp(f, c, a, b) => self.compare(f, c, a, b),

@@ -12,7 +12,7 @@ use semfuzz_spec::ir::Outcome;
 use std::cell::RefCell;
 
 /// The signature every shim has: operands `a`, `b`, `c` (unused ones are 0), the packed
-/// format ([`pack`]), and the rounding mode or comparison ([`round_code`], [`CmpCode`]).
+/// format ([`pack`]), and the rounding mode ([`round_code`]).
 pub type Shim = extern "C" fn(u64, u64, u64, u64, u64) -> u64;
 
 /// A format as one machine word: exponent bits low, precision high.
@@ -48,19 +48,6 @@ pub enum FpOp {
     Fma,
     /// `sqrt(a)`
     Sqrt,
-    /// `a == b` (mode 0), `a < b` (1), `a <= b` (2): 1 or 0.
-    Cmp,
-}
-
-/// `a` compared with `b` as [`FpOp::Cmp`] reads its mode.
-fn compare(f: Format, a: u64, b: u64, how: u64) -> u64 {
-    use std::cmp::Ordering::*;
-    let o = fp::compare(f, a, b);
-    (match how {
-        0 => o == Some(Equal),
-        1 => o == Some(Less),
-        _ => matches!(o, Some(Less | Equal)),
-    }) as u64
 }
 
 /// Where a shim gets its format from: a const generic, or its packed argument.
@@ -112,10 +99,6 @@ extern "C" fn sqrt<F: Fmt>(a: u64, _: u64, _: u64, f: u64, r: u64) -> u64 {
     fp::sqrt(F::get(f), a, round(r))
 }
 
-extern "C" fn cmp<F: Fmt>(a: u64, b: u64, _: u64, f: u64, how: u64) -> u64 {
-    compare(F::get(f), a, b, how)
-}
-
 /// Conversion from the format packed in the fourth argument to the one packed in `b`.
 extern "C" fn convert<F: Fmt, T: Fmt>(a: u64, to: u64, _: u64, from: u64, r: u64) -> u64 {
     fp::convert(F::get(from), T::get(to), a, round(r))
@@ -129,7 +112,6 @@ fn table<F: Fmt>(op: FpOp) -> Shim {
         FpOp::Div => div::<F>,
         FpOp::Fma => fma::<F>,
         FpOp::Sqrt => sqrt::<F>,
-        FpOp::Cmp => cmp::<F>,
     }
 }
 
@@ -175,6 +157,21 @@ pub fn convert_shim(from: Format, to: Format) -> Shim {
         (8, 11) => into!(Fixed<8, 11>),
         _ => into!(Dynamic),
     }
+}
+
+/// `roundToIntegral` of `a` in the packed format `f`.
+pub extern "C" fn round_int(a: u64, _: u64, _: u64, f: u64, r: u64) -> u64 {
+    fp::round_to_integral(unpack(f), a, round(r))
+}
+
+/// `a` of the packed format `f` to a `width`-bit integer, two's complement when `signed` is 1.
+pub extern "C" fn to_int(a: u64, width: u64, signed: u64, f: u64, r: u64) -> u64 {
+    fp::to_int(unpack(f), a, round(r), width as u32, signed != 0)
+}
+
+/// The `width`-bit integer `a` (two's complement when `signed` is 1) in the packed format `to`.
+pub extern "C" fn from_int(a: u64, width: u64, signed: u64, to: u64, r: u64) -> u64 {
+    fp::from_int(unpack(to), a, width as u32, signed != 0, round(r))
 }
 
 thread_local! {
