@@ -145,7 +145,7 @@ impl Llc {
                                 Ok(String::from_utf8_lossy(&out.stdout).into_owned())
                             } else {
                                 let err = String::from_utf8_lossy(&out.stderr);
-                                Err(err.lines().next().unwrap_or("failed").trim().to_string())
+                                Err(without_addresses(err.lines().next().unwrap_or("failed")))
                             },
                         );
                     }
@@ -157,14 +157,36 @@ impl Llc {
     }
 }
 
+/// A message of LLVM's without the node addresses (`0x5563d09f0e40`) that differ per run.
+fn without_addresses(line: &str) -> String {
+    let mut out = String::new();
+    let mut rest = line.trim();
+    while let Some(i) = rest.find("0x") {
+        let hex = rest[i + 2..]
+            .find(|c: char| !c.is_ascii_hexdigit())
+            .unwrap_or(rest.len() - i - 2);
+        out.push_str(&rest[..i]);
+        out.push_str(if hex >= 8 {
+            "0x…"
+        } else {
+            &rest[i..i + 2 + hex]
+        });
+        rest = &rest[i + 2 + hex..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// One function to validate.
 struct Unit {
     /// The IR function's name.
     func: String,
     /// The module it is in (a key of the compiled output).
     module: String,
-    /// The `.ll` file.
+    /// The `.ll` file it was read from.
     ll: PathBuf,
+    /// The `.ll` file compiled: the function alone with what it needs.
+    compiled: PathBuf,
     /// The catalogue's operation × type it spells (`fadd_f32`), for deduplication; `None` for
     /// functions of files.
     group: Option<String>,
@@ -302,6 +324,7 @@ pub fn run(spec: &Spec, args: &Args, opts: &Options) -> Result<bool> {
                 func: name.clone(),
                 module: name.clone(),
                 ll: ll.clone(),
+                compiled: ll.clone(),
                 group: Some(group),
             });
             modules.push((name, ll, text));
@@ -313,16 +336,29 @@ pub fn run(spec: &Spec, args: &Args, opts: &Options) -> Result<bool> {
             let ll = std::fs::canonicalize(f)?;
             let module =
                 semfuzz_llir::parse(&SourceFile::new(f.display().to_string(), text.as_str()))?;
-            let key = f.display().to_string();
+            let stem = f
+                .file_stem()
+                .map_or("module".into(), |s| s.to_string_lossy().into_owned());
+            // Each function compiled alone (with the module's declarations and attribute
+            // groups): a function the back end cannot select fails only itself.
             for func in &module.functions {
+                let alone = semfuzz_llir::Module {
+                    lines: module.lines.clone(),
+                    groups: module.groups.clone(),
+                    functions: vec![func.clone()],
+                };
+                let key = format!("{stem}.{}", func.name);
+                let compiled = work.join(format!("{key}.ll"));
+                std::fs::write(&compiled, alone.to_string())?;
                 units.push(Unit {
                     func: func.name.clone(),
                     module: key.clone(),
                     ll: ll.clone(),
+                    compiled: compiled.clone(),
                     group: None,
                 });
+                modules.push((key, compiled, alone.to_string()));
             }
-            modules.push((key, ll, text));
         }
     }
     let (ptx, compiler) = llc.compile(&modules, &sms)?;
@@ -476,11 +512,7 @@ fn validate(
         Ok(p) => p,
         Err(why) => return Ok(unsupported(format!("{compiler}: {why}"))),
     };
-    let ptx_path = work.join(format!(
-        "{}-{sm}.ptx",
-        u.ll.file_stem()
-            .map_or("module".into(), |s| s.to_string_lossy())
-    ));
+    let ptx_path = work.join(format!("{}-{sm}.ptx", u.module));
     std::fs::write(&ptx_path, ptx_text)?;
     let ptx = match semfuzz_ptx::load(
         spec,
@@ -571,7 +603,10 @@ fn validate(
             } else {
                 "    NOT confirmed by the evaluators: a semfuzz bug, please report it".into()
             });
-            lines.push(format!("    llc: {} ({compiler})", llc.command(&u.ll, sm)));
+            lines.push(format!(
+                "    llc: {} ({compiler})",
+                llc.command(&u.compiled, sm)
+            ));
             Verdict {
                 kind: if confirmed {
                     "counterexample"
