@@ -117,7 +117,7 @@ impl Llc {
                     all.insert(sm.clone(), per);
                 }
                 let version = v["version"].as_str().unwrap_or("?");
-                Ok((all, format!("llvmlite (LLVM {version})")))
+                Ok((all, format!("llvmlite, LLVM {version}")))
             }
             Llc::Binary(b) => {
                 let version = Command::new(b)
@@ -151,7 +151,7 @@ impl Llc {
                     }
                     all.insert(sm.clone(), per);
                 }
-                Ok((all, format!("{b} (LLVM {version})")))
+                Ok((all, format!("{b}, LLVM {version}")))
             }
         }
     }

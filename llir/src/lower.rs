@@ -492,6 +492,20 @@ impl<'s> Reader<'s> {
             }
             _ => format!("ir_{}", i.opcode),
         };
+        // LangRef `bitcast`: "no bits are changed"; between a vector and a value of another
+        // lane count it is the bits as they are (lane 0 lowest), which the reader moves itself.
+        if opcode == "ir_bitcast" && ty[0].lanes() != result_ty.lanes() {
+            let o = operands[0];
+            let v = self.value(&o.value, &ty[0], &o.span)?;
+            let w = self.width_of(&result_ty, &i.span)?;
+            if self.b.widths[v as usize] != w {
+                return Err(at(
+                    &i.span,
+                    format!("`bitcast` from {} to {result_ty} changes the width", ty[0]),
+                ));
+            }
+            return self.define(i, v, result_ty);
+        }
         let row = row(&opcode).or_else(|| {
             opcode.starts_with("llvm_nvvm_").then_some(Row {
                 flags: &[],

@@ -173,8 +173,8 @@ pub struct Param {
 pub enum Statement {
     /// `name:`.
     Label(String, Span),
-    /// An instruction.
-    Instr(Instr),
+    /// An instruction (boxed: it is much larger than a label).
+    Instr(Box<Instr>),
 }
 
 /// An operand value.
@@ -736,7 +736,7 @@ impl<'a> Parser<'a> {
                 }
                 _ => {
                     let i = self.instr()?;
-                    body.push(Statement::Instr(i));
+                    body.push(Statement::Instr(Box::new(i)));
                 }
             }
         }
@@ -796,6 +796,15 @@ impl<'a> Parser<'a> {
             value,
             span: self.span(a, self.end_of_prev()),
         })
+    }
+
+    /// Whether a `,` follows that starts another operand (not a metadata attachment `, !dbg`).
+    fn another_operand(&self) -> bool {
+        self.peek() == Some(&Tok::Punct(','))
+            && !matches!(
+                self.toks.get(self.pos + 1).map(|t| &t.tok),
+                Some(Tok::Meta(_))
+            )
     }
 
     fn flags(&mut self) -> Vec<String> {
@@ -864,12 +873,7 @@ impl<'a> Parser<'a> {
                 i.ty = Some(self.ty("the instruction's type")?);
                 loop {
                     i.operands.push(self.operand(false)?);
-                    if !(self.peek() == Some(&Tok::Punct(','))
-                        && !matches!(
-                            self.toks.get(self.pos + 1).map(|t| &t.tok),
-                            Some(Tok::Meta(_))
-                        ))
-                    {
+                    if !self.another_operand() {
                         break;
                     }
                     self.pos += 1;
@@ -901,12 +905,7 @@ impl<'a> Parser<'a> {
             }
             Shape::EachTyped => loop {
                 i.operands.push(self.operand(true)?);
-                if !(self.peek() == Some(&Tok::Punct(','))
-                    && !matches!(
-                        self.toks.get(self.pos + 1).map(|t| &t.tok),
-                        Some(Tok::Meta(_))
-                    ))
-                {
+                if !self.another_operand() {
                     break;
                 }
                 self.pos += 1;
