@@ -11,7 +11,7 @@
 
 use crate::syntax::{Attr, FloatTy, Function, Instr, Module, Shape, Statement, Type, Value};
 use semfuzz_spec::diag::{Diagnostic, Span};
-use semfuzz_spec::ir::{mask, Builder, Dest, Outcome, Part, PartKind, Program, Slot, ValueId};
+use semfuzz_spec::ir::{mask, Builder, Dest, Outcome, PartKind, Program, Slot, ValueId};
 use semfuzz_spec::{Spec, Variant};
 use std::collections::HashMap;
 
@@ -330,17 +330,7 @@ impl<'s> Reader<'s> {
         let width = self.b.widths[value as usize];
         let kind = kind_of(&ty);
         let outcome = self.b.outcome_of(value, &self.choices);
-        let dests = vec![Dest {
-            name: "d".into(),
-            width,
-            parts: vec![Part {
-                lo: 0,
-                width,
-                kind,
-                outcome,
-            }],
-            by_range: false,
-        }];
+        let dests = vec![Dest::whole("d".into(), width, kind, outcome)];
         let choices = std::mem::take(&mut self.choices);
         let (program, kept) = std::mem::take(&mut self.b).finish(widths, dests, choices);
         Ok(IrFunction {

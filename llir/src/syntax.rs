@@ -653,6 +653,24 @@ impl<'a> Parser<'a> {
         Ok(Some(t))
     }
 
+    /// A type after any keywords (`dso_local`, `noundef`, `nofpclass(nan)`) before it.
+    fn type_after_words(&mut self, what: &str) -> Result<Type, Diagnostic> {
+        loop {
+            if let Some(t) = self.try_type()? {
+                return Ok(t);
+            }
+            match self.peek() {
+                Some(Tok::Word(_)) => {
+                    self.pos += 1;
+                    if self.peek() == Some(&Tok::Punct('(')) {
+                        self.skip_parens()?;
+                    }
+                }
+                _ => return Err(self.error(format!("expected {what}"))),
+            }
+        }
+    }
+
     fn ty(&mut self, what: &str) -> Result<Type, Diagnostic> {
         self.try_type()?
             .ok_or_else(|| self.error(format!("expected {what}")))
@@ -662,20 +680,7 @@ impl<'a> Parser<'a> {
         let d = self.here();
         self.pos += 1;
         // Linkage, visibility, calling convention and return attributes before the type.
-        let ret = loop {
-            if let Some(t) = self.try_type()? {
-                break t;
-            }
-            match self.peek() {
-                Some(Tok::Word(_)) => {
-                    self.pos += 1;
-                    if self.peek() == Some(&Tok::Punct('(')) {
-                        self.skip_parens()?;
-                    }
-                }
-                _ => return Err(self.error("expected the function's return type")),
-            }
-        };
+        let ret = self.type_after_words("the function's return type")?;
         let name = match self.next().map(|t| t.tok.clone()) {
             Some(Tok::Global(n)) => n,
             _ => {
@@ -912,21 +917,7 @@ impl<'a> Parser<'a> {
             },
             Shape::Call => {
                 // Return attributes (`noundef`, `nofpclass(nan)`) before the type.
-                let ty = loop {
-                    if let Some(t) = self.try_type()? {
-                        break t;
-                    }
-                    match self.peek() {
-                        Some(Tok::Word(_)) => {
-                            self.pos += 1;
-                            if self.peek() == Some(&Tok::Punct('(')) {
-                                self.skip_parens()?;
-                            }
-                        }
-                        _ => return Err(self.error("expected the call's result type")),
-                    }
-                };
-                i.ty = Some(ty);
+                i.ty = Some(self.type_after_words("the call's result type")?);
                 i.callee = match self.next().map(|t| t.tok.clone()) {
                     Some(Tok::Global(n)) => Some(n),
                     _ => {

@@ -27,7 +27,7 @@ use crate::syntax::{
 };
 use semfuzz_spec::diag::{Diagnostic, Span};
 pub use semfuzz_spec::ir::Slot;
-use semfuzz_spec::ir::{mask, Builder, Dest, Op, Outcome, Part, PartKind, Program, ValueId};
+use semfuzz_spec::ir::{mask, Builder, Dest, Op, Outcome, PartKind, Program, ValueId};
 use semfuzz_spec::{Spec, Variant};
 use std::collections::HashMap;
 
@@ -1157,17 +1157,7 @@ impl<'s> Reader<'s> {
                 _ => PartKind::Bits,
             };
             let outcome = self.b.outcome_of(value, &self.choices);
-            dests.push(Dest {
-                name: name.clone(),
-                width,
-                parts: vec![Part {
-                    lo: 0,
-                    width,
-                    kind,
-                    outcome,
-                }],
-                by_range: false,
-            });
+            dests.push(Dest::whole(name.clone(), width, kind, outcome));
             slots.push(Slot { name, width, kind });
         }
         let choices = std::mem::take(&mut self.choices);

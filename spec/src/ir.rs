@@ -558,6 +558,21 @@ pub struct Dest {
 }
 
 impl Dest {
+    /// A destination of one part covering all of it (a function's result).
+    pub fn whole(name: String, width: u32, kind: PartKind, outcome: Outcome) -> Dest {
+        Dest {
+            name,
+            width,
+            parts: vec![Part {
+                lo: 0,
+                width,
+                kind,
+                outcome,
+            }],
+            by_range: false,
+        }
+    }
+
     /// How part `i` is named in messages: `d` for a one-part destination, `d[1]` for a lane,
     /// `d[63:32]` for a bit range.
     pub fn part_name(&self, i: usize) -> String {
