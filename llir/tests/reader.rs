@@ -137,6 +137,18 @@ fn what_the_reader_does_not_model_is_a_located_error() {
         error(wide, None),
         "t.ll:1:24: unsupported type `<2 x double>`: 128 bits"
     );
+    // The catalogue spells equal output and input modes only (docs/llvm-ir-spec.md, OUT / IN).
+    let mixed = "define half @m(half %a) \"denormal-fp-math\"=\"preserve-sign,ieee\" {\n  %x = fadd half %a, %a\n  ret half %x\n}\n";
+    assert_eq!(
+        error(mixed, None),
+        "t.ll:2:8: unsupported denormal-fp-math \"preserve-sign,ieee\""
+    );
+    let icmp =
+        "define i1 @s(i32 %a, i32 %b) {\n  %x = icmp samesign ult i32 %a, %b\n  ret i1 %x\n}\n";
+    assert_eq!(
+        error(icmp, None),
+        "t.ll:2:8: unsupported flag `samesign` on `icmp`"
+    );
     let fpmath = "define float @d(float %a, float %b) {\n  %x = fdiv float %a, %b, !fpmath !0\n  ret float %x\n}\n";
     assert_eq!(
         error(fpmath, None),
