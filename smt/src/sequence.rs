@@ -878,12 +878,7 @@ impl<'s> Query<'s> {
                     }
                 })
                 .collect();
-            let e = encode_vals(
-                &step.code.program(),
-                &format!("{prefix}s{k}_"),
-                &ctx,
-                inputs,
-            );
+            let e = encode_vals(step.code.program(), &format!("{prefix}s{k}_"), &ctx, inputs);
             // A function's own intermediate choices: free in the target, chosen by the source.
             for c in &e.choices {
                 holds.push(c.allowed.clone());
@@ -1305,7 +1300,7 @@ impl Query<'_> {
 fn payload_blind(steps: &[Step], k: usize) -> bool {
     let dest = steps[k].dest;
     for s in &steps[k + 1..] {
-        let blind = payload_blind_inputs(&s.code.program());
+        let blind = payload_blind_inputs(s.code.program());
         for (i, a) in s.args.iter().enumerate() {
             match a {
                 Arg::Var(v) if *v == dest && !blind[i] => return false,
@@ -1431,7 +1426,7 @@ fn run_concrete(
 
 /// A step's accept sets in every state.
 fn accepts(step: &Step, states: &[HashMap<usize, u64>], c: &Concrete) -> Vec<Vec<Accept>> {
-    let mut ev = Evaluator::new(&step.code.program());
+    let mut ev = Evaluator::new(step.code.program());
     states
         .iter()
         .map(|env| {
