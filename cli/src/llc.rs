@@ -503,17 +503,17 @@ fn validate(
         }
         None => d.message.clone(),
     };
-    let text = std::fs::read_to_string(&u.ll)?;
-    let ir = match semfuzz_llir::load(spec, &u.ll.display().to_string(), &text, Some(&u.func)) {
-        Ok(f) => f,
-        Err(d) => return Ok(unsupported(located(&d))),
-    };
     let ptx_text = match compiled {
         Ok(p) => p,
         Err(why) => return Ok(unsupported(format!("{compiler}: {why}"))),
     };
     let ptx_path = work.join(format!("{}-{sm}.ptx", u.module));
     std::fs::write(&ptx_path, ptx_text)?;
+    let text = std::fs::read_to_string(&u.ll)?;
+    let ir = match semfuzz_llir::load(spec, &u.ll.display().to_string(), &text, Some(&u.func)) {
+        Ok(f) => f,
+        Err(d) => return Ok(unsupported(located(&d))),
+    };
     let ptx = match semfuzz_ptx::load(
         spec,
         &ptx_path.display().to_string(),
