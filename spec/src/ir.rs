@@ -473,7 +473,7 @@ pub enum Outcome {
         /// Whether results are flushed to sign-preserving zero.
         ftz: bool,
     },
-    /// Any bits at all ("best effort" outside a stated range).
+    /// Any bits at all ("best effort" outside a stated range; LLVM IR poison).
     Any(Format),
 }
 
