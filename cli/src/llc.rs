@@ -6,10 +6,11 @@
 //! posed to the prover `semfuzz prove` uses, on its default route.
 //!
 //! Without files, a built-in catalogue is generated: each operation × type, in the spellings
-//! that may select other PTX (no flags, `fast`, and the preserve-sign denormal attributes),
-//! the strictest first; a spelling whose PTX at a target is that of a stricter one of the same
-//! operation and type is skipped there, since its IR allows at least what the stricter one
-//! allows (flags and flushing only add results: docs/llvm-ir-spec.md).
+//! that may select other PTX (no flags, `fast`, and the preserve-sign denormal attributes).
+//! The `fast` spelling is skipped at a target where its PTX is that of the spelling without
+//! flags: its IR allows at least what that one allows (a fast-math flag only adds results,
+//! docs/llvm-ir-spec.md), so the stricter proof covers it. The denormal spelling is always
+//! validated: preserve-sign inputs *must* be read as zero, so it allows different results.
 
 use crate::eval::describe_operand;
 use anyhow::{anyhow, Result};
@@ -263,7 +264,15 @@ fn catalogue() -> Vec<(String, String, String)> {
                     params.join(", "),
                     decl.unwrap_or_default()
                 );
-                out.push((name, format!("{op}_{tag}"), text));
+                // The denormal attributes change what the IR allows both ways (LangRef: inputs
+                // "must" be treated as zero, outputs "may" be flushed), so a spelling under them
+                // is deduplicated only against itself.
+                let group = if suffix == "_ftz" {
+                    format!("{op}_{tag}_ftz")
+                } else {
+                    format!("{op}_{tag}")
+                };
+                out.push((name, group, text));
             }
         }
     }
@@ -455,7 +464,7 @@ fn table(
         .collect();
     if skipped > 0 {
         totals.push(format!(
-            "{skipped} skipped (the PTX of a stricter spelling)"
+            "{skipped} skipped (`fast` with the PTX of the spelling without flags)"
         ));
     }
     outln!("{}", totals.join(", "));

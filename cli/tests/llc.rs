@@ -105,6 +105,7 @@ fn hand_written_wrong_ptx_is_a_confirmed_counterexample() {
     assert_eq!(code, 0, "every verdict is the expected one:\n{out}{err}");
     for rule in [
         "ftz-added-under-ieee",
+        "ftz-dropped-under-preserve-sign",
         "fadd-f64-rounded-through-f32",
         "min-selp-swapped",
     ] {
@@ -116,9 +117,10 @@ fn hand_written_wrong_ptx_is_a_confirmed_counterexample() {
     }
     assert_eq!(
         out.matches("confirmed by the evaluator").count(),
-        3,
+        4,
         "{out}"
     );
+    assert!(out.contains("ftz-kept-under-preserve-sign: proved"), "{out}");
     assert!(out.contains("min-selp-right: proved"), "{out}");
 }
 
