@@ -128,7 +128,7 @@ impl Llc {
                 let text = String::from_utf8_lossy(&version.stdout);
                 let version = text
                     .lines()
-                    .find_map(|l| l.trim().strip_prefix("LLVM version "))
+                    .find_map(|l| l.split_once("LLVM version ").map(|(_, v)| v.trim()))
                     .unwrap_or("?")
                     .to_string();
                 let mut all = HashMap::new();
