@@ -120,7 +120,10 @@ fn hand_written_wrong_ptx_is_a_confirmed_counterexample() {
         4,
         "{out}"
     );
-    assert!(out.contains("ftz-kept-under-preserve-sign: proved"), "{out}");
+    assert!(
+        out.contains("ftz-kept-under-preserve-sign: proved"),
+        "{out}"
+    );
     assert!(out.contains("min-selp-right: proved"), "{out}");
 }
 
