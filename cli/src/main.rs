@@ -12,6 +12,7 @@ mod check;
 mod eval;
 mod fuzz;
 mod list;
+mod llc;
 mod operand;
 mod prove;
 mod ptx;
@@ -235,6 +236,29 @@ enum Command {
         #[arg(long, default_value = "10s", value_parser = prove::parse_timeout)]
         timeout: u32,
     },
+    /// Compile LLVM IR functions to PTX with LLVM's NVPTX back end and prove the PTX refines
+    /// the IR at each target (translation validation); exits 1 on a counterexample or unknown.
+    ValidateLlc {
+        /// `.ll` files; every function in them is validated (none: a built-in catalogue of
+        /// operations × types × spellings).
+        files: Vec<PathBuf>,
+        /// The compiler: llvmlite (its LLVM through the target machine), an llc on PATH
+        /// (llc-16), or a path.
+        #[arg(long, default_value = "llvmlite")]
+        llc: String,
+        /// Targets, comma-separated.
+        #[arg(long = "sm", default_value = llc::TARGETS)]
+        sms: String,
+        /// Per-query solver timeout: 5s, 500ms, 1m.
+        #[arg(long, default_value = "10s", value_parser = prove::parse_timeout)]
+        timeout: u32,
+        /// Also write every verdict to FILE as JSON.
+        #[arg(long, value_name = "FILE")]
+        json: Option<PathBuf>,
+        /// Where the compiled `.ptx` (and the catalogue's `.ll`) files are written.
+        #[arg(long, value_name = "DIR", default_value = ".semfuzz-cache/llc")]
+        work: PathBuf,
+    },
     /// Run the service: findings store, work-unit queue, JSON API and dashboard.
     Serve(serve::ServeArgs),
     /// Manage the service's API tokens.
@@ -382,6 +406,31 @@ fn run(cli: Cli) -> Result<bool> {
                 explain: false,
             };
             validate::run(&spec, &instrs, &archs, &opts)
+        }
+        Command::ValidateLlc {
+            files,
+            llc,
+            sms,
+            timeout,
+            json,
+            work,
+        } => {
+            let opts = semfuzz_smt::solve::Options {
+                timeout_ms: timeout,
+                cache: Some(prove::default_cache().into()),
+                emit_smt2: None,
+                portfolio: Vec::new(),
+                fallback: semfuzz_smt::solve::Options::default_fallback(),
+                explain: false,
+            };
+            let args = llc::Args {
+                files,
+                llc,
+                sms,
+                json,
+                work,
+            };
+            llc::run(&spec, &args, &opts)
         }
         Command::Serve(args) => serve::serve(spec, args).map(|()| true),
         Command::Token(cmd) => serve::token(cmd).map(|()| true),

@@ -26,21 +26,10 @@ use crate::syntax::{
     type_bits, Function, FunctionKind, Imm, Instr, Module, Operand, OperandKind, Statement,
 };
 use semfuzz_spec::diag::{Diagnostic, Span};
-use semfuzz_spec::ir::{mask, Builder, Dest, Op, Outcome, Part, PartKind, Program, ValueId};
+pub use semfuzz_spec::ir::Slot;
+use semfuzz_spec::ir::{mask, Builder, Dest, Op, Outcome, PartKind, Program, ValueId};
 use semfuzz_spec::{Spec, Variant};
 use std::collections::HashMap;
-
-/// An input or a result of a function.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Slot {
-    /// Its name: a parameter (`fadd_param_0`), a range of one (`p[8..16]`), or memory a
-    /// pointer parameter names (`[fadd_param_0+4]`).
-    pub name: String,
-    /// Its width in bits.
-    pub width: u32,
-    /// How its bits read.
-    pub kind: PartKind,
-}
 
 /// A function read into one program.
 #[derive(Clone, Debug)]
@@ -398,30 +387,11 @@ impl<'s> Reader<'s> {
     }
 
     fn extract(&mut self, v: ValueId, lo: u32, width: u32) -> ValueId {
-        if lo == 0 && self.b.widths[v as usize] == width {
-            v
-        } else {
-            self.b.emit(
-                Op::Extract {
-                    value: v,
-                    lo,
-                    width,
-                },
-                width,
-            )
-        }
+        self.b.extract(v, lo, width)
     }
 
     fn concat(&mut self, hi: ValueId, lo: ValueId) -> ValueId {
-        let (hw, lw) = (self.b.widths[hi as usize], self.b.widths[lo as usize]);
-        self.b.emit(
-            Op::Concat {
-                hi,
-                lo,
-                lo_width: lw,
-            },
-            hw + lw,
-        )
+        self.b.concat(hi, lo)
     }
 
     /// The register `name` declares: its unique id and width.
@@ -1137,56 +1107,21 @@ impl<'s> Reader<'s> {
     }
 
     /// Inlines `variant` over `args`; one (value, kind) per destination, lanes concatenated.
+    /// Each choice it leaves is recorded with the instruction's location.
     fn inline(
         &mut self,
         variant: &Variant,
         args: &[ValueId],
         i: &Instr,
     ) -> Result<Vec<(ValueId, PartKind)>, Diagnostic> {
-        let p = &variant.program;
-        let mut map: Vec<ValueId> = Vec::with_capacity(p.ops.len());
-        for (k, op) in p.ops.iter().enumerate() {
-            let id = match op {
-                Op::Input(n) => args[*n as usize],
-                op => {
-                    let mut op = op.clone();
-                    for a in op.args_mut() {
-                        *a = map[*a as usize];
-                    }
-                    self.b.emit(op, p.widths[k])
-                }
-            };
-            map.push(id);
-        }
-        let mut out = Vec::new();
-        for d in &p.dests {
-            let mut value: Option<ValueId> = None;
-            for part in &d.parts {
-                let v = match &part.outcome {
-                    Outcome::Exact(v) => map[*v as usize],
-                    o => {
-                        let mut o = o.clone();
-                        o.renumber(&map);
-                        let k = self.choices.len();
-                        self.choices.push(o);
-                        let (line, col) = i.span.file.line_col(i.span.start);
-                        self.choice_sites.push(format!(
-                            "`{}` at {}:{line}:{col}",
-                            i.opcode, i.span.file.name
-                        ));
-                        self.b.emit(Op::Choose(k as u16), part.width)
-                    }
-                };
-                value = Some(match value {
-                    None => v,
-                    Some(lo) => self.concat(v, lo),
-                });
-            }
-            let kind = match d.parts.as_slice() {
-                [one] => one.kind,
-                _ => PartKind::Bits,
-            };
-            out.push((value.expect("a destination has parts"), kind));
+        let before = self.choices.len();
+        let out = self.b.inline(&variant.program, args, &mut self.choices);
+        let (line, col) = i.span.file.line_col(i.span.start);
+        for _ in before..self.choices.len() {
+            self.choice_sites.push(format!(
+                "`{}` at {}:{line}:{col}",
+                i.opcode, i.span.file.name
+            ));
         }
         Ok(out)
     }
@@ -1221,18 +1156,8 @@ impl<'s> Reader<'s> {
                 PartKind::Float(fmt) if fmt.width() == width => kind,
                 _ => PartKind::Bits,
             };
-            let outcome = self.outcome_of(value);
-            dests.push(Dest {
-                name: name.clone(),
-                width,
-                parts: vec![Part {
-                    lo: 0,
-                    width,
-                    kind,
-                    outcome,
-                }],
-                by_range: false,
-            });
+            let outcome = self.b.outcome_of(value, &self.choices);
+            dests.push(Dest::whole(name.clone(), width, kind, outcome));
             slots.push(Slot { name, width, kind });
         }
         let choices = std::mem::take(&mut self.choices);
@@ -1279,30 +1204,6 @@ impl<'s> Reader<'s> {
             });
         }
         Ok(value.expect("a result has bytes"))
-    }
-
-    /// A result's outcome: a choice that flows into it unchanged (through selects) stays a
-    /// choice of the result, as in a single instruction.
-    fn outcome_of(&self, v: ValueId) -> Outcome {
-        match self.b.op(v) {
-            Op::Choose(k) => self.choices[*k as usize].clone(),
-            Op::Select(c, a, b) if self.has_choice_leaf(*a) || self.has_choice_leaf(*b) => {
-                Outcome::Select(
-                    *c,
-                    Box::new(self.outcome_of(*a)),
-                    Box::new(self.outcome_of(*b)),
-                )
-            }
-            _ => Outcome::Exact(v),
-        }
-    }
-
-    fn has_choice_leaf(&self, v: ValueId) -> bool {
-        match self.b.op(v) {
-            Op::Choose(_) => true,
-            Op::Select(_, a, b) => self.has_choice_leaf(*a) || self.has_choice_leaf(*b),
-            _ => false,
-        }
     }
 }
 

@@ -248,10 +248,10 @@ pub fn parse(file: &Arc<SourceFile>) -> Result<Vec<Rule>, Vec<Diagnostic>> {
 /// Splits an instruction line (`@P0 HMUL2 d, a.H0_H0, b`) into its opcode and operands.
 fn instruction(file: &Arc<SourceFile>, start: usize, text: &str) -> InstrLine {
     let mut pos = 0;
-    // A guard is part of the SASS text; skip it for the opcode. A PTX function
-    // (`@file.ptx:func`) is the opcode itself.
+    // A guard is part of the SASS text; skip it for the opcode. A PTX or LLVM IR function
+    // (`@file.ptx:func`, `@file.ll:func`) is the opcode itself.
     let first = text.split_whitespace().next().unwrap_or("");
-    if text.starts_with('@') && !first.contains(".ptx:") {
+    if text.starts_with('@') && !first.contains(".ptx:") && !first.contains(".ll:") {
         pos = text.find(char::is_whitespace).unwrap_or(text.len());
         pos += text[pos..].len() - text[pos..].trim_start().len();
     }

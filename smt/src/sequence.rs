@@ -29,11 +29,10 @@
 use crate::encode::{encode_vals, payload_blind_inputs, Choice, Ctx, NanBits, ToBits, Val};
 use crate::rules::{InstrLine, Rule};
 use crate::solve::Answer;
-use semfuzz_ptx::PtxFunction;
 use semfuzz_spec::catalog::{OperandRole, Spec, Variant};
 use semfuzz_spec::diag::{Diagnostic, SourceFile, Span};
 use semfuzz_spec::eval::Evaluator;
-use semfuzz_spec::ir::{mask, PartKind, Program};
+use semfuzz_spec::ir::{mask, PartKind, Program, Slot};
 use semfuzz_spec::outcome::Accept;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -56,8 +55,9 @@ pub enum Arg {
 pub enum Code<'s> {
     /// An instruction variant of the catalogue.
     Variant(&'s Variant),
-    /// A whole PTX function (`@file.ptx:func`), read by `semfuzz-ptx`.
-    Function(Arc<PtxFunction>),
+    /// A whole function: PTX (`@file.ptx:func`, read by `semfuzz-ptx`) or LLVM IR
+    /// (`@file.ll:func`, read by `semfuzz-llir`), as its program.
+    Function(Arc<Program>),
 }
 
 impl<'s> Code<'s> {
@@ -65,7 +65,7 @@ impl<'s> Code<'s> {
     pub fn program(&self) -> &Program {
         match self {
             Code::Variant(v) => &v.program,
-            Code::Function(f) => &f.program,
+            Code::Function(f) => f,
         }
     }
 
@@ -298,9 +298,10 @@ fn resolve_ptx<'s>(
     })
 }
 
-/// A PTX function side, `@path/to/file.ptx:func d, a, b`: the path is relative to the rule
-/// file's directory; `d` is the function's one result and `a, b` its inputs in order
-/// (parameters, then the memory its pointer parameters name, as `semfuzz eval-ptx` lists them).
+/// A function side, `@path/to/file.ptx:func d, a, b` (PTX) or `@path/to/file.ll:func d, a, b`
+/// (LLVM IR): the path is relative to the rule file's directory; `d` is the function's one
+/// result and `a, b` its inputs in order (parameters, then the memory a PTX function's pointer
+/// parameters name, as `semfuzz eval-ptx` lists them).
 fn resolve_function<'s>(
     spec: &'s Spec,
     line: &InstrLine,
@@ -316,7 +317,7 @@ fn resolve_function<'s>(
     let Some((path, func)) = reference.rsplit_once(':') else {
         return Err(
             at(&head, format!("`@{reference}` names no function")).with_hint(
-                "write `@path/to/file.ptx:function` (the path relative to this rule file)",
+                "write `@path/to/file.ptx:function` or `@path/to/file.ll:function` (the path relative to this rule file)",
             ),
         );
     };
@@ -328,22 +329,32 @@ fn resolve_function<'s>(
         at(&head, format!("cannot read `{}`: {e}", file.display()))
             .with_hint("the path is relative to the directory of the rule file")
     })?;
-    let f = semfuzz_ptx::load(spec, &file.display().to_string(), &text, Some(func))
-        .map_err(|d| relocate(d, &head))?;
-    let slot_list = |slots: &[semfuzz_ptx::Slot]| {
+    let name = file.display().to_string();
+    // An `.ll` file is LLVM IR, anything else PTX: both read into a program over the
+    // catalogue's variants, with the same slots.
+    let (inputs, results, program) = if path.ends_with(".ll") {
+        let f =
+            semfuzz_llir::load(spec, &name, &text, Some(func)).map_err(|d| relocate(d, &head))?;
+        (f.inputs, f.results, f.program)
+    } else {
+        let f =
+            semfuzz_ptx::load(spec, &name, &text, Some(func)).map_err(|d| relocate(d, &head))?;
+        (f.inputs, f.results, f.program)
+    };
+    let slot_list = |slots: &[Slot]| {
         slots
             .iter()
             .map(|s| format!("{} ({} bits)", s.name, s.width))
             .collect::<Vec<_>>()
             .join(", ")
     };
-    let [result] = f.results.as_slice() else {
+    let [result] = results.as_slice() else {
         return Err(at(
             &head,
             format!(
                 "`{func}` has {} results ({}); a rule's side writes one",
-                f.results.len(),
-                slot_list(&f.results)
+                results.len(),
+                slot_list(&results)
             ),
         )
         .with_hint("prove a function with one return value or one stored output"));
@@ -352,23 +363,23 @@ fn resolve_function<'s>(
         return Err(
             at(&head, format!("`{func}` has no operands")).with_hint(format!(
                 "write its result then its inputs: {}",
-                slot_list(&f.inputs)
+                slot_list(&inputs)
             )),
         );
     };
-    if operands.len() != f.inputs.len() {
+    if operands.len() != inputs.len() {
         return Err(at(
             &line.span,
             format!(
                 "`{func}` reads {} inputs, the rule gives {}",
-                f.inputs.len(),
+                inputs.len(),
                 operands.len()
             ),
         )
-        .with_hint(format!("its inputs, in order: {}", slot_list(&f.inputs))));
+        .with_hint(format!("its inputs, in order: {}", slot_list(&inputs))));
     }
     // The type a variable shows (and draws special inputs from, [`special_inputs`]).
-    let ty = |s: &semfuzz_ptx::Slot| {
+    let ty = |s: &Slot| {
         let named = [
             (semfuzz_fp::Format::F16, "f16"),
             (semfuzz_fp::Format::BF16, "bf16"),
@@ -384,7 +395,7 @@ fn resolve_function<'s>(
         }
     };
     let mut args = Vec::new();
-    for (slot, (text, span)) in f.inputs.iter().zip(operands) {
+    for (slot, (text, span)) in inputs.iter().zip(operands) {
         args.push(operand(vars, text, slot.width, &ty(slot), written, span)?);
     }
     let dest = var(
@@ -397,7 +408,7 @@ fn resolve_function<'s>(
         dest_span,
     )?;
     Ok(Step {
-        code: Code::Function(Arc::new(f)),
+        code: Code::Function(Arc::new(program)),
         args,
         dest,
         text: line.text.clone(),
@@ -867,12 +878,7 @@ impl<'s> Query<'s> {
                     }
                 })
                 .collect();
-            let e = encode_vals(
-                &step.code.program(),
-                &format!("{prefix}s{k}_"),
-                &ctx,
-                inputs,
-            );
+            let e = encode_vals(step.code.program(), &format!("{prefix}s{k}_"), &ctx, inputs);
             // A function's own intermediate choices: free in the target, chosen by the source.
             for c in &e.choices {
                 holds.push(c.allowed.clone());
@@ -1309,7 +1315,7 @@ impl Query<'_> {
 fn payload_blind(steps: &[Step], k: usize) -> bool {
     let dest = steps[k].dest;
     for s in &steps[k + 1..] {
-        let blind = payload_blind_inputs(&s.code.program());
+        let blind = payload_blind_inputs(s.code.program());
         for (i, a) in s.args.iter().enumerate() {
             match a {
                 Arg::Var(v) if *v == dest && !blind[i] => return false,
@@ -1330,12 +1336,12 @@ const FUNCTION_REACH_MS: u32 = 10_000;
 /// Whether a side that is one PTX function can leave `out` on the inputs: its evaluator's
 /// representative choices first; where they do not and the function met an open choice (a
 /// NaN a later instruction reads), Z3 over every choice (`None`: Z3 did not decide).
-fn function_allows(step: &Step, f: &PtxFunction, c: &Concrete, out: u64) -> Option<bool> {
+fn function_allows(step: &Step, f: &Program, c: &Concrete, out: u64) -> Option<bool> {
     let ins: Vec<u64> = step.args.iter().map(|a| c.arg(&c.values, a)).collect();
-    let mut ev = Evaluator::new(&f.program);
+    let mut ev = Evaluator::new(f);
     let mut acc = vec![Accept::default(); ev.n_parts()];
     ev.eval(&ins, &mut acc);
-    let parts = &f.program.dests[0].parts;
+    let parts = &f.dests[0].parts;
     let bits: Vec<u64> = parts
         .iter()
         .map(|p| (out >> p.lo) & mask(p.width))
@@ -1346,7 +1352,7 @@ fn function_allows(step: &Step, f: &PtxFunction, c: &Concrete, out: u64) -> Opti
     if !ev.met_open_choice() {
         return Some(false);
     }
-    match crate::reach::reachable(&f.program, &ins, &bits, FUNCTION_REACH_MS) {
+    match crate::reach::reachable(f, &ins, &bits, FUNCTION_REACH_MS) {
         crate::reach::Reach::Reachable => Some(true),
         crate::reach::Reach::Unreachable => Some(false),
         crate::reach::Reach::Unknown => None,
@@ -1435,7 +1441,7 @@ fn run_concrete(
 
 /// A step's accept sets in every state.
 fn accepts(step: &Step, states: &[HashMap<usize, u64>], c: &Concrete) -> Vec<Vec<Accept>> {
-    let mut ev = Evaluator::new(&step.code.program());
+    let mut ev = Evaluator::new(step.code.program());
     states
         .iter()
         .map(|env| {

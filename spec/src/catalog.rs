@@ -63,6 +63,8 @@ pub const EMBEDDED: &[(&str, &str)] = &[
         "ptx-9.7.9-data-movement.sem",
         include_str!("../isa/ptx-9.7.9-data-movement.sem"),
     ),
+    ("llvm-fp.sem", include_str!("../isa/llvm-fp.sem")),
+    ("llvm-int.sem", include_str!("../isa/llvm-int.sem")),
 ];
 
 /// An operand of a variant, with its type as the spec names it.
@@ -185,6 +187,13 @@ impl Variant {
             })
             .collect();
         format!("{} {}", self.text, ops.join(", "))
+    }
+
+    /// Whether this is an LLVM IR instruction or intrinsic (`spec/isa/llvm-*.sem`), which no
+    /// PTX kernel can name: by the naming contract of docs/llvm-ir-spec.md its opcode is
+    /// `ir_` + the IR opcode or `llvm_` + the intrinsic's name.
+    pub fn is_llvm_ir(&self) -> bool {
+        self.family.starts_with("ir_") || self.family.starts_with("llvm_")
     }
 }
 

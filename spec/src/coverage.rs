@@ -54,6 +54,14 @@ pub const EXCERPT: &[(&str, &str)] = &[
         "ptx-9.7.9.21-cvt.md",
         include_str!("../isa-docs/ptx-9.7.9.21-cvt.md"),
     ),
+    (
+        "llvm-langref-fp.md",
+        include_str!("../isa-docs/llvm-langref-fp.md"),
+    ),
+    (
+        "llvm-langref-int.md",
+        include_str!("../isa-docs/llvm-langref-int.md"),
+    ),
 ];
 
 /// The files of [`EXCERPT`] that are not in `../shared/isa-docs`: manual sections semfuzz's
@@ -65,6 +73,8 @@ pub const ADDED: &[&str] = &[
     "ptx-9.7.8-logic-shift.md",
     "ptx-9.7.9-data-movement.md",
     "ptx-9.7.7.2-half-setp.md",
+    "llvm-langref-fp.md",
+    "llvm-langref-int.md",
 ];
 
 /// The syntax lines of excerpt files given as (file name, markdown), in file-name order.

@@ -473,7 +473,7 @@ pub enum Outcome {
         /// Whether results are flushed to sign-preserving zero.
         ftz: bool,
     },
-    /// Any bits at all ("best effort" outside a stated range).
+    /// Any bits at all ("best effort" outside a stated range; LLVM IR poison).
     Any(Format),
 }
 
@@ -558,6 +558,21 @@ pub struct Dest {
 }
 
 impl Dest {
+    /// A destination of one part covering all of it (a function's result).
+    pub fn whole(name: String, width: u32, kind: PartKind, outcome: Outcome) -> Dest {
+        Dest {
+            name,
+            width,
+            parts: vec![Part {
+                lo: 0,
+                width,
+                kind,
+                outcome,
+            }],
+            by_range: false,
+        }
+    }
+
     /// How part `i` is named in messages: `d` for a one-part destination, `d[1]` for a lane,
     /// `d[63:32]` for a bit range.
     pub fn part_name(&self, i: usize) -> String {
@@ -727,4 +742,124 @@ impl Builder {
         };
         (program, kept)
     }
+
+    /// Bits `lo .. lo + width` of `v` (`v` itself when that is all of it).
+    pub fn extract(&mut self, v: ValueId, lo: u32, width: u32) -> ValueId {
+        if lo == 0 && self.widths[v as usize] == width {
+            v
+        } else {
+            self.emit(
+                Op::Extract {
+                    value: v,
+                    lo,
+                    width,
+                },
+                width,
+            )
+        }
+    }
+
+    /// `hi` above `lo`, one value as wide as both.
+    pub fn concat(&mut self, hi: ValueId, lo: ValueId) -> ValueId {
+        let (hw, lw) = (self.widths[hi as usize], self.widths[lo as usize]);
+        self.emit(
+            Op::Concat {
+                hi,
+                lo,
+                lo_width: lw,
+            },
+            hw + lw,
+        )
+    }
+
+    /// Inlines program `p` (an instruction variant) over `args`, one value per input: one
+    /// (value, kind) per destination, its parts concatenated. A part whose outcome is not one
+    /// exact value becomes an [`Op::Choose`] whose outcome is pushed onto `choices`, so a later
+    /// instruction can read it; the readers of whole functions (PTX, LLVM IR) both compose
+    /// instructions this way.
+    pub fn inline(
+        &mut self,
+        p: &Program,
+        args: &[ValueId],
+        choices: &mut Vec<Outcome>,
+    ) -> Vec<(ValueId, PartKind)> {
+        let mut map: Vec<ValueId> = Vec::with_capacity(p.ops.len());
+        for (k, op) in p.ops.iter().enumerate() {
+            let id = match op {
+                Op::Input(n) => args[*n as usize],
+                op => {
+                    let mut op = op.clone();
+                    for a in op.args_mut() {
+                        *a = map[*a as usize];
+                    }
+                    self.emit(op, p.widths[k])
+                }
+            };
+            map.push(id);
+        }
+        let mut out = Vec::new();
+        for d in &p.dests {
+            let mut value: Option<ValueId> = None;
+            for part in &d.parts {
+                let v = match &part.outcome {
+                    Outcome::Exact(v) => map[*v as usize],
+                    o => {
+                        let mut o = o.clone();
+                        o.renumber(&map);
+                        let k = choices.len();
+                        choices.push(o);
+                        self.emit(Op::Choose(k as u16), part.width)
+                    }
+                };
+                value = Some(match value {
+                    None => v,
+                    Some(lo) => self.concat(v, lo),
+                });
+            }
+            let kind = match d.parts.as_slice() {
+                [one] => one.kind,
+                _ => PartKind::Bits,
+            };
+            out.push((value.expect("a destination has parts"), kind));
+        }
+        out
+    }
+
+    /// A function result's outcome: a choice (of `choices`, as [`Builder::inline`] made them)
+    /// that flows into it unchanged through selects stays a choice of the result, as in a
+    /// single instruction.
+    pub fn outcome_of(&self, v: ValueId, choices: &[Outcome]) -> Outcome {
+        match self.op(v) {
+            Op::Choose(k) => choices[*k as usize].clone(),
+            Op::Select(c, a, b) if self.has_choice_leaf(*a) || self.has_choice_leaf(*b) => {
+                Outcome::Select(
+                    *c,
+                    Box::new(self.outcome_of(*a, choices)),
+                    Box::new(self.outcome_of(*b, choices)),
+                )
+            }
+            _ => Outcome::Exact(v),
+        }
+    }
+
+    fn has_choice_leaf(&self, v: ValueId) -> bool {
+        match self.op(v) {
+            Op::Choose(_) => true,
+            Op::Select(_, a, b) => self.has_choice_leaf(*a) || self.has_choice_leaf(*b),
+            _ => false,
+        }
+    }
+}
+
+/// An input or a result of a whole function read into one program (a PTX function, an LLVM
+/// IR function).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Slot {
+    /// Its name: a parameter (`fadd_param_0`, `%a`), a range of one (`p[8..16]`), or memory a
+    /// pointer parameter names (`[fadd_param_0+4]`).
+    pub name: String,
+    /// Its width in bits.
+    pub width: u32,
+    /// How its bits read.
+    pub kind: PartKind,
 }

@@ -208,7 +208,8 @@ pub fn describe_accept(kind: PartKind, a: &Accept) -> String {
             describe(kind, *rep)
         ),
         Accept::Any(_) => {
-            "any value: only best effort here, the ISA states no error bound".to_string()
+            "any value: only best effort here, the ISA states no error bound (or LLVM IR poison)"
+                .to_string()
         }
     }
 }

@@ -79,9 +79,9 @@ impl OperandGen {
     }
 }
 
-/// Whether a type name is an integer type (`b32`, `u16`, `s64`).
+/// Whether a type name is an integer type (`b32`, `u16`, `s64`, LLVM IR's `i32`).
 fn is_int(ty: &str) -> bool {
-    ty.strip_prefix(['b', 'u', 's'])
+    ty.strip_prefix(['b', 'u', 's', 'i'])
         .is_some_and(|n| n.parse::<u32>().is_ok())
 }
 

@@ -156,6 +156,12 @@ impl Layout {
                 variant.text
             ));
         }
+        if variant.is_llvm_ir() {
+            return Err(format!(
+                "{} is LLVM IR: a PTX kernel cannot name it (llc chooses the PTX)",
+                variant.text
+            ));
+        }
         if let Some(s) = variant
             .sources
             .iter()
@@ -440,5 +446,7 @@ mod tests {
             .find(|v| v.text.starts_with("HMUL2"))
             .unwrap();
         assert!(Layout::of(sass).unwrap_err().contains("is SASS"));
+        let ir = spec.lookup("ir_fadd.nnan.f32", None).unwrap();
+        assert!(Layout::of(ir).unwrap_err().contains("is LLVM IR"));
     }
 }

@@ -417,9 +417,26 @@ impl Lowerer<'_> {
                         };
                         Ok(Val::Choice(outcome, Ty::Float(fm)))
                     }
-                    (id, t) => {
-                        Err(self.type_err(&args[0].span, "a floating-point value", &Val::Rt(id, t)))
+                    // LLVM IR's poison on an integer (`fptosi` out of range): any bits of
+                    // the width. The outcome carries a format of that width, which only
+                    // sizes the result (the encoding and the evaluator accept every pattern).
+                    (_, Ty::Bits(w)) if f == "any_value" && w >= 4 => {
+                        let fm = match w {
+                            64 => Format::F64,
+                            63 => Format::ieee(3, 60),
+                            _ => Format::ieee(2, w - 2),
+                        };
+                        Ok(Val::Choice(Outcome::Any(fm), Ty::Bits(w)))
                     }
+                    (id, t) => Err(self.type_err(
+                        &args[0].span,
+                        if f == "any_value" {
+                            "a floating-point value or bits of 4 or more (`one_of(x, ~x)` for fewer)"
+                        } else {
+                            "a floating-point value"
+                        },
+                        &Val::Rt(id, t),
+                    )),
                 }
             }
             "approx" => self.approx(env, args, span),

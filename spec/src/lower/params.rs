@@ -222,8 +222,9 @@ pub(super) fn type_from_name(spec: &Resolved, name: &str) -> Option<Ty> {
         let width = type_from_name(spec, format)?.width();
         return (lo <= hi && hi < width).then_some(Ty::Bits(hi - lo + 1));
     }
+    // `b32`, `u32`, `s32` (PTX), `i32` (LLVM IR): bit-vectors of their width.
     if let Some(n) = name
-        .strip_prefix(['b', 'u', 's'])
+        .strip_prefix(['b', 'u', 's', 'i'])
         .and_then(|n| n.parse::<u32>().ok())
     {
         return (1..=64).contains(&n).then_some(Ty::Bits(n));

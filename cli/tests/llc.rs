@@ -1,0 +1,152 @@
+//! `semfuzz validate-llc` and `@file.ll` rule sides: llc's own output for simple IR is proved;
+//! hand-written wrong PTX for correct IR is a counterexample both evaluators confirm; what the
+//! reader does not model is `unsupported` with its location.
+
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("workspace root")
+        .to_path_buf()
+}
+
+/// Runs `semfuzz ARGS` at the workspace root: (exit code, stdout, stderr).
+fn semfuzz(args: &[&str]) -> (i32, String, String) {
+    let out = Command::cargo_bin("semfuzz")
+        .expect("binary built")
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
+/// Whether the built-in specs have the LLVM IR families (spec/isa/llvm-*.sem). Without them
+/// every IR function is `unsupported`, naming the variant the contract asks for; the tests
+/// check that instead.
+fn ir_specs_built() -> bool {
+    let (code, out, _) = semfuzz(&["list", "ir_fadd.f32"]);
+    code == 0 && out.contains("ir_fadd.f32")
+}
+
+/// The verdict word of `FUNC sm_XX: VERDICT (...)` in `out`.
+fn verdict<'a>(out: &'a str, func: &str, sm: &str) -> &'a str {
+    let head = format!("{func} {sm}: ");
+    out.lines()
+        .find_map(|l| l.strip_prefix(head.as_str()))
+        .and_then(|rest| rest.split(' ').next())
+        .unwrap_or_else(|| panic!("no line for {func} {sm} in:\n{out}"))
+}
+
+#[test]
+fn llc_output_for_simple_ir_is_proved_on_sm_70_and_sm_90() {
+    let work = tempfile::tempdir().expect("temp dir");
+    let json = work.path().join("verdicts.json");
+    let (code, out, err) = semfuzz(&[
+        "validate-llc",
+        "cli/tests/llc/simple.ll",
+        "--sm",
+        "sm_70,sm_90",
+        "--work",
+        work.path().to_str().expect("utf-8"),
+        "--json",
+        json.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    if ir_specs_built() {
+        for func in ["fadd_f32", "fmul_f64", "fadd_bf16"] {
+            for sm in ["sm_70", "sm_90"] {
+                assert_eq!(verdict(&out, func, sm), "proved", "{out}{err}");
+            }
+        }
+        assert!(
+            out.contains("6 proved, 0 counterexample, 0 unknown, 0 unsupported"),
+            "{out}"
+        );
+    } else {
+        assert!(
+            out.contains("fadd_bf16 sm_70: unsupported (`ir_fadd.bf16`: no such variant in the catalogue at simple.ll:14:8)"),
+            "{out}"
+        );
+        assert!(
+            out.contains("0 proved, 0 counterexample, 0 unknown, 6 unsupported"),
+            "{out}"
+        );
+    }
+    // sm_70 has no bf16 add: llc's PTX is the f32 sum and integer rounding; sm_90 has one.
+    let ptx = |sm: &str| {
+        std::fs::read_to_string(work.path().join(format!("simple.fadd_bf16-{sm}.ptx")))
+            .expect("the PTX is kept")
+    };
+    assert!(ptx("sm_70").contains(".func") && !ptx("sm_70").contains("add.rn.bf16"));
+    assert!(ptx("sm_90").contains("add.rn.bf16"), "{}", ptx("sm_90"));
+    let rows: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).expect("written")).expect("JSON");
+    assert_eq!(rows.as_array().map(Vec::len), Some(6));
+}
+
+#[test]
+fn hand_written_wrong_ptx_is_a_confirmed_counterexample() {
+    let (code, out, err) = semfuzz(&["prove", "--no-cache", "cli/tests/llc/wrong.rules"]);
+    if !ir_specs_built() {
+        assert_eq!(code, 1, "{out}{err}");
+        assert!(
+            err.contains("unsupported `ir_fadd.f32`: no such variant in the catalogue\n --> cli/tests/llc/correct.ll:4:8"),
+            "the IR side's error is located in the .ll file:\n{err}"
+        );
+        return;
+    }
+    assert_eq!(code, 0, "every verdict is the expected one:\n{out}{err}");
+    for rule in [
+        "ftz-added-under-ieee",
+        "ftz-dropped-under-preserve-sign",
+        "fadd-f64-rounded-through-f32",
+        "min-selp-swapped",
+    ] {
+        let line = out
+            .lines()
+            .find(|l| l.starts_with(&format!("{rule}: ")))
+            .unwrap_or_else(|| panic!("{rule} missing:\n{out}"));
+        assert!(line.contains("counterexample"), "{line}");
+    }
+    assert_eq!(
+        out.matches("confirmed by the evaluator").count(),
+        4,
+        "{out}"
+    );
+    assert!(
+        out.contains("ftz-kept-under-preserve-sign: proved"),
+        "{out}"
+    );
+    assert!(out.contains("min-selp-right: proved"), "{out}");
+}
+
+#[test]
+fn what_the_reader_does_not_model_is_unsupported_with_its_location() {
+    let work = tempfile::tempdir().expect("temp dir");
+    let (_, out, err) = semfuzz(&[
+        "validate-llc",
+        "cli/tests/llc/correct.ll",
+        "--sm",
+        "sm_90",
+        "--work",
+        work.path().to_str().expect("utf-8"),
+    ]);
+    assert!(
+        out.contains("load_f32 sm_90: unsupported (type `ptr` at correct.ll:27:24)"),
+        "{out}{err}"
+    );
+}
+
+#[test]
+fn a_bad_target_list_is_refused() {
+    let (code, _, err) = semfuzz(&["validate-llc", "cli/tests/llc/simple.ll", "--sm", "70"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("`70` is not a target"), "{err}");
+}

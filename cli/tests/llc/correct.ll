@@ -1,0 +1,32 @@
+; Correct IR whose PTX (wrong.ptx) is written wrong by hand: each pair in wrong.rules must be a
+; confirmed counterexample.
+define float @fadd_f32(float %a, float %b) {
+  %r = fadd float %a, %b
+  ret float %r
+}
+
+; The same sum in a function whose float denormals are flushed (clang -fcuda-flush-denormals-to-zero).
+define float @fadd_f32_ps(float %a, float %b) #0 {
+  %r = fadd float %a, %b
+  ret float %r
+}
+
+define double @fadd_f64(double %a, double %b) {
+  %r = fadd double %a, %b
+  ret double %r
+}
+
+; fminf's shape: a < b ? a : b.
+define float @min_f32(float %a, float %b) {
+  %c = fcmp olt float %a, %b
+  %r = select i1 %c, float %a, float %b
+  ret float %r
+}
+
+; A load: not straight-line arithmetic, so a located `unsupported`.
+define float @load_f32(ptr %p) {
+  %x = load float, ptr %p
+  ret float %x
+}
+
+attributes #0 = { "denormal-fp-math-f32"="preserve-sign,preserve-sign" }

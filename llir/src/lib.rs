@@ -1,0 +1,30 @@
+//! LLVM IR functions as compilers write them (clang, numba-cuda, llvmlite), read into one
+//! [`semfuzz_spec::ir::Program`] over the catalogue's IR variants (`spec/isa/llvm-*.sem`,
+//! named by docs/llvm-ir-spec.md).
+//!
+//! [`syntax`] turns `.ll` text into a tree and back; [`lower`] reads one straight-line function
+//! of it into a program whose inputs are the parameters and whose destination is the returned
+//! value. The evaluator, the Z3 encoder and the prover take that program as they take a PTX
+//! function, so "this PTX refines this IR" is an ordinary refinement query.
+
+pub mod lower;
+pub mod syntax;
+
+pub use lower::{read_function, IrFunction};
+pub use syntax::{parse, Module};
+
+use semfuzz_spec::diag::{Diagnostic, SourceFile};
+use semfuzz_spec::Spec;
+
+/// Parses `text` (named `name` in messages) and reads function `func` (or the module's one
+/// function) into a program.
+pub fn load(
+    spec: &Spec,
+    name: &str,
+    text: &str,
+    func: Option<&str>,
+) -> Result<IrFunction, Diagnostic> {
+    let file = SourceFile::new(name, text);
+    let module = parse(&file)?;
+    read_function(spec, &module, func)
+}

@@ -1,0 +1,901 @@
+//! An LLVM IR function as one [`Program`]: every instruction is a catalogue variant, inlined.
+//!
+//! Each instruction's variant text follows the naming contract (docs/llvm-ir-spec.md): the
+//! opcode `ir_op` (an intrinsic `@llvm.a.b.f32` is `llvm_a_b`), the predicate, the flags the
+//! opcode's row lists, the function's denormal mode (`out_ps`, `in_ps`, ...) where the row
+//! takes it, and the types. The variant's program is inlined through the [`Builder`] as the
+//! PTX reader inlines PTX instructions ([`Builder::inline`]): nothing here knows what an
+//! instruction means. A vector instruction is its scalar variant once per lane. A function
+//! is one basic block ending in `ret`; anything else (a branch, a load, an intrinsic or
+//! instruction without a spec) is a located error naming it.
+
+use crate::syntax::{Attr, FloatTy, Function, Instr, Module, Shape, Statement, Type, Value};
+use semfuzz_spec::diag::{Diagnostic, Span};
+use semfuzz_spec::ir::{mask, Builder, Dest, Outcome, PartKind, Program, Slot, ValueId};
+use semfuzz_spec::{Spec, Variant};
+use std::collections::HashMap;
+
+/// A function read into one program.
+#[derive(Clone, Debug)]
+pub struct IrFunction {
+    /// Its name, without `@`.
+    pub name: String,
+    /// Its parameters, in order (each one input).
+    pub inputs: Vec<Slot>,
+    /// Its one result (the `ret` value).
+    pub results: Vec<Slot>,
+    /// The program: one input per parameter, one destination.
+    pub program: Program,
+    /// Where each intermediate choice comes from: the instruction's location and variant.
+    pub choice_sites: Vec<String>,
+    /// The variant text of each instruction, in order (a vector instruction's once).
+    pub variants: Vec<String>,
+}
+
+/// The function `name` of `module` (or its one function).
+pub fn read_function(
+    spec: &Spec,
+    module: &Module,
+    name: Option<&str>,
+) -> Result<IrFunction, Diagnostic> {
+    let f = match name {
+        Some(n) => module
+            .functions
+            .iter()
+            .find(|f| f.name == n)
+            .ok_or_else(|| {
+                let names = module.functions.iter().map(|f| f.name.as_str());
+                let hint =
+                    semfuzz_spec::pattern::did_you_mean(n, names.clone()).unwrap_or_else(|| {
+                        format!(
+                            "it defines {}",
+                            names
+                                .map(|n| format!("`{n}`"))
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        )
+                    });
+                Diagnostic::plain(format!("the module defines no function `{n}`")).with_hint(hint)
+            })?,
+        None => match module.functions.as_slice() {
+            [one] => one,
+            [] => return Err(Diagnostic::plain("the module defines no function")),
+            many => {
+                return Err(Diagnostic::plain(format!(
+                    "the module defines {} functions",
+                    many.len()
+                ))
+                .with_hint("name one"))
+            }
+        },
+    };
+    Reader {
+        spec,
+        module,
+        f,
+        b: Builder::default(),
+        env: HashMap::new(),
+        choices: Vec::new(),
+        choice_sites: Vec::new(),
+        variants: Vec::new(),
+    }
+    .read()
+}
+
+/// A function's denormal modes, from `"denormal-fp-math"` and `"denormal-fp-math-f32"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Denormal {
+    /// For every type but `float`: (output, input).
+    pub other: (Mode, Mode),
+    /// For `float`.
+    pub f32: (Mode, Mode),
+}
+
+/// One denormal mode (LangRef, "denormal-fp-math").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// `ieee`.
+    Ieee,
+    /// `preserve-sign`.
+    PreserveSign,
+    /// `positive-zero`.
+    PositiveZero,
+    /// `dynamic`.
+    Dynamic,
+}
+
+impl Mode {
+    fn parse(s: &str) -> Option<Mode> {
+        Some(match s {
+            "ieee" => Mode::Ieee,
+            "preserve-sign" => Mode::PreserveSign,
+            "positive-zero" => Mode::PositiveZero,
+            "dynamic" => Mode::Dynamic,
+            _ => return None,
+        })
+    }
+
+    /// The attribute's word for it.
+    fn name(self) -> &'static str {
+        match self {
+            Mode::Ieee => "ieee",
+            Mode::PreserveSign => "preserve-sign",
+            Mode::PositiveZero => "positive-zero",
+            Mode::Dynamic => "dynamic",
+        }
+    }
+
+    /// The contract's suffix (`ps`, `pz`); `None` for `ieee`, and for `dynamic`, which the
+    /// catalogue does not spell (the reader refuses it before asking).
+    fn suffix(self) -> Option<&'static str> {
+        match self {
+            Mode::Ieee => None,
+            Mode::PreserveSign => Some("ps"),
+            Mode::PositiveZero => Some("pz"),
+            Mode::Dynamic => None,
+        }
+    }
+}
+
+/// The denormal modes `f`'s attributes (and the groups they name) set.
+pub fn denormal_modes(module: &Module, f: &Function) -> Result<Denormal, Diagnostic> {
+    let mut d = Denormal {
+        other: (Mode::Ieee, Mode::Ieee),
+        f32: (Mode::Ieee, Mode::Ieee),
+    };
+    let mut f32_set = None;
+    let mut pairs: Vec<(&str, &str)> = Vec::new();
+    for a in &f.attrs {
+        match a {
+            Attr::Pair(k, v) => pairs.push((k, v)),
+            Attr::Group(n) => {
+                let g = module.groups.iter().find(|g| g.id == *n).ok_or_else(|| {
+                    Diagnostic::at(
+                        &f.span,
+                        format!(
+                            "`@{}` names attribute group #{n}, which the module never defines",
+                            f.name
+                        ),
+                    )
+                })?;
+                for a in &g.attrs {
+                    if let Attr::Pair(k, v) = a {
+                        pairs.push((k, v));
+                    }
+                }
+            }
+            Attr::Word(_) => {}
+        }
+    }
+    for (k, v) in pairs {
+        if k != "denormal-fp-math" && k != "denormal-fp-math-f32" {
+            continue;
+        }
+        let (o, i) = v.split_once(',').unwrap_or((v, v));
+        let (Some(o), Some(i)) = (Mode::parse(o.trim()), Mode::parse(i.trim())) else {
+            return Err(Diagnostic::at(
+                &f.span,
+                format!("`\"{k}\"=\"{v}\"` is not a denormal mode"),
+            )
+            .with_hint("LangRef: `ieee`, `preserve-sign`, `positive-zero` or `dynamic`, optionally `OUTPUT,INPUT`"));
+        };
+        if k == "denormal-fp-math" {
+            d.other = (o, i);
+        } else {
+            f32_set = Some((o, i));
+        }
+    }
+    // LangRef: "denormal-fp-math-f32" overrides "denormal-fp-math" for float, which applies
+    // to every type without it.
+    d.f32 = f32_set.unwrap_or(d.other);
+    Ok(d)
+}
+
+struct Reader<'s> {
+    spec: &'s Spec,
+    module: &'s Module,
+    f: &'s Function,
+    b: Builder,
+    env: HashMap<String, (ValueId, Type)>,
+    choices: Vec<Outcome>,
+    choice_sites: Vec<String>,
+    variants: Vec<String>,
+}
+
+fn at(span: &Span, msg: impl Into<String>) -> Diagnostic {
+    Diagnostic::at(span, msg)
+}
+
+/// An instruction or IR feature the reader does not model: the message starts with
+/// `unsupported`, which `semfuzz validate-llc` reports as such.
+fn unsupported(span: &Span, what: impl std::fmt::Display) -> Diagnostic {
+    at(span, format!("unsupported {what}"))
+}
+
+/// A row of the contract: the flags an opcode keeps and whether it takes the output and input
+/// denormal modes.
+struct Row {
+    flags: &'static [&'static str],
+    out: bool,
+    inp: bool,
+}
+
+const FMF3: &[&str] = &["nnan", "ninf", "nsz"];
+
+/// The contract's row for an opcode (`ir_fadd`, `llvm_fma`); `None`: not in the contract.
+fn row(op: &str) -> Option<Row> {
+    let r = |flags, out, inp| Some(Row { flags, out, inp });
+    match op {
+        "ir_fadd" | "ir_fsub" | "ir_fmul" | "ir_frem" | "ir_fptrunc" | "ir_fpext" => {
+            r(FMF3, true, true)
+        }
+        "ir_fdiv" => r(&["nnan", "ninf", "nsz", "arcp"], true, true),
+        "ir_fneg" | "ir_select" | "llvm_fabs" | "llvm_copysign" => r(FMF3, false, false),
+        "ir_fcmp" => r(&["nnan", "ninf"], false, true),
+        "ir_fptosi" | "ir_fptoui" => r(&[], false, true),
+        "ir_sitofp" | "ir_uitofp" | "ir_bitcast" | "ir_and" | "ir_xor" | "ir_icmp" | "ir_sext"
+        | "ir_freeze" | "llvm_smin" | "llvm_smax" | "llvm_umin" | "llvm_umax" | "llvm_abs" => {
+            r(&[], false, false)
+        }
+        "ir_or" => r(&["disjoint"], false, false),
+        "ir_trunc" => r(&["nuw", "nsw"], false, false),
+        "ir_zext" => r(&["nneg"], false, false),
+        "llvm_fmuladd" | "llvm_minnum" | "llvm_maxnum" | "llvm_minimum" | "llvm_maximum"
+        | "llvm_minimumnum" | "llvm_maximumnum" | "llvm_canonicalize" | "llvm_floor"
+        | "llvm_ceil" | "llvm_trunc" | "llvm_rint" | "llvm_nearbyint" | "llvm_round"
+        | "llvm_roundeven" => r(FMF3, true, true),
+        "llvm_fma" | "llvm_sqrt" => r(&["nnan", "ninf", "nsz", "afn"], true, true),
+        "ir_add" | "ir_sub" | "ir_mul" | "ir_shl" => r(&["nuw", "nsw"], false, false),
+        "ir_lshr" | "ir_ashr" | "ir_udiv" | "ir_sdiv" => r(&["exact"], false, false),
+        _ => None,
+    }
+}
+
+/// The contract's order of flags.
+const FLAG_ORDER: &[&str] = &[
+    "nnan", "ninf", "nsz", "arcp", "afn", "nuw", "nsw", "exact", "disjoint", "nneg",
+];
+
+/// The type's spelling in a variant text (`.f32`, `.i16`).
+fn type_tag(t: &Type) -> Option<String> {
+    match t {
+        Type::Float(FloatTy::Half) => Some("f16".into()),
+        Type::Float(FloatTy::BFloat) => Some("bf16".into()),
+        Type::Float(FloatTy::Float) => Some("f32".into()),
+        Type::Float(FloatTy::Double) => Some("f64".into()),
+        Type::Int(n) => Some(format!("i{n}")),
+        _ => None,
+    }
+}
+
+/// Whether a dotted component of an intrinsic's name is an overload suffix (`f32`, `v2f16`,
+/// `i64`, `p0`).
+fn is_overload(c: &str) -> bool {
+    let c = c
+        .strip_prefix('v')
+        .map(|r| r.trim_start_matches(|ch: char| ch.is_ascii_digit()))
+        .filter(|r| !r.is_empty())
+        .unwrap_or(c);
+    matches!(c, "f16" | "bf16" | "f32" | "f64" | "f80" | "f128")
+        || (c.len() > 1
+            && (c.starts_with('i') || c.starts_with('p'))
+            && c[1..].parse::<u32>().is_ok())
+}
+
+/// The contract's opcode for a callee (`llvm.minimum.f32` → `llvm_minimum`, NVVM names whole).
+fn intrinsic_opcode(callee: &str) -> Option<String> {
+    let rest = callee.strip_prefix("llvm.")?;
+    if rest.starts_with("nvvm.") {
+        return Some(format!("llvm_{}", rest.replace('.', "_")));
+    }
+    let mut parts: Vec<&str> = rest.split('.').collect();
+    while parts.len() > 1 && parts.last().is_some_and(|c| is_overload(c)) {
+        parts.pop();
+    }
+    Some(format!("llvm_{}", parts.join("_")))
+}
+
+impl<'s> Reader<'s> {
+    fn read(mut self) -> Result<IrFunction, Diagnostic> {
+        let f = self.f;
+        let modes = denormal_modes(self.module, f)?;
+        let mut inputs = Vec::new();
+        let mut widths = Vec::new();
+        for (k, p) in f.params.iter().enumerate() {
+            let width = self.width_of(&p.ty, &p.span)?;
+            let id = self.b.emit(semfuzz_spec::ir::Op::Input(k as u16), width);
+            widths.push(width);
+            inputs.push(Slot {
+                name: format!("%{}", p.name),
+                width,
+                kind: kind_of(&p.ty),
+            });
+            self.env.insert(p.name.clone(), (id, p.ty.clone()));
+        }
+        let mut result = None;
+        let mut seen_instr = false;
+        for s in &f.body {
+            match s {
+                Statement::Label(l, span) => {
+                    if seen_instr {
+                        return Err(unsupported(span, format!("basic block `{l}`")).with_hint(
+                            "semfuzz reads functions of one basic block: no branches or phis",
+                        ));
+                    }
+                }
+                Statement::Instr(i) => {
+                    seen_instr = true;
+                    if result.is_some() {
+                        return Err(at(&i.span, "an instruction after `ret`"));
+                    }
+                    if i.shape == Shape::Ret {
+                        let Some(o) = i.operands.first() else {
+                            return Err(at(&i.span, format!("`@{}` returns nothing", f.name))
+                                .with_hint("semfuzz compares what a function returns"));
+                        };
+                        let t = i.ty.clone().unwrap_or(Type::Void);
+                        result = Some((self.value(&o.value, &t, &o.span)?, t));
+                    } else {
+                        self.instr(i, &modes)?;
+                    }
+                }
+            }
+        }
+        let Some((value, ty)) = result else {
+            return Err(at(&f.span, format!("`@{}` never returns", f.name)));
+        };
+        let width = self.b.widths[value as usize];
+        let kind = kind_of(&ty);
+        let outcome = self.b.outcome_of(value, &self.choices);
+        let dests = vec![Dest::whole("d".into(), width, kind, outcome)];
+        let choices = std::mem::take(&mut self.choices);
+        let (program, kept) = std::mem::take(&mut self.b).finish(widths, dests, choices);
+        Ok(IrFunction {
+            name: f.name.clone(),
+            inputs,
+            results: vec![Slot {
+                name: "ret".into(),
+                width,
+                kind,
+            }],
+            program,
+            choice_sites: kept.iter().map(|k| self.choice_sites[*k].clone()).collect(),
+            variants: self.variants,
+        })
+    }
+
+    /// A type's width, or why semfuzz cannot hold it.
+    fn width_of(&self, t: &Type, span: &Span) -> Result<u32, Diagnostic> {
+        match t.bits() {
+            Some(w) if w <= 64 => Ok(w),
+            Some(w) => Err(unsupported(span, format!("type `{t}`: {w} bits"))
+                .with_hint("semfuzz values are at most 64 bits (`<2 x double>` is 128)")),
+            None => Err(unsupported(span, format!("type `{t}`"))),
+        }
+    }
+
+    /// An operand's bits, as type `t`.
+    fn value(&mut self, v: &Value, t: &Type, span: &Span) -> Result<ValueId, Diagnostic> {
+        let width = self.width_of(t, span)?;
+        match v {
+            Value::Local(n) => {
+                let (id, have) = self
+                    .env
+                    .get(n)
+                    .cloned()
+                    .ok_or_else(|| at(span, format!("`%{n}` is used before it is defined")))?;
+                if &have != t {
+                    return Err(at(span, format!("`%{n}` is {have}, used here as {t}")));
+                }
+                Ok(id)
+            }
+            Value::Const(c) => {
+                let bits = constant(c, t)
+                    .map_err(|why| at(span, format!("the constant `{c}` as {t}: {why}")))?;
+                Ok(self.b.konst(bits, width))
+            }
+            Value::Vector(items) => {
+                let Type::Vector(n, e) = t else {
+                    return Err(at(span, format!("a vector constant where {t} is expected")));
+                };
+                if items.len() != *n as usize {
+                    return Err(at(span, format!("{} elements for {t}", items.len())));
+                }
+                let mut acc: Option<ValueId> = None;
+                for (et, ev) in items {
+                    if et != &**e {
+                        return Err(at(span, format!("an element of type {et} in {t}")));
+                    }
+                    let lane = self.value(ev, e, span)?;
+                    acc = Some(match acc {
+                        None => lane,
+                        Some(lo) => self.b.concat(lane, lo),
+                    });
+                }
+                Ok(acc.expect("a vector has lanes"))
+            }
+        }
+    }
+
+    fn lane(&mut self, v: ValueId, t: &Type, l: u32) -> ValueId {
+        match t {
+            Type::Vector(_, e) => {
+                let w = e.scalar_bits().expect("checked by width_of");
+                self.b.extract(v, l * w, w)
+            }
+            _ => v,
+        }
+    }
+
+    fn instr(&mut self, i: &Instr, modes: &Denormal) -> Result<(), Diagnostic> {
+        if let Some(m) = i.metadata.iter().find(|m| m.as_str() != "dbg") {
+            return Err(
+                unsupported(&i.opcode_span, format!("metadata `!{m}` on `{}`", i.opcode))
+                    .with_hint("`!fpmath` allows an error the specs do not state"),
+            );
+        }
+        let (ty, operands, result_ty): (Vec<Type>, Vec<&crate::syntax::Operand>, Type) =
+            match i.shape {
+                Shape::Unknown => {
+                    return Err(unsupported(
+                        &i.opcode_span,
+                        format!("instruction `{}`", i.opcode),
+                    ))
+                }
+                Shape::Typed => {
+                    let t = i.ty.clone().expect("parsed");
+                    (
+                        vec![t.clone(); i.operands.len()],
+                        i.operands.iter().collect(),
+                        t,
+                    )
+                }
+                Shape::Compare => {
+                    let t = i.ty.clone().expect("parsed");
+                    let r = match &t {
+                        Type::Vector(n, _) => Type::Vector(*n, Box::new(Type::Int(1))),
+                        _ => Type::Int(1),
+                    };
+                    (vec![t.clone(), t], i.operands.iter().collect(), r)
+                }
+                Shape::Cast => {
+                    let t = i.operands[0].ty.clone().expect("parsed");
+                    (vec![t], vec![&i.operands[0]], i.to.clone().expect("parsed"))
+                }
+                Shape::EachTyped => {
+                    let ts: Vec<Type> = i
+                        .operands
+                        .iter()
+                        .map(|o| o.ty.clone().expect("typed"))
+                        .collect();
+                    let r = match i.opcode.as_str() {
+                        "select" => ts.get(1).cloned().unwrap_or(Type::Void),
+                        _ => return self.vector_op(i),
+                    };
+                    (ts, i.operands.iter().collect(), r)
+                }
+                Shape::Call => {
+                    let ts: Vec<Type> = i
+                        .operands
+                        .iter()
+                        .map(|o| o.ty.clone().expect("typed"))
+                        .collect();
+                    (
+                        ts,
+                        i.operands.iter().collect(),
+                        i.ty.clone().expect("parsed"),
+                    )
+                }
+                Shape::Ret => unreachable!("handled by read"),
+            };
+        let opcode = match i.shape {
+            Shape::Call => {
+                let callee = i.callee.as_deref().unwrap_or("");
+                intrinsic_opcode(callee).ok_or_else(|| {
+                    unsupported(&i.opcode_span, format!("call of `@{callee}`")).with_hint(
+                        "semfuzz reads calls of `@llvm.*` intrinsics; inline other functions",
+                    )
+                })?
+            }
+            _ => format!("ir_{}", i.opcode),
+        };
+        // LangRef `bitcast`: "no bits are changed"; between a vector and a value of another
+        // lane count it is the bits as they are (lane 0 lowest), which the reader moves itself.
+        if opcode == "ir_bitcast" && ty[0].lanes() != result_ty.lanes() {
+            let o = operands[0];
+            let v = self.value(&o.value, &ty[0], &o.span)?;
+            let w = self.width_of(&result_ty, &i.span)?;
+            if self.b.widths[v as usize] != w {
+                return Err(at(
+                    &i.span,
+                    format!("`bitcast` from {} to {result_ty} changes the width", ty[0]),
+                ));
+            }
+            return self.define(i, v, result_ty);
+        }
+        let row = row(&opcode).or_else(|| {
+            opcode.starts_with("llvm_nvvm_").then_some(Row {
+                flags: &[],
+                out: false,
+                inp: false,
+            })
+        });
+        let Some(row) = row else {
+            let what = match i.shape {
+                Shape::Call => format!("intrinsic `@{}`", i.callee.as_deref().unwrap_or("")),
+                _ => format!("instruction `{}`", i.opcode),
+            };
+            return Err(unsupported(&i.opcode_span, what));
+        };
+        if let Some(f) = i.flags.iter().find(|f| f.as_str() == "samesign") {
+            return Err(
+                unsupported(&i.opcode_span, format!("flag `{f}` on `{}`", i.opcode))
+                    .with_hint("docs/llvm-ir-spec.md: no `icmp` variant states samesign's poison"),
+            );
+        }
+        // Values: `llvm.abs`'s `i1` argument is the `.poison` modifier, not an operand.
+        let mut flags: Vec<&str> = Vec::new();
+        let mut operands = operands;
+        let mut ty = ty;
+        if opcode == "llvm_abs" {
+            match operands.get(1).map(|o| &o.value) {
+                Some(Value::Const(c)) if c == "true" => flags.push("poison"),
+                Some(Value::Const(c)) if c == "false" => {}
+                _ => {
+                    return Err(at(
+                        &i.span,
+                        "`llvm.abs` takes a constant `i1` as its second argument",
+                    ))
+                }
+            }
+            operands.truncate(1);
+            ty.truncate(1);
+        }
+        for f in &i.flags {
+            let one = [f.as_str()];
+            let set: &[&str] = if f == "fast" {
+                &["nnan", "ninf", "nsz", "arcp", "afn"]
+            } else {
+                &one
+            };
+            for g in set {
+                if row.flags.contains(g) && !flags.contains(g) {
+                    flags.push(g);
+                }
+            }
+        }
+        flags.sort_by_key(|f| FLAG_ORDER.iter().position(|g| g == f).unwrap_or(usize::MAX));
+        let src_elem = ty.first().map(|t| t.elem().clone()).unwrap_or(Type::Void);
+        let dst_elem = result_ty.elem().clone();
+        let mode_of = |t: &Type| match t {
+            Type::Float(FloatTy::Float) => Some(modes.f32),
+            Type::Float(_) => Some(modes.other),
+            _ => None,
+        };
+        let is_cast = i.shape == Shape::Cast;
+        // The type whose mode an operation takes: its operands' (a select's arms, a call's
+        // result).
+        let op_elem = match i.shape {
+            Shape::EachTyped | Shape::Call => dst_elem.clone(),
+            _ => src_elem.clone(),
+        };
+        let mut text = opcode.clone();
+        if let Some(p) = &i.pred {
+            text.push('.');
+            text.push_str(p);
+        }
+        for f in &flags {
+            text.push('.');
+            text.push_str(f);
+        }
+        // The modes that apply: the destination type's output mode and the source type's
+        // input mode (one type's for an operation). The catalogue spells only equal pairs
+        // (`.out_ps.in_ps`), IN alone where the row has no OUT, and no `dynamic`.
+        let out_mode = row
+            .out
+            .then(|| mode_of(if is_cast { &dst_elem } else { &op_elem }).map(|m| m.0))
+            .flatten();
+        let in_mode = row
+            .inp
+            .then(|| mode_of(if is_cast { &src_elem } else { &op_elem }).map(|m| m.1))
+            .flatten();
+        let spelled = match (out_mode, in_mode) {
+            (Some(Mode::Dynamic), _) | (_, Some(Mode::Dynamic)) => None,
+            (Some(o), Some(i)) if o != i => None,
+            (o, i) => Some((o.and_then(Mode::suffix), i.and_then(Mode::suffix))),
+        };
+        let Some((o, inp)) = spelled else {
+            let name = |m: Option<Mode>| m.map_or("-", Mode::name);
+            return Err(unsupported(
+                &i.opcode_span,
+                format!(
+                    "denormal-fp-math \"{},{}\"",
+                    name(out_mode),
+                    name(in_mode)
+                ),
+            )
+            .with_hint("docs/llvm-ir-spec.md: the catalogue spells ieee, preserve-sign and positive-zero, the same for output and input (docs/ambiguities.md 80)"));
+        };
+        if let Some(s) = o {
+            text.push_str(&format!(".out_{s}"));
+        }
+        if let Some(s) = inp {
+            text.push_str(&format!(".in_{s}"));
+        }
+        let tags: Vec<&Type> = if is_cast {
+            vec![&dst_elem, &src_elem]
+        } else {
+            vec![&op_elem]
+        };
+        let with_types = tags.iter().try_fold(text.clone(), |mut acc, t| {
+            type_tag(t).map(|tag| {
+                acc.push('.');
+                acc.push_str(&tag);
+                acc
+            })
+        });
+        let Some(with_types) = with_types else {
+            return Err(unsupported(
+                &i.span,
+                format!("`{}` on type `{}`", i.opcode, op_elem),
+            ));
+        };
+        let variant = self.find(&with_types, &text, operands.len(), i)?;
+        // Operand bits, then one inlined variant per lane.
+        let mut vals = Vec::new();
+        for (o, t) in operands.iter().zip(&ty) {
+            vals.push((self.value(&o.value, t, &o.span)?, t.clone()));
+        }
+        let lanes = result_ty.lanes();
+        if let Some((_, t)) = vals
+            .iter()
+            .find(|(_, t)| t.lanes() != lanes && t.lanes() != 1)
+        {
+            return Err(at(
+                &i.span,
+                format!("a {t} operand for a result of {lanes} lanes"),
+            ));
+        }
+        let result_width = self.width_of(&result_ty, &i.span)?;
+        let mut acc: Option<ValueId> = None;
+        for l in 0..lanes {
+            let args: Vec<ValueId> = vals.iter().map(|(v, t)| self.lane(*v, t, l)).collect();
+            for (a, s) in args.iter().zip(&variant.sources) {
+                if self.b.widths[*a as usize] != s.width {
+                    return Err(at(
+                        &i.span,
+                        format!(
+                            "`{}` reads {} bits as {}, the IR gives {}",
+                            variant.text, s.width, s.name, self.b.widths[*a as usize]
+                        ),
+                    ));
+                }
+            }
+            let before = self.choices.len();
+            let out = self.b.inline(&variant.program, &args, &mut self.choices);
+            let (line, col) = i.span.file.line_col(i.span.start);
+            for _ in before..self.choices.len() {
+                self.choice_sites.push(format!(
+                    "`{}` at {}:{line}:{col}",
+                    variant.text, i.span.file.name
+                ));
+            }
+            let (v, _) = out[0];
+            acc = Some(match acc {
+                None => v,
+                Some(lo) => self.b.concat(v, lo),
+            });
+        }
+        let value = acc.expect("at least one lane");
+        if self.b.widths[value as usize] != result_width {
+            return Err(at(
+                &i.span,
+                format!(
+                    "`{}` writes {} bits, the IR result {result_ty} has {result_width}",
+                    variant.text, self.b.widths[value as usize]
+                ),
+            ));
+        }
+        self.variants.push(variant.text.clone());
+        self.define(i, value, result_ty)
+    }
+
+    fn define(&mut self, i: &Instr, value: ValueId, t: Type) -> Result<(), Diagnostic> {
+        match &i.result {
+            Some(r) => {
+                self.env.insert(r.clone(), (value, t));
+                Ok(())
+            }
+            None => Ok(()),
+        }
+    }
+
+    /// The variant `text` (with its types) or, for an NVVM intrinsic (not overloaded), `bare`.
+    fn find(&self, text: &str, bare: &str, n: usize, i: &Instr) -> Result<&'s Variant, Diagnostic> {
+        if let Ok(v) = self.spec.lookup(text, Some(n)) {
+            return Ok(v);
+        }
+        if bare.starts_with("llvm_nvvm_") {
+            if let Ok(v) = self.spec.lookup(bare, Some(n)) {
+                return Ok(v);
+            }
+        }
+        Err(unsupported(&i.opcode_span, format!("`{text}`: no such variant in the catalogue"))
+            .with_hint("docs/llvm-ir-spec.md names each IR instruction's variant; `semfuzz list 'ir_*'` shows those the specs build"))
+    }
+
+    /// `extractelement`, `insertelement`, `shufflevector` with constant lanes: bits moved.
+    fn vector_op(&mut self, i: &Instr) -> Result<(), Diagnostic> {
+        let ops = &i.operands;
+        let ty = |k: usize| ops[k].ty.clone().expect("typed");
+        let index = |k: usize| -> Result<u32, Diagnostic> {
+            match &ops[k].value {
+                Value::Const(c) => c
+                    .parse::<u32>()
+                    .map_err(|_| unsupported(&ops[k].span, format!("lane index `{c}`"))),
+                _ => Err(unsupported(
+                    &ops[k].span,
+                    format!("a variable lane index in `{}`", i.opcode),
+                )),
+            }
+        };
+        let lane_of = |s: &mut Self, k: usize, l: u32| -> Result<ValueId, Diagnostic> {
+            let t = ty(k);
+            if l >= t.lanes() {
+                return Err(at(&ops[k].span, format!("lane {l} of a {t}")));
+            }
+            let v = s.value(&ops[k].value, &t, &ops[k].span)?;
+            Ok(s.lane(v, &t, l))
+        };
+        let (value, rt) = match (i.opcode.as_str(), ops.len()) {
+            ("extractelement", 2) => {
+                let l = index(1)?;
+                (lane_of(self, 0, l)?, ty(0).elem().clone())
+            }
+            ("insertelement", 3) => {
+                let l = index(2)?;
+                let t = ty(0);
+                let e = self.value(&ops[1].value, &ty(1), &ops[1].span)?;
+                let mut acc: Option<ValueId> = None;
+                for k in 0..t.lanes() {
+                    let v = if k == l { e } else { lane_of(self, 0, k)? };
+                    acc = Some(match acc {
+                        None => v,
+                        Some(lo) => self.b.concat(v, lo),
+                    });
+                }
+                (acc.expect("lanes"), t)
+            }
+            ("shufflevector", 3) => {
+                let n = ty(0).lanes();
+                let mask_lanes: Vec<u32> = match &ops[2].value {
+                    Value::Const(c) if c == "zeroinitializer" => vec![0; ty(2).lanes() as usize],
+                    Value::Vector(items) => items
+                        .iter()
+                        .map(|(_, v)| match v {
+                            Value::Const(c) => c.parse::<u32>().map_err(|_| {
+                                unsupported(&ops[2].span, format!("mask element `{c}`"))
+                            }),
+                            _ => Err(unsupported(&ops[2].span, "a variable mask")),
+                        })
+                        .collect::<Result<_, _>>()?,
+                    _ => return Err(unsupported(&ops[2].span, "this shuffle mask")),
+                };
+                let mut acc: Option<ValueId> = None;
+                for m in &mask_lanes {
+                    let v = if *m < n {
+                        lane_of(self, 0, *m)?
+                    } else {
+                        lane_of(self, 1, m - n)?
+                    };
+                    acc = Some(match acc {
+                        None => v,
+                        Some(lo) => self.b.concat(v, lo),
+                    });
+                }
+                let rt = Type::Vector(mask_lanes.len() as u32, Box::new(ty(0).elem().clone()));
+                (acc.expect("a mask has lanes"), rt)
+            }
+            _ => {
+                return Err(at(
+                    &i.span,
+                    format!("`{}` with {} operands", i.opcode, ops.len()),
+                ))
+            }
+        };
+        self.width_of(&rt, &i.span)?;
+        self.define(i, value, rt)
+    }
+}
+
+/// How a value of type `t` reads.
+fn kind_of(t: &Type) -> PartKind {
+    match t {
+        Type::Float(f) => PartKind::Float(match f {
+            FloatTy::Half => semfuzz_fp::Format::F16,
+            FloatTy::BFloat => semfuzz_fp::Format::BF16,
+            FloatTy::Float => semfuzz_fp::Format::F32,
+            FloatTy::Double => semfuzz_fp::Format::F64,
+        }),
+        Type::Int(1) => PartKind::Pred,
+        _ => PartKind::Bits,
+    }
+}
+
+/// A scalar constant's bits (LangRef, "Simple Constants": hexadecimal floats are the bits of a
+/// double, `0xH`/`0xR` those of a half/bfloat; a decimal float must be exact in its type).
+fn constant(c: &str, t: &Type) -> Result<u64, String> {
+    if c == "zeroinitializer" {
+        return Ok(0);
+    }
+    if c == "poison" || c == "undef" {
+        return Err("poison and undef constants are not modelled".into());
+    }
+    match t {
+        Type::Int(n) => {
+            let v: i128 = match c {
+                "true" => 1,
+                "false" => 0,
+                _ => c.parse().map_err(|_| "not an integer".to_string())?,
+            };
+            let w = *n;
+            let fits = if w >= 64 {
+                v >= i128::from(i64::MIN) && v <= i128::from(u64::MAX)
+            } else {
+                v >= -(1i128 << (w - 1)) && v < (1i128 << w)
+            };
+            if !fits {
+                return Err(format!("does not fit in {w} bits"));
+            }
+            Ok(v as u64 & mask(w))
+        }
+        Type::Float(f) => {
+            let hex16 = |p: &str| {
+                c.strip_prefix(p)
+                    .filter(|h| h.len() == 4)
+                    .and_then(|h| u64::from_str_radix(h, 16).ok())
+            };
+            match f {
+                FloatTy::Half => {
+                    if let Some(b) = hex16("0xH") {
+                        return Ok(b);
+                    }
+                }
+                FloatTy::BFloat => {
+                    if let Some(b) = hex16("0xR") {
+                        return Ok(b);
+                    }
+                }
+                _ => {}
+            }
+            let d = if let Some(h) = c.strip_prefix("0x").filter(|h| h.len() == 16) {
+                f64::from_bits(u64::from_str_radix(h, 16).map_err(|_| "bad hex".to_string())?)
+            } else {
+                c.parse::<f64>()
+                    .map_err(|_| "not a float constant".to_string())?
+            };
+            match f {
+                FloatTy::Double => Ok(d.to_bits()),
+                FloatTy::Float => {
+                    let s = d as f32;
+                    if f64::from(s).to_bits() == d.to_bits() || d.is_nan() {
+                        Ok(u64::from(s.to_bits()))
+                    } else {
+                        Err("not exact in float".into())
+                    }
+                }
+                FloatTy::BFloat => {
+                    let s = d as f32;
+                    let b = s.to_bits();
+                    if f64::from(s).to_bits() == d.to_bits() && b & 0xffff == 0 {
+                        Ok(u64::from(b >> 16))
+                    } else {
+                        Err("write bfloat constants as 0xR....".into())
+                    }
+                }
+                FloatTy::Half => Err("write half constants as 0xH....".into()),
+            }
+        }
+        _ => Err("not a scalar".into()),
+    }
+}

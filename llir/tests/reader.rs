@@ -1,0 +1,192 @@
+//! The `.ll` reader: parsing, printing as a fixpoint, and located refusals.
+
+use semfuzz_llir::syntax::{parse, Attr, FloatTy, Statement, Type, Value};
+use semfuzz_spec::diag::SourceFile;
+use semfuzz_spec::Spec;
+use std::sync::OnceLock;
+
+fn spec() -> &'static Spec {
+    static SPEC: OnceLock<Spec> = OnceLock::new();
+    SPEC.get_or_init(|| Spec::embedded().expect("the built-in specs load"))
+}
+
+/// What clang writes for a CUDA `__device__ float f(float a, float b) { return a * b + 1; }`
+/// under `-fcuda-flush-denormals-to-zero`, with llvmlite's spellings mixed in.
+const CLANG: &str = r#"; ModuleID = 'k.cu'
+source_filename = "k.cu"
+target datalayout = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"
+target triple = "nvptx64-nvidia-cuda"
+
+; Function Attrs: mustprogress nounwind
+define dso_local noundef float @f(float noundef %a, float noundef %b) local_unnamed_addr #0 {
+entry:
+  %mul = fmul contract float %a, %b
+  %add = fadd contract float %mul, 1.000000e+00
+  %h = fptrunc float %add to half
+  %v = insertelement <2 x half> <half 0xH0000, half 0xH3C00>, half %h, i32 1
+  %e = extractelement <2 x half> %v, i64 1
+  %m = tail call fast float @llvm.minimum.f32(float %add, float 0x7FF8000000000000)
+  %c = fcmp nnan olt float %m, %a
+  %s = select i1 %c, float %m, float %b, !dbg !7
+  ret float %s
+}
+
+declare float @llvm.minimum.f32(float, float) #1
+
+attributes #0 = { mustprogress nounwind "denormal-fp-math-f32"="preserve-sign,preserve-sign" "target-cpu"="sm_70" }
+attributes #1 = { nocallback nofree nosync nounwind speculatable willreturn memory(none) }
+!7 = !{}
+"#;
+
+#[test]
+fn clang_output_parses_and_prints_a_fixpoint() {
+    let m = parse(&SourceFile::new("k.ll", CLANG)).expect("parses");
+    assert_eq!(m.functions.len(), 1);
+    let f = &m.functions[0];
+    assert_eq!(f.name, "f");
+    assert_eq!(f.ret, Type::Float(FloatTy::Float));
+    assert_eq!(
+        f.params.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(),
+        ["a", "b"]
+    );
+    assert!(f.attrs.contains(&Attr::Group(0)));
+    let g0 = m.groups.iter().find(|g| g.id == 0).expect("group #0");
+    assert!(g0.attrs.contains(&Attr::Pair(
+        "denormal-fp-math-f32".into(),
+        "preserve-sign,preserve-sign".into()
+    )));
+    let instrs: Vec<_> = f
+        .body
+        .iter()
+        .filter_map(|s| match s {
+            Statement::Instr(i) => Some(i),
+            Statement::Label(..) => None,
+        })
+        .collect();
+    assert_eq!(instrs.len(), 9);
+    assert_eq!(instrs[0].flags, ["contract"]);
+    assert_eq!(
+        instrs[1].operands[1].value,
+        Value::Const("1.000000e+00".into())
+    );
+    assert_eq!(instrs[5].flags, ["tail", "fast"]);
+    assert_eq!(instrs[5].callee.as_deref(), Some("llvm.minimum.f32"));
+    assert_eq!(instrs[6].pred.as_deref(), Some("olt"));
+    assert_eq!(instrs[7].metadata, ["dbg"]);
+    let once = m.to_string();
+    let twice = parse(&SourceFile::new("printed.ll", &once))
+        .expect("printed text parses")
+        .to_string();
+    assert_eq!(once, twice, "printing is a fixpoint");
+}
+
+#[test]
+fn denormal_modes_come_from_groups_and_inline_attributes() {
+    use semfuzz_llir::lower::{denormal_modes, Mode};
+    let m = parse(&SourceFile::new("k.ll", CLANG)).expect("parses");
+    let d = denormal_modes(&m, &m.functions[0]).expect("modes");
+    assert_eq!(d.f32, (Mode::PreserveSign, Mode::PreserveSign));
+    assert_eq!(d.other, (Mode::Ieee, Mode::Ieee));
+    let text =
+        "define half @g(half %a) \"denormal-fp-math\"=\"positive-zero,ieee\" {\n  ret half %a\n}\n";
+    let m = parse(&SourceFile::new("g.ll", text)).expect("parses");
+    let d = denormal_modes(&m, &m.functions[0]).expect("modes");
+    assert_eq!(d.other, (Mode::PositiveZero, Mode::Ieee));
+    // LangRef: without "denormal-fp-math-f32", float follows "denormal-fp-math".
+    assert_eq!(d.f32, d.other);
+}
+
+fn error(text: &str, func: Option<&str>) -> String {
+    let e = semfuzz_llir::load(spec(), "t.ll", text, func).expect_err("refused");
+    let (line, col) = e
+        .span
+        .as_ref()
+        .map(|s| s.file.line_col(s.start))
+        .expect("the error is located");
+    format!("t.ll:{line}:{col}: {}", e.message)
+}
+
+#[test]
+fn what_the_reader_does_not_model_is_a_located_error() {
+    let load = "define float @l(ptr %p) {\n  %x = load float, ptr %p\n  ret float %x\n}\n";
+    assert_eq!(error(load, None), "t.ll:1:17: unsupported type `ptr`");
+    let load = "define float @l(float %a) {\n  %x = load float, ptr null\n  ret float %x\n}\n";
+    assert_eq!(
+        error(load, None),
+        "t.ll:2:8: unsupported instruction `load`"
+    );
+    let branch =
+        "define float @b(float %a) {\nentry:\n  br label %next\nnext:\n  ret float %a\n}\n";
+    assert_eq!(
+        error(branch, None),
+        "t.ll:3:3: unsupported instruction `br`"
+    );
+    let call = "define float @c(float %a) {\n  %x = call float @llvm.exp.f32(float %a)\n  ret float %x\n}\n";
+    assert_eq!(
+        error(call, None),
+        "t.ll:2:8: unsupported intrinsic `@llvm.exp.f32`"
+    );
+    let callee =
+        "define float @c(float %a) {\n  %x = call float @helper(float %a)\n  ret float %x\n}\n";
+    assert_eq!(
+        error(callee, None),
+        "t.ll:2:8: unsupported call of `@helper`"
+    );
+    let wide = "define <2 x double> @w(<2 x double> %a) {\n  ret <2 x double> %a\n}\n";
+    assert_eq!(
+        error(wide, None),
+        "t.ll:1:24: unsupported type `<2 x double>`: 128 bits"
+    );
+    // The catalogue spells equal output and input modes only (docs/llvm-ir-spec.md, OUT / IN).
+    let mixed = "define half @m(half %a) \"denormal-fp-math\"=\"preserve-sign,ieee\" {\n  %x = fadd half %a, %a\n  ret half %x\n}\n";
+    assert_eq!(
+        error(mixed, None),
+        "t.ll:2:8: unsupported denormal-fp-math \"preserve-sign,ieee\""
+    );
+    let icmp =
+        "define i1 @s(i32 %a, i32 %b) {\n  %x = icmp samesign ult i32 %a, %b\n  ret i1 %x\n}\n";
+    assert_eq!(
+        error(icmp, None),
+        "t.ll:2:8: unsupported flag `samesign` on `icmp`"
+    );
+    let fpmath = "define float @d(float %a, float %b) {\n  %x = fdiv float %a, %b, !fpmath !0\n  ret float %x\n}\n";
+    assert_eq!(
+        error(fpmath, None),
+        "t.ll:2:8: unsupported metadata `!fpmath` on `fdiv`"
+    );
+}
+
+#[test]
+fn syntax_errors_are_located() {
+    let e = parse(&SourceFile::new("t.ll", "define float @f(float %a {\n}\n")).expect_err("bad");
+    let (line, col) = e
+        .span
+        .as_ref()
+        .map(|s| s.file.line_col(s.start))
+        .expect("located");
+    assert_eq!(
+        (line, col, e.message.as_str()),
+        (1, 26, "expected `,` between parameters")
+    );
+    let e = parse(&SourceFile::new(
+        "t.ll",
+        "define float @f(float %a) {\n  %x = fadd float %a\n  ret float %x\n",
+    ))
+    .expect_err("bad");
+    let (line, _) = e
+        .span
+        .as_ref()
+        .map(|s| s.file.line_col(s.start))
+        .expect("located");
+    assert_eq!(
+        line, 1,
+        "an unclosed body points at its `define`: {}",
+        e.message
+    );
+}
+
+#[test]
+fn a_missing_function_suggests_a_near_name() {
+    let e = semfuzz_llir::load(spec(), "t.ll", CLANG, Some("g")).expect_err("no @g");
+    assert_eq!(e.message, "the module defines no function `g`");
+}
