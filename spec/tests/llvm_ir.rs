@@ -545,6 +545,31 @@ fn integer_instructions_match_rust() {
     expect_int("ir_icmp.ult.i16", &[4, 5], Some(1));
 }
 
+/// llvm.smax/smin/umax/umin/abs against Rust's `max`, `min` and `unsigned_abs`; abs of
+/// INT_MIN is INT_MIN, or poison with `is_int_min_poison`.
+#[test]
+fn integer_intrinsics_match_rust() {
+    let mut x = 0x1234_5678_9abc_def1u64;
+    for _ in 0..2000 {
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        let (a, b) = (x as u32, (x >> 32) as u32);
+        let (sa, sb) = (a as i32, b as i32);
+        let ops = [(a as u64), (b as u64)];
+        expect_int("llvm_smax.i32", &ops, Some(sa.max(sb) as u32 as u64));
+        expect_int("llvm_smin.i32", &ops, Some(sa.min(sb) as u32 as u64));
+        expect_int("llvm_umax.i32", &ops, Some(a.max(b).into()));
+        expect_int("llvm_umin.i32", &ops, Some(a.min(b).into()));
+        expect_int("llvm_abs.i32", &[a.into()], Some(sa.unsigned_abs().into()));
+        let poison = sa == i32::MIN;
+        expect_int("llvm_abs.poison.i32", &[a.into()], (!poison).then_some(sa.unsigned_abs().into()));
+    }
+    expect_int("llvm_abs.i8", &[0x80], Some(0x80));
+    expect_int("llvm_abs.poison.i8", &[0x80], None);
+    expect_int("llvm_abs.poison.i8", &[0xff], Some(1));
+    expect_int("llvm_smax.i8", &[0x80, 1], Some(1));
+    expect_int("llvm_umax.i8", &[0x80, 1], Some(0x80));
+}
+
 /// trunc/zext/sext against Rust's casts, with trunc's nuw/nsw and zext's nneg, and
 /// LangRef's examples; freeze is the identity (a value is never poison here).
 #[test]
