@@ -633,10 +633,13 @@ impl Parser<'_> {
         let mut align = None;
         let mut attributes = Vec::new();
         while let Some(Tok::Dot(d)) = self.peek().cloned() {
+            if type_bits(&d).is_some() && ty.is_some() {
+                return Err(self.error("the parameter's name after its one type"));
+            }
             self.pos += 1;
             if d == "align" {
                 align = Some(self.number("the alignment")?);
-            } else if type_bits(&d).is_some() && ty.is_none() {
+            } else if type_bits(&d).is_some() {
                 ty = Some(d);
             } else {
                 attributes.push(d);

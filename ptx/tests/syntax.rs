@@ -143,6 +143,13 @@ fn bad_text_gets_located_errors() {
         // A dot with no type name after it (the ptx_parse fuzz target's first crash: a
         // panic slicing the empty name).
         (".func f(.param .%r<2>) { ret; }", "the parameter's type", "1:"),
+        // Two types: the second was kept as an attribute and printed before the first, so
+        // printing was not a fixpoint (the target's second find).
+        (
+            ".func f(.param .b64 .b8 x[4]) { ret; }",
+            "expected the parameter's name after its one type, found `.b8`",
+            "1:21",
+        ),
     ] {
         let err = parse(&SourceFile::new("bad.ptx", text))
             .expect_err(text)
