@@ -458,6 +458,23 @@ impl Parser<'_> {
         self.file.text[start..end].to_string()
     }
 
+    /// The value of a module directive just read (`.version 7.8`): the rest of the
+    /// directive's own line, which must hold one. A directive with nothing after it would
+    /// otherwise take the next line's directive as its value, and print as another module.
+    fn directive_value(&mut self, what: &str) -> Result<String, Diagnostic> {
+        let line = |t: &Token| self.file.line_col(t.start).0;
+        let directive = &self.tokens[self.pos - 1];
+        match self.tokens.get(self.pos) {
+            Some(t)
+                if line(t) == line(directive)
+                    && !matches!(t.tok, Tok::Dot(_) | Tok::Punct(';' | '{')) =>
+            {
+                Ok(self.rest_of_line())
+            }
+            _ => Err(self.error(what)),
+        }
+    }
+
     fn module(mut self) -> Result<Module, Diagnostic> {
         let mut m = Module {
             version: None,
@@ -473,10 +490,10 @@ impl Parser<'_> {
                 Tok::Dot(d) => {
                     self.pos += 1;
                     match d.as_str() {
-                        "version" => m.version = Some(self.rest_of_line()),
+                        "version" => m.version = Some(self.directive_value("a PTX version")?),
                         "target" => {
                             m.targets = self
-                                .rest_of_line()
+                                .directive_value("a target (`sm_90`)")?
                                 .split(',')
                                 .map(|s| s.trim().to_string())
                                 .collect()

@@ -150,6 +150,10 @@ fn bad_text_gets_located_errors() {
             "expected the parameter's name after its one type, found `.b8`",
             "1:21",
         ),
+        // A directive with nothing after it took the next line's directive as its value (the
+        // target's third find).
+        (".version\n.target sm_90", "expected a PTX version, found `.target`", "2:1"),
+        (".version 7.8\n.target", "expected a target (`sm_90`), found the end", "2:"),
     ] {
         let err = parse(&SourceFile::new("bad.ptx", text))
             .expect_err(text)
