@@ -9,11 +9,19 @@ bin=${1:-target/release/semfuzz}
 out=${2:-$(mktemp -d)}
 port=18431
 url=http://127.0.0.1:$port
+mkdir -p "$out"
 rm -f "$out"/semfuzz.db*
 "$bin" serve --db "$out/semfuzz.db" --listen 127.0.0.1:$port --local-worker >"$out/serve.out" 2>&1 &
 pid=$!
 trap 'kill -INT $pid 2>/dev/null || true' EXIT
-until grep -q 'dashboard at' "$out/serve.out"; do sleep 0.5; done
+until grep -q 'dashboard at' "$out/serve.out"; do
+    if ! kill -0 $pid 2>/dev/null; then
+        cat "$out/serve.out" >&2
+        echo "semfuzz serve ended before printing its URL" >&2
+        exit 1
+    fi
+    sleep 0.5
+done
 echo "URL printed at $(date -u +%T), load $(cut -d' ' -f1-3 /proc/loadavg)"
 sleep 600
 echo "ten minutes at $(date -u +%T), load $(cut -d' ' -f1-3 /proc/loadavg)"
