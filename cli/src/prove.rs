@@ -164,12 +164,10 @@ pub fn run(
 /// to `emit` in index order, as soon as it and every earlier one are done: a file's rules are
 /// independent queries (each in a Z3 context of its own), so a slow one does not hold up the
 /// others' solving, only their printing.
-fn in_order<T: Send>(
-    n: usize,
-    work: impl Fn(usize) -> T + Sync,
-    mut emit: impl FnMut(usize, T),
-) {
-    let threads = std::thread::available_parallelism().map_or(1, |t| t.get()).min(n);
+fn in_order<T: Send>(n: usize, work: impl Fn(usize) -> T + Sync, mut emit: impl FnMut(usize, T)) {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |t| t.get())
+        .min(n);
     let next = std::sync::atomic::AtomicUsize::new(0);
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::scope(|s| {

@@ -242,7 +242,10 @@ impl<'a, 'b> RowLowering<'a, 'b> {
     fn convert_widened(&mut self, from: Format, to: Format, r: Round, x: Value) -> Value {
         let y = wide::widen(self.b, from, x);
         let rounded = wide::narrow(self.b, to, r, y);
-        let payload = self.b.ins().band_imm_s(x, mask(from.precision() - 1) as i64);
+        let payload = self
+            .b
+            .ins()
+            .band_imm_s(x, mask(from.precision() - 1) as i64);
         let payload = if to.precision() >= from.precision() {
             let by = to.precision() - from.precision();
             self.b.ins().ishl_imm_s(payload, i64::from(by))
@@ -250,7 +253,10 @@ impl<'a, 'b> RowLowering<'a, 'b> {
             let by = from.precision() - to.precision();
             self.b.ins().ushr_imm_s(payload, i64::from(by))
         };
-        let payload = self.b.ins().bor_imm_s(payload, to.default_nan() as i64 & magnitude_mask(to));
+        let payload = self
+            .b
+            .ins()
+            .bor_imm_s(payload, to.default_nan() as i64 & magnitude_mask(to));
         let sign = self.b.ins().ushr_imm_s(x, i64::from(from.width() - 1));
         let sign = self.b.ins().band_imm_s(sign, 1);
         let sign = self.b.ins().ishl_imm_s(sign, i64::from(to.width() - 1));

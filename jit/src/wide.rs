@@ -53,15 +53,11 @@ pub fn widen(b: &mut FunctionBuilder<'_>, f: Format, x: Value) -> Value {
     let frac = b.ins().band_imm_s(mag, (1 << t) - 1);
     // The fields moved into f64's places: exponent at bit 52, fraction just below it.
     let up = b.ins().ishl_imm_s(mag, 52 - t);
-    let normal = b
-        .ins()
-        .iadd_imm_s(up, (1023 - i64::from(f.bias())) << 52);
+    let normal = b.ins().iadd_imm_s(up, (1023 - i64::from(f.bias())) << 52);
     let special = b.ins().bor_imm_s(up, F64_EXP);
     // A subnormal (or zero) is frac · 2^(emin - t): frac < 2^23 converts exactly, and the
     // power of two scales exactly since the result is ≥ 2^-149, normal in f64.
-    let scale = b
-        .ins()
-        .iconst(I64, (1023 + i64::from(f.emin()) - t) << 52);
+    let scale = b.ins().iconst(I64, (1023 + i64::from(f.emin()) - t) << 52);
     let scale = b.ins().bitcast(types::F64, MemFlagsData::new(), scale);
     let small = b.ins().fcvt_from_sint(types::F64, frac);
     let small = b.ins().fmul(small, scale);
@@ -101,7 +97,9 @@ fn to_odd(b: &mut FunctionBuilder<'_>, s: Value, err: Value) -> Value {
     let even = b.ins().icmp_imm_s(IntCC::Equal, low, 0);
     // Same signs: the exact value is farther from zero than `s`, so the magnitude grows.
     let signs = b.ins().bxor(bits, e);
-    let same = b.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, signs, 0);
+    let same = b
+        .ins()
+        .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, signs, 0);
     let (up, down) = (b.ins().iconst(I64, 1), b.ins().iconst(I64, -1));
     let step = b.ins().select(same, up, down);
     let stepped = b.ins().iadd(bits, step);
@@ -209,8 +207,13 @@ pub fn narrow(b: &mut FunctionBuilder<'_>, f: Format, r: Round, s: Value) -> Val
     let exp = b.ins().ishl_imm_s(exp, q - 1);
     let enc = b.ins().iadd(exp, kept);
     let inf = f.inf(false) as i64;
-    let over = b.ins().icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, enc, inf);
-    let (to_inf, to_max) = (b.ins().iconst(I64, inf), b.ins().iconst(I64, f.max_finite(false) as i64));
+    let over = b
+        .ins()
+        .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, enc, inf);
+    let (to_inf, to_max) = (
+        b.ins().iconst(I64, inf),
+        b.ins().iconst(I64, f.max_finite(false) as i64),
+    );
     let overflow = match r {
         Round::NearestEven | Round::NearestAway => to_inf,
         Round::TowardZero => to_max,
@@ -220,7 +223,9 @@ pub fn narrow(b: &mut FunctionBuilder<'_>, f: Format, r: Round, s: Value) -> Val
     let enc = b.ins().select(over, overflow, enc);
     let special = b.ins().icmp_imm_s(IntCC::Equal, field, 0x7ff);
     let is_nan = b.ins().icmp_imm_s(IntCC::NotEqual, frac, 0);
-    let nan = b.ins().iconst(I64, (f.default_nan() & (f.mask() >> 1)) as i64);
+    let nan = b
+        .ins()
+        .iconst(I64, (f.default_nan() & (f.mask() >> 1)) as i64);
     let special_enc = b.ins().select(is_nan, nan, to_inf);
     let enc = b.ins().select(special, special_enc, enc);
     let sign = b.ins().ishl_imm_s(sign, i64::from(f.width() - 1));
@@ -258,11 +263,15 @@ fn narrow_even(b: &mut FunctionBuilder<'_>, f: Format, s: Value) -> Value {
     let tiny = b.ins().icmp_imm_s(IntCC::UnsignedLessThan, mag, min_normal);
     let enc = b.ins().select(tiny, small, normal);
     let inf = f.inf(false) as i64;
-    let over = b.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, enc, inf);
+    let over = b
+        .ins()
+        .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, enc, inf);
     let to_inf = b.ins().iconst(I64, inf);
     let enc = b.ins().select(over, to_inf, enc);
     let is_nan = b.ins().icmp_imm_s(IntCC::UnsignedGreaterThan, mag, F64_EXP);
-    let nan = b.ins().iconst(I64, (f.default_nan() & (f.mask() >> 1)) as i64);
+    let nan = b
+        .ins()
+        .iconst(I64, (f.default_nan() & (f.mask() >> 1)) as i64);
     let enc = b.ins().select(is_nan, nan, enc);
     let sign = b.ins().ishl_imm_s(sign, i64::from(f.width() - 1));
     b.ins().bor(enc, sign)

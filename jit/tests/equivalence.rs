@@ -248,7 +248,10 @@ fn every_fixture_function_gives_the_interpreters_accept_sets_and_choices() {
     // The llc modules (one per target), numba-cuda's and the hand-written kernel.
     let llc = modules
         .iter()
-        .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("llvm22-")))
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("llvm22-"))
+        })
         .count();
     assert_eq!(llc, 10, "one llc fixture module per target");
     let (mut total, mut unread, mut interpreted, mut compiled, mut with_choices) = (0, 0, 0, 0, 0);

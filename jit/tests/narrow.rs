@@ -57,7 +57,13 @@ fn operands(f: Format, limit: usize, rng: &mut SplitMix64) -> Vec<u64> {
     let mut v = boundary_values(f);
     let one = f.one(false);
     let t = f.precision() - 1;
-    let mut near = vec![one, one + 1, one - 1, f.min_subnormal(false), f.min_normal(false)];
+    let mut near = vec![
+        one,
+        one + 1,
+        one - 1,
+        f.min_subnormal(false),
+        f.min_normal(false),
+    ];
     // Half a unit of 1, and its neighbours: 1 + that is a tie, or just beside one.
     for k in [t + 1, t + 2, t + 20] {
         let e = i64::from(f.bias()) - i64::from(k);
@@ -77,19 +83,32 @@ fn operands(f: Format, limit: usize, rng: &mut SplitMix64) -> Vec<u64> {
 }
 
 /// `op` compiled and run over `rows` (each `widths.len()` operands), against `model`.
-fn check(name: &str, widths: &[u32], op: Op, width: u32, rows: &[u64], model: impl Fn(&[u64]) -> u64) {
+fn check(
+    name: &str,
+    widths: &[u32],
+    op: Op,
+    width: u32,
+    rows: &[u64],
+    model: impl Fn(&[u64]) -> u64,
+) {
     let p = program(widths, op, width);
     let mut jit = Evaluator::compiled(&p, Arc::new(compile(&p).expect("compiles")));
     let mut out = vec![Accept::default(); rows.len() / widths.len()];
     jit.eval_batch(rows, &mut out);
     for (row, got) in rows.chunks_exact(widths.len()).zip(&out) {
         let want = model(row);
-        assert_eq!(*got, Accept::Exact(want), "{name}: {row:x?} gave {got:x?}, not {want:#x}");
+        assert_eq!(
+            *got,
+            Accept::Exact(want),
+            "{name}: {row:x?} gave {got:x?}, not {want:#x}"
+        );
     }
 }
 
 fn pairs(xs: &[u64]) -> Vec<u64> {
-    xs.iter().flat_map(|&a| xs.iter().flat_map(move |&b| [a, b])).collect()
+    xs.iter()
+        .flat_map(|&a| xs.iter().flat_map(move |&b| [a, b]))
+        .collect()
 }
 
 #[test]
@@ -102,27 +121,48 @@ fn narrow_arithmetic_agrees_with_semfuzz_fp_in_every_mode() {
         let few = &xs[..40];
         let three: Vec<u64> = few
             .iter()
-            .flat_map(|&a| few.iter().flat_map(move |&b| few.iter().flat_map(move |&c| [a, b, c])))
+            .flat_map(|&a| {
+                few.iter()
+                    .flat_map(move |&b| few.iter().flat_map(move |&c| [a, b, c]))
+            })
             .collect();
         for r in Round::ALL {
             let name = |op: &str| format!("{op} {f:?} {r:?}");
-            check(&name("add"), &[w; 2], Op::Add(f, r, 0, 1), w, &two, |x| fp::add(f, x[0], x[1], r));
-            check(&name("sub"), &[w; 2], Op::Sub(f, r, 0, 1), w, &two, |x| fp::sub(f, x[0], x[1], r));
-            check(&name("mul"), &[w; 2], Op::Mul(f, r, 0, 1), w, &two, |x| fp::mul(f, x[0], x[1], r));
-            check(&name("fma"), &[w; 3], Op::Fma(f, r, 0, 1, 2), w, &three, |x| {
-                fp::fma(f, x[0], x[1], x[2], r)
+            check(&name("add"), &[w; 2], Op::Add(f, r, 0, 1), w, &two, |x| {
+                fp::add(f, x[0], x[1], r)
             });
+            check(&name("sub"), &[w; 2], Op::Sub(f, r, 0, 1), w, &two, |x| {
+                fp::sub(f, x[0], x[1], r)
+            });
+            check(&name("mul"), &[w; 2], Op::Mul(f, r, 0, 1), w, &two, |x| {
+                fp::mul(f, x[0], x[1], r)
+            });
+            check(
+                &name("fma"),
+                &[w; 3],
+                Op::Fma(f, r, 0, 1, 2),
+                w,
+                &three,
+                |x| fp::fma(f, x[0], x[1], x[2], r),
+            );
         }
         for c in [Cmp::Eq, Cmp::Lt, Cmp::Le] {
-            check(&format!("{c:?} {f:?}"), &[w; 2], Op::FCmp(f, c, 0, 1), 1, &two, |x| {
-                use std::cmp::Ordering::*;
-                let o = fp::compare(f, x[0], x[1]);
-                (match c {
-                    Cmp::Eq => o == Some(Equal),
-                    Cmp::Lt => o == Some(Less),
-                    Cmp::Le => matches!(o, Some(Less | Equal)),
-                }) as u64
-            });
+            check(
+                &format!("{c:?} {f:?}"),
+                &[w; 2],
+                Op::FCmp(f, c, 0, 1),
+                1,
+                &two,
+                |x| {
+                    use std::cmp::Ordering::*;
+                    let o = fp::compare(f, x[0], x[1]);
+                    (match c {
+                        Cmp::Eq => o == Some(Equal),
+                        Cmp::Lt => o == Some(Less),
+                        Cmp::Le => matches!(o, Some(Less | Equal)),
+                    }) as u64
+                },
+            );
         }
     }
 }

@@ -84,7 +84,9 @@ fn main() {
     let mut out = vec![Accept::default(); ev.n_parts()];
     // Boundary-heavy bf16 inputs, as a campaign draws them (the evaluator's cost does not
     // depend on which: every op runs).
-    let specials: [u64; 8] = [0x0000, 0x8000, 0x3f80, 0x7f80, 0xff80, 0x7fc0, 0x0001, 0x7f7f];
+    let specials: [u64; 8] = [
+        0x0000, 0x8000, 0x3f80, 0x7f80, 0xff80, 0x7fc0, 0x0001, 0x7f7f,
+    ];
     let mut rows: Vec<[u64; 3]> = Vec::new();
     let mut state = 0x9e37_79b9_7f4a_7c15u64;
     for k in 0..4096 {

@@ -142,7 +142,11 @@ fn bad_text_gets_located_errors() {
         ),
         // A dot with no type name after it (the ptx_parse fuzz target's first crash: a
         // panic slicing the empty name).
-        (".func f(.param .%r<2>) { ret; }", "the parameter's type", "1:"),
+        (
+            ".func f(.param .%r<2>) { ret; }",
+            "the parameter's type",
+            "1:",
+        ),
         // Two types: the second was kept as an attribute and printed before the first, so
         // printing was not a fixpoint (the target's second find).
         (
@@ -152,8 +156,16 @@ fn bad_text_gets_located_errors() {
         ),
         // A directive with nothing after it took the next line's directive as its value (the
         // target's third find).
-        (".version\n.target sm_90", "expected a PTX version, found `.target`", "2:1"),
-        (".version 7.8\n.target", "expected a target (`sm_90`), found the end", "2:"),
+        (
+            ".version\n.target sm_90",
+            "expected a PTX version, found `.target`",
+            "2:1",
+        ),
+        (
+            ".version 7.8\n.target",
+            "expected a target (`sm_90`), found the end",
+            "2:",
+        ),
     ] {
         let err = parse(&SourceFile::new("bad.ptx", text))
             .expect_err(text)
@@ -178,7 +190,10 @@ fn module_variables_are_kept_as_written() {
         ".const .f32 table[2] = { 0f3F800000, 0f40000000 }"
     );
     let printed = m.to_string();
-    assert!(printed.contains(".common .global .align 8 .u64 _ZN08NumbaEnv4f;"), "{printed}");
+    assert!(
+        printed.contains(".common .global .align 8 .u64 _ZN08NumbaEnv4f;"),
+        "{printed}"
+    );
     let again = parse(&SourceFile::new("printed", printed.clone())).expect("parses");
     assert_eq!(again.to_string(), printed);
 }

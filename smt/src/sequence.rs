@@ -1293,7 +1293,12 @@ impl Query<'_> {
                     // kept: a target whose set is wider than the source's (an approximation
                     // against an exact result) may have its representative inside.
                     let outs = std::iter::once(base).chain(finals.iter().enumerate().flat_map(
-                        |(k, a)| a.probes().into_iter().skip(1).map(move |v| place(base, k, v)),
+                        |(k, a)| {
+                            a.probes()
+                                .into_iter()
+                                .skip(1)
+                                .map(move |v| place(base, k, v))
+                        },
                     ));
                     for out in outs {
                         let mut candidate = values.clone();

@@ -269,7 +269,10 @@ pub fn solve(
             z3_answered.store(!matches!(z3, Answer::Unknown(_)), Ordering::Relaxed);
             z3_returned.store(true, Ordering::Relaxed);
             let others = others.join().unwrap_or_else(|_| {
-                Some(Ok((Answer::Unknown("the solver processes' thread panicked".into()), None)))
+                Some(Ok((
+                    Answer::Unknown("the solver processes' thread panicked".into()),
+                    None,
+                )))
             });
             Ok::<_, std::io::Error>(match (z3, others) {
                 (Answer::Unknown(why), Some(others)) => match others? {

@@ -15,7 +15,11 @@ use semfuzz_spec::outcome::Accept;
 /// NaNs quiet and signaling, the smallest subnormal and normal, the largest, one) with both
 /// signs, and pseudo-random patterns (a fixed LCG: the test is the same every run).
 fn samples<F: Float>(width: u32) -> Vec<u64> {
-    let mask = if width == 64 { u64::MAX } else { (1u64 << width) - 1 };
+    let mask = if width == 64 {
+        u64::MAX
+    } else {
+        (1u64 << width) - 1
+    };
     let sign = 1u64 << (width - 1);
     let b = |f: F| f.to_bits() as u64;
     let mut out = Vec::new();
@@ -37,7 +41,9 @@ fn samples<F: Float>(width: u32) -> Vec<u64> {
     }
     let mut x = 0x2545_f491_4f6c_dd1du64;
     for _ in 0..200 {
-        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         out.push((x >> 7) & mask);
     }
     out
@@ -131,8 +137,14 @@ fn rounding_intrinsics_match_apfloat() {
     rounding::<Single>("f32", 32);
     rounding::<Double>("f64", 64);
     // LangRef "'llvm.round.*'": libm round rounds halfway cases away from zero: 2.5 -> 3.
-    assert_eq!(accept("llvm_round.f32", &[0x4020_0000]), Accept::Exact(0x4040_0000));
-    assert_eq!(accept("llvm_roundeven.f32", &[0x4020_0000]), Accept::Exact(0x4000_0000));
+    assert_eq!(
+        accept("llvm_round.f32", &[0x4020_0000]),
+        Accept::Exact(0x4040_0000)
+    );
+    assert_eq!(
+        accept("llvm_roundeven.f32", &[0x4020_0000]),
+        Accept::Exact(0x4000_0000)
+    );
 }
 
 /// fptrunc and fpext against APFloat's conversion (round to nearest even).
@@ -180,14 +192,24 @@ fn integer_conversions_match_apfloat() {
             let s = x.to_i128_r(w, Round::TowardZero, &mut exact);
             let got = accept(&format!("ir_fptosi.i{w}.f32"), &[a]);
             if s.status.intersects(rustc_apfloat::Status::INVALID_OP) {
-                assert!(matches!(got, Accept::Any(_)), "fptosi {a:#x} to i{w}: poison, got {got:?}");
+                assert!(
+                    matches!(got, Accept::Any(_)),
+                    "fptosi {a:#x} to i{w}: poison, got {got:?}"
+                );
             } else {
-                assert_eq!(got, Accept::Exact(s.value as u64 & mask), "fptosi {a:#x} to i{w}");
+                assert_eq!(
+                    got,
+                    Accept::Exact(s.value as u64 & mask),
+                    "fptosi {a:#x} to i{w}"
+                );
             }
             let u = x.to_u128_r(w, Round::TowardZero, &mut exact);
             let got = accept(&format!("ir_fptoui.i{w}.f32"), &[a]);
             if u.status.intersects(rustc_apfloat::Status::INVALID_OP) {
-                assert!(matches!(got, Accept::Any(_)), "fptoui {a:#x} to i{w}: poison, got {got:?}");
+                assert!(
+                    matches!(got, Accept::Any(_)),
+                    "fptoui {a:#x} to i{w}: poison, got {got:?}"
+                );
             } else {
                 assert_eq!(got, Accept::Exact(u.value as u64), "fptoui {a:#x} to i{w}");
             }
@@ -196,32 +218,67 @@ fn integer_conversions_match_apfloat() {
     // LangRef's examples: "fptosi double -123.0 to i32 ; yields i32:-123", "fptoui double
     // 123.0 to i32 ; yields i32:123", and "fptoui float 1.04E+17 to i8 ; yields undefined".
     let d = |v: f64| v.to_bits();
-    assert_eq!(accept("ir_fptosi.i32.f64", &[d(-123.0)]), Accept::Exact(0xFFFF_FF85));
+    assert_eq!(
+        accept("ir_fptosi.i32.f64", &[d(-123.0)]),
+        Accept::Exact(0xFFFF_FF85)
+    );
     assert_eq!(accept("ir_fptoui.i32.f64", &[d(123.0)]), Accept::Exact(123));
-    assert!(matches!(accept("ir_fptoui.i8.f32", &[1.04e17f32.to_bits() as u64]), Accept::Any(_)));
+    assert!(matches!(
+        accept("ir_fptoui.i8.f32", &[1.04e17f32.to_bits() as u64]),
+        Accept::Any(_)
+    ));
     // An i1 holds 0 and -1 signed, 0 and 1 unsigned.
-    assert_eq!(accept("ir_fptosi.i1.f32", &[(-1.0f32).to_bits() as u64]), Accept::Exact(1));
-    assert_eq!(accept("ir_fptoui.i1.f32", &[1.0f32.to_bits() as u64]), Accept::Exact(1));
-    assert!(matches!(accept("ir_fptosi.i1.f32", &[1.0f32.to_bits() as u64]), Accept::OneOf { .. }));
+    assert_eq!(
+        accept("ir_fptosi.i1.f32", &[(-1.0f32).to_bits() as u64]),
+        Accept::Exact(1)
+    );
+    assert_eq!(
+        accept("ir_fptoui.i1.f32", &[1.0f32.to_bits() as u64]),
+        Accept::Exact(1)
+    );
+    assert!(matches!(
+        accept("ir_fptosi.i1.f32", &[1.0f32.to_bits() as u64]),
+        Accept::OneOf { .. }
+    ));
     // sitofp/uitofp: "If the value cannot be exactly represented, it is rounded using the
     // default rounding mode."
     let mut x = 0x9e37_79b9_7f4a_7c15u64;
     for _ in 0..500 {
-        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         let (s32, s64) = (x as u32 as i32, x as i64);
         let r = Single::from_i128(s32.into()).value;
-        assert_eq!(accept("ir_sitofp.f32.i32", &[x as u32 as u64]), Accept::Exact(r.to_bits() as u64));
+        assert_eq!(
+            accept("ir_sitofp.f32.i32", &[x as u32 as u64]),
+            Accept::Exact(r.to_bits() as u64)
+        );
         let r = Half::from_i128(s64.into()).value;
-        assert_eq!(accept("ir_sitofp.f16.i64", &[x]), Accept::Exact(r.to_bits() as u64));
+        assert_eq!(
+            accept("ir_sitofp.f16.i64", &[x]),
+            Accept::Exact(r.to_bits() as u64)
+        );
         let r = Double::from_u128(x.into()).value;
-        assert_eq!(accept("ir_uitofp.f64.i64", &[x]), Accept::Exact(r.to_bits() as u64));
+        assert_eq!(
+            accept("ir_uitofp.f64.i64", &[x]),
+            Accept::Exact(r.to_bits() as u64)
+        );
         let r = BFloat::from_u128((x as u16).into()).value;
-        assert_eq!(accept("ir_uitofp.bf16.i16", &[x as u16 as u64]), Accept::Exact(r.to_bits() as u64));
+        assert_eq!(
+            accept("ir_uitofp.bf16.i16", &[x as u16 as u64]),
+            Accept::Exact(r.to_bits() as u64)
+        );
     }
     // "sitofp i8 -1 to double ; yields double:-1.0", "sitofp i32 257 to float ; yields
     // float:257.0".
-    assert_eq!(accept("ir_sitofp.f64.i8", &[0xFF]), Accept::Exact((-1.0f64).to_bits()));
-    assert_eq!(accept("ir_sitofp.f32.i32", &[257]), Accept::Exact(257.0f32.to_bits() as u64));
+    assert_eq!(
+        accept("ir_sitofp.f64.i8", &[0xFF]),
+        Accept::Exact((-1.0f64).to_bits())
+    );
+    assert_eq!(
+        accept("ir_sitofp.f32.i32", &[257]),
+        Accept::Exact(257.0f32.to_bits() as u64)
+    );
 }
 
 /// fcmp's sixteen predicates against Rust's IEEE comparisons, NaNs and signed zeros included,
@@ -260,9 +317,18 @@ fn fcmp_matches_rust_comparisons() {
         }
     }
     let f = |v: f32| v.to_bits() as u64;
-    assert_eq!(accept("ir_fcmp.oeq.f32", &[f(4.0), f(5.0)]), Accept::Exact(0));
-    assert_eq!(accept("ir_fcmp.one.f32", &[f(4.0), f(5.0)]), Accept::Exact(1));
-    assert_eq!(accept("ir_fcmp.olt.f32", &[f(4.0), f(5.0)]), Accept::Exact(1));
+    assert_eq!(
+        accept("ir_fcmp.oeq.f32", &[f(4.0), f(5.0)]),
+        Accept::Exact(0)
+    );
+    assert_eq!(
+        accept("ir_fcmp.one.f32", &[f(4.0), f(5.0)]),
+        Accept::Exact(1)
+    );
+    assert_eq!(
+        accept("ir_fcmp.olt.f32", &[f(4.0), f(5.0)]),
+        Accept::Exact(1)
+    );
     assert_eq!(
         accept("ir_fcmp.ueq.f64", &[1.0f64.to_bits(), 2.0f64.to_bits()]),
         Accept::Exact(0)
@@ -296,24 +362,48 @@ fn min_max_intrinsics_follow_langref() {
     }
     let three = 3.0f32.to_bits() as u64;
     // "-0.0 is considered to be less than +0.0 for this intrinsic."
-    assert_eq!(accept("llvm_minimum.f16", &[0x8000, 0]), Accept::Exact(0x8000));
+    assert_eq!(
+        accept("llvm_minimum.f16", &[0x8000, 0]),
+        Accept::Exact(0x8000)
+    );
     assert_eq!(accept("llvm_maximum.f16", &[0x8000, 0]), Accept::Exact(0));
     // minnum: "-0.0 < +0.0 for the purposes of this intrinsic"; with nsz "the result of
     // minnum(-0.0, +0.0) may be either -0.0 or +0.0".
-    assert_eq!(accept("llvm_minnum.f32", &[0, F32_NEG_ZERO]), Accept::Exact(F32_NEG_ZERO));
+    assert_eq!(
+        accept("llvm_minnum.f32", &[0, F32_NEG_ZERO]),
+        Accept::Exact(F32_NEG_ZERO)
+    );
     let either = accept("llvm_minnum.nsz.f32", &[0, F32_NEG_ZERO]);
-    assert!(either.accepts(0) && either.accepts(F32_NEG_ZERO), "{either:?}");
+    assert!(
+        either.accepts(0) && either.accepts(F32_NEG_ZERO),
+        "{either:?}"
+    );
     // "If either operand is a qNaN, returns the other non-NaN operand."
-    assert_eq!(accept("llvm_minnum.f32", &[F32_QNAN, three]), Accept::Exact(three));
-    assert_eq!(accept("llvm_maxnum.f32", &[three, F32_QNAN]), Accept::Exact(three));
+    assert_eq!(
+        accept("llvm_minnum.f32", &[F32_QNAN, three]),
+        Accept::Exact(three)
+    );
+    assert_eq!(
+        accept("llvm_maxnum.f32", &[three, F32_QNAN]),
+        Accept::Exact(three)
+    );
     // minimum: "If either operand is a NaN, returns NaN."
-    assert!(matches!(accept("llvm_minimum.f32", &[F32_QNAN, three]), Accept::AnyNan(_)));
+    assert!(matches!(
+        accept("llvm_minimum.f32", &[F32_QNAN, three]),
+        Accept::AnyNan(_)
+    ));
     // minimumnum: "If one operand is NaN (including sNaN) and another operand is a number,
     // return the number."
-    assert_eq!(accept("llvm_minimumnum.f32", &[F32_SNAN, three]), Accept::Exact(three));
+    assert_eq!(
+        accept("llvm_minimumnum.f32", &[F32_SNAN, three]),
+        Accept::Exact(three)
+    );
     // minnum with an sNaN: the number, or the quieted sNaN (docs/ambiguities.md 82).
     let got = accept("llvm_minnum.f32", &[F32_SNAN, three]);
-    assert!(got.accepts(three) && got.accepts(0x7fc0_0001) && !got.accepts(F32_SNAN), "{got:?}");
+    assert!(
+        got.accepts(three) && got.accepts(0x7fc0_0001) && !got.accepts(F32_SNAN),
+        "{got:?}"
+    );
 }
 
 /// "'fneg'": "if the input is a NaN, then the quiet/signaling bit and payload are perfectly
@@ -321,19 +411,34 @@ fn min_max_intrinsics_follow_langref() {
 #[test]
 fn bitwise_operations_keep_nan_payloads() {
     for nan in [F32_SNAN, F32_QNAN | 0x1234, 0xffc0_0042] {
-        assert_eq!(accept("ir_fneg.f32", &[nan]), Accept::Exact(nan ^ 0x8000_0000));
-        assert_eq!(accept("llvm_fabs.f32", &[nan]), Accept::Exact(nan & 0x7fff_ffff));
-        assert_eq!(accept("llvm_copysign.f32", &[nan, F32_NEG_ZERO]), Accept::Exact(nan | 0x8000_0000));
+        assert_eq!(
+            accept("ir_fneg.f32", &[nan]),
+            Accept::Exact(nan ^ 0x8000_0000)
+        );
+        assert_eq!(
+            accept("llvm_fabs.f32", &[nan]),
+            Accept::Exact(nan & 0x7fff_ffff)
+        );
+        assert_eq!(
+            accept("llvm_copysign.f32", &[nan, F32_NEG_ZERO]),
+            Accept::Exact(nan | 0x8000_0000)
+        );
         assert_eq!(accept("ir_select.f32", &[1, nan, 0]), Accept::Exact(nan));
         assert_eq!(accept("ir_bitcast.i32.f32", &[nan]), Accept::Exact(nan));
         assert_eq!(accept("ir_bitcast.f32.i32", &[nan]), Accept::Exact(nan));
     }
     // A math operation returns any NaN: fadd of an sNaN may be any NaN.
-    assert!(matches!(accept("ir_fadd.f32", &[F32_SNAN, 0]), Accept::AnyNan(_)));
+    assert!(matches!(
+        accept("ir_fadd.f32", &[F32_SNAN, 0]),
+        Accept::AnyNan(_)
+    ));
     // llvm.canonicalize: "SNaNs must be quieted", the payload conserved, or NVPTX's single
     // canonical NaN.
     let c = accept("llvm_canonicalize.f32", &[F32_SNAN]);
-    assert!(c.accepts(0x7fc0_0001) && c.accepts(0x7fff_ffff) && !c.accepts(F32_SNAN), "{c:?}");
+    assert!(
+        c.accepts(0x7fc0_0001) && c.accepts(0x7fff_ffff) && !c.accepts(F32_SNAN),
+        "{c:?}"
+    );
     assert_eq!(
         accept("llvm_canonicalize.f64", &[0x7ff0_0000_0000_0001]),
         Accept::Exact(0x7ff8_0000_0000_0001)
@@ -347,22 +452,46 @@ fn bitwise_operations_keep_nan_payloads() {
 fn fast_math_flags_allow_what_langref_says() {
     let f = |v: f32| v.to_bits() as u64;
     let (one, two) = (f(1.0), f(2.0));
-    assert!(matches!(accept("ir_fadd.nnan.f32", &[F32_QNAN, two]), Accept::Any(_)));
-    assert_eq!(accept("ir_fadd.nnan.f32", &[one, two]), Accept::Exact(f(3.0)));
+    assert!(matches!(
+        accept("ir_fadd.nnan.f32", &[F32_QNAN, two]),
+        Accept::Any(_)
+    ));
+    assert_eq!(
+        accept("ir_fadd.nnan.f32", &[one, two]),
+        Accept::Exact(f(3.0))
+    );
     // The result would be a NaN: inf - inf.
-    assert!(matches!(accept("ir_fsub.nnan.f32", &[f(f32::INFINITY), f(f32::INFINITY)]), Accept::Any(_)));
+    assert!(matches!(
+        accept("ir_fsub.nnan.f32", &[f(f32::INFINITY), f(f32::INFINITY)]),
+        Accept::Any(_)
+    ));
     // Without the flag, the NaN rule: any NaN, not any value.
-    assert!(matches!(accept("ir_fadd.f32", &[F32_QNAN, two]), Accept::AnyNan(_)));
+    assert!(matches!(
+        accept("ir_fadd.f32", &[F32_QNAN, two]),
+        Accept::AnyNan(_)
+    ));
     // ninf: an infinite argument, or an overflow.
-    assert!(matches!(accept("ir_fmul.ninf.f32", &[f(f32::INFINITY), two]), Accept::Any(_)));
-    assert!(matches!(accept("ir_fmul.ninf.f32", &[f(f32::MAX), two]), Accept::Any(_)));
-    assert_eq!(accept("ir_fmul.ninf.f32", &[f(3.0), two]), Accept::Exact(f(6.0)));
+    assert!(matches!(
+        accept("ir_fmul.ninf.f32", &[f(f32::INFINITY), two]),
+        Accept::Any(_)
+    ));
+    assert!(matches!(
+        accept("ir_fmul.ninf.f32", &[f(f32::MAX), two]),
+        Accept::Any(_)
+    ));
+    assert_eq!(
+        accept("ir_fmul.ninf.f32", &[f(3.0), two]),
+        Accept::Exact(f(6.0))
+    );
     // nsz: 1 - 1 is +0.0 or -0.0; a division by a zero of either sign.
     let z = accept("ir_fsub.nsz.f32", &[one, one]);
     assert!(z.accepts(0) && z.accepts(F32_NEG_ZERO), "{z:?}");
     assert_eq!(accept("ir_fsub.f32", &[one, one]), Accept::Exact(0));
     let inf = accept("ir_fdiv.nsz.f32", &[one, 0]);
-    assert!(inf.accepts(f(f32::INFINITY)) && inf.accepts(f(f32::NEG_INFINITY)), "{inf:?}");
+    assert!(
+        inf.accepts(f(f32::INFINITY)) && inf.accepts(f(f32::NEG_INFINITY)),
+        "{inf:?}"
+    );
     // arcp: some quotient a / b differs from a * (1.0 / b) in float; both are allowed.
     let mut found = 0;
     for a in 1..200u32 {
@@ -377,16 +506,31 @@ fn fast_math_flags_allow_what_langref_says() {
             }
         }
     }
-    assert!(found > 10, "only {found} quotients differ from the reciprocal product");
-    assert!(matches!(accept("llvm_sqrt.afn.f32", &[two]), Accept::Any(_)));
+    assert!(
+        found > 10,
+        "only {found} quotients differ from the reciprocal product"
+    );
+    assert!(matches!(
+        accept("llvm_sqrt.afn.f32", &[two]),
+        Accept::Any(_)
+    ));
     // "%Y = select nnan i1 true, float 0.0, float NaN ; yields float:0.0"; "%Z = select nnan
     // i1 false, float 0.0, float NaN ; yields float:poison".
-    assert_eq!(accept("ir_select.nnan.f32", &[1, 0, F32_QNAN]), Accept::Exact(0));
-    assert!(matches!(accept("ir_select.nnan.f32", &[0, 0, F32_QNAN]), Accept::Any(_)));
+    assert_eq!(
+        accept("ir_select.nnan.f32", &[1, 0, F32_QNAN]),
+        Accept::Exact(0)
+    );
+    assert!(matches!(
+        accept("ir_select.nnan.f32", &[0, 0, F32_QNAN]),
+        Accept::Any(_)
+    ));
     // fcmp nnan with a NaN argument: either boolean.
     let p = accept("ir_fcmp.oeq.nnan.f32", &[F32_QNAN, one]);
     assert!(p.accepts(0) && p.accepts(1), "{p:?}");
-    assert_eq!(accept("ir_fcmp.oeq.nnan.f32", &[one, one]), Accept::Exact(1));
+    assert_eq!(
+        accept("ir_fcmp.oeq.nnan.f32", &[one, one]),
+        Accept::Exact(1)
+    );
 }
 
 /// The denormal-fp-math modes: an input subnormal is read as zero (the sign kept, or +0.0),
@@ -399,22 +543,50 @@ fn denormal_modes_flush_what_langref_says() {
     // ieee: exact.
     assert_eq!(accept("ir_fmul.f32", &[tiny, one]), Accept::Exact(tiny));
     // Input preserve-sign: "must treat any input denormal value as zero".
-    assert_eq!(accept("ir_fmul.out_ps.in_ps.f32", &[neg_tiny, one]), Accept::Exact(F32_NEG_ZERO));
-    assert_eq!(accept("ir_fadd.out_pz.in_pz.f32", &[neg_tiny, 0]), Accept::Exact(0));
-    assert_eq!(accept("ir_fcmp.oeq.in_ps.f32", &[tiny, 0]), Accept::Exact(1));
+    assert_eq!(
+        accept("ir_fmul.out_ps.in_ps.f32", &[neg_tiny, one]),
+        Accept::Exact(F32_NEG_ZERO)
+    );
+    assert_eq!(
+        accept("ir_fadd.out_pz.in_pz.f32", &[neg_tiny, 0]),
+        Accept::Exact(0)
+    );
+    assert_eq!(
+        accept("ir_fcmp.oeq.in_ps.f32", &[tiny, 0]),
+        Accept::Exact(1)
+    );
     assert_eq!(accept("ir_fcmp.oeq.f32", &[tiny, 0]), Accept::Exact(0));
     // Output: "denormal outputs may be flushed to zero ... It is not mandated". A subnormal
     // result from normal inputs: min_normal / 2.
     let min_normal = 0x0080_0000u64;
     let half = 0.5f32.to_bits() as u64;
-    let r = accept("ir_fmul.out_ps.in_ps.f32", &[min_normal | 0x8000_0000, half]);
-    assert!(r.accepts(0x8040_0000) && r.accepts(F32_NEG_ZERO) && !r.accepts(0), "{r:?}");
-    let r = accept("ir_fmul.out_pz.in_pz.f32", &[min_normal | 0x8000_0000, half]);
-    assert!(r.accepts(0x8040_0000) && r.accepts(0) && !r.accepts(F32_NEG_ZERO), "{r:?}");
+    let r = accept(
+        "ir_fmul.out_ps.in_ps.f32",
+        &[min_normal | 0x8000_0000, half],
+    );
+    assert!(
+        r.accepts(0x8040_0000) && r.accepts(F32_NEG_ZERO) && !r.accepts(0),
+        "{r:?}"
+    );
+    let r = accept(
+        "ir_fmul.out_pz.in_pz.f32",
+        &[min_normal | 0x8000_0000, half],
+    );
+    assert!(
+        r.accepts(0x8040_0000) && r.accepts(0) && !r.accepts(F32_NEG_ZERO),
+        "{r:?}"
+    );
     // fneg is no math operation: its subnormal stays.
     assert_eq!(accept("ir_fneg.f32", &[tiny]), Accept::Exact(neg_tiny));
-    let d = common::spec().lookup("ir_fadd.out_ps.in_pz.f32", Some(2)).err().expect("refused");
-    assert!(d.message.contains("preserve-sign,preserve-sign"), "{}", d.message);
+    let d = common::spec()
+        .lookup("ir_fadd.out_ps.in_pz.f32", Some(2))
+        .err()
+        .expect("refused");
+    assert!(
+        d.message.contains("preserve-sign,preserve-sign"),
+        "{}",
+        d.message
+    );
 }
 
 /// llvm.sqrt against MPFR: a square root of a normal f32 is normal, so MPFR at 24 bits with
@@ -460,29 +632,72 @@ macro_rules! integer_ops {
                 let m = |v: $u| v as u64;
                 let at = |op: &str| format!("{op}.{ty}");
                 for (op, wrap, u_ok, s_ok) in [
-                    ("ir_add", a.wrapping_add(b), a.checked_add(b).is_some(), sa.checked_add(sb).is_some()),
-                    ("ir_sub", a.wrapping_sub(b), a.checked_sub(b).is_some(), sa.checked_sub(sb).is_some()),
-                    ("ir_mul", a.wrapping_mul(b), a.checked_mul(b).is_some(), sa.checked_mul(sb).is_some()),
+                    (
+                        "ir_add",
+                        a.wrapping_add(b),
+                        a.checked_add(b).is_some(),
+                        sa.checked_add(sb).is_some(),
+                    ),
+                    (
+                        "ir_sub",
+                        a.wrapping_sub(b),
+                        a.checked_sub(b).is_some(),
+                        sa.checked_sub(sb).is_some(),
+                    ),
+                    (
+                        "ir_mul",
+                        a.wrapping_mul(b),
+                        a.checked_mul(b).is_some(),
+                        sa.checked_mul(sb).is_some(),
+                    ),
                 ] {
                     expect_int(&at(op), &[a64, b64], Some(m(wrap)));
-                    expect_int(&at(&format!("{op}.nuw")), &[a64, b64], u_ok.then_some(m(wrap)));
-                    expect_int(&at(&format!("{op}.nsw")), &[a64, b64], s_ok.then_some(m(wrap)));
+                    expect_int(
+                        &at(&format!("{op}.nuw")),
+                        &[a64, b64],
+                        u_ok.then_some(m(wrap)),
+                    );
+                    expect_int(
+                        &at(&format!("{op}.nsw")),
+                        &[a64, b64],
+                        s_ok.then_some(m(wrap)),
+                    );
                 }
                 let n = b as u32;
                 let fits = n < $w;
                 let shl = a.checked_shl(n).unwrap_or(0);
                 expect_int(&at("ir_shl"), &[a64, b64], fits.then_some(m(shl)));
-                expect_int(&at("ir_shl.nuw"), &[a64, b64], (fits && shl >> n == a).then_some(m(shl)));
-                expect_int(&at("ir_shl.nsw"), &[a64, b64], (fits && ((shl as $s) >> n) == sa).then_some(m(shl)));
+                expect_int(
+                    &at("ir_shl.nuw"),
+                    &[a64, b64],
+                    (fits && shl >> n == a).then_some(m(shl)),
+                );
+                expect_int(
+                    &at("ir_shl.nsw"),
+                    &[a64, b64],
+                    (fits && ((shl as $s) >> n) == sa).then_some(m(shl)),
+                );
                 let lshr = a.checked_shr(n).unwrap_or(0);
                 let ashr = sa.checked_shr(n).unwrap_or(0) as $u;
                 expect_int(&at("ir_lshr"), &[a64, b64], fits.then_some(m(lshr)));
-                expect_int(&at("ir_lshr.exact"), &[a64, b64], (fits && lshr << n == a).then_some(m(lshr)));
+                expect_int(
+                    &at("ir_lshr.exact"),
+                    &[a64, b64],
+                    (fits && lshr << n == a).then_some(m(lshr)),
+                );
                 expect_int(&at("ir_ashr"), &[a64, b64], fits.then_some(m(ashr)));
-                expect_int(&at("ir_ashr.exact"), &[a64, b64], (fits && ashr << n == a).then_some(m(ashr)));
+                expect_int(
+                    &at("ir_ashr.exact"),
+                    &[a64, b64],
+                    (fits && ashr << n == a).then_some(m(ashr)),
+                );
                 expect_int(&at("ir_and"), &[a64, b64], Some(m(a & b)));
                 expect_int(&at("ir_or"), &[a64, b64], Some(m(a | b)));
-                expect_int(&at("ir_or.disjoint"), &[a64, b64], (a & b == 0).then_some(m(a | b)));
+                expect_int(
+                    &at("ir_or.disjoint"),
+                    &[a64, b64],
+                    (a & b == 0).then_some(m(a | b)),
+                );
                 expect_int(&at("ir_xor"), &[a64, b64], Some(m(a ^ b)));
                 for (cond, want) in [
                     ("eq", a == b),
@@ -496,7 +711,11 @@ macro_rules! integer_ops {
                     ("slt", sa < sb),
                     ("sle", sa <= sb),
                 ] {
-                    expect_int(&at(&format!("ir_icmp.{cond}")), &[a64, b64], Some(want.into()));
+                    expect_int(
+                        &at(&format!("ir_icmp.{cond}")),
+                        &[a64, b64],
+                        Some(want.into()),
+                    );
                 }
             }
         }
@@ -514,7 +733,9 @@ fn integer_instructions_match_rust() {
     i8_ops(&every_i8);
     let mut x = 0x853c_49e6_748f_ea9bu64;
     let mut next = || {
-        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         x
     };
     let mut pairs = Vec::new();
@@ -526,7 +747,10 @@ fn integer_instructions_match_rust() {
         pairs.push((a >> (b % 64), b >> 58));
     }
     i64_ops(&pairs);
-    let pairs32: Vec<(u64, u64)> = pairs.iter().map(|&(a, b)| (a & 0xffff_ffff, b & 0xffff_ffff)).collect();
+    let pairs32: Vec<(u64, u64)> = pairs
+        .iter()
+        .map(|&(a, b)| (a & 0xffff_ffff, b & 0xffff_ffff))
+        .collect();
     i32_ops(&pairs32);
     // i1: add i1 1, 1 wraps to 0 (an unsigned overflow), and 1 is -1 signed.
     expect_int("ir_add.i1", &[1, 1], Some(0));
@@ -551,7 +775,9 @@ fn integer_instructions_match_rust() {
 fn integer_intrinsics_match_rust() {
     let mut x = 0x1234_5678_9abc_def1u64;
     for _ in 0..2000 {
-        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         let (a, b) = (x as u32, (x >> 32) as u32);
         let (sa, sb) = (a as i32, b as i32);
         let ops = [(a as u64), (b as u64)];
@@ -561,7 +787,11 @@ fn integer_intrinsics_match_rust() {
         expect_int("llvm_umin.i32", &ops, Some(a.min(b).into()));
         expect_int("llvm_abs.i32", &[a.into()], Some(sa.unsigned_abs().into()));
         let poison = sa == i32::MIN;
-        expect_int("llvm_abs.poison.i32", &[a.into()], (!poison).then_some(sa.unsigned_abs().into()));
+        expect_int(
+            "llvm_abs.poison.i32",
+            &[a.into()],
+            (!poison).then_some(sa.unsigned_abs().into()),
+        );
     }
     expect_int("llvm_abs.i8", &[0x80], Some(0x80));
     expect_int("llvm_abs.poison.i8", &[0x80], None);
@@ -576,17 +806,35 @@ fn integer_intrinsics_match_rust() {
 fn integer_casts_match_rust() {
     let mut x = 0x2545_f491_4f6c_dd1du64;
     for _ in 0..2000 {
-        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         let v = x >> (x % 61);
         let t8 = v as u8;
         expect_int("ir_trunc.i8.i64", &[v], Some(t8.into()));
-        expect_int("ir_trunc.nuw.i8.i64", &[v], (v == t8 as u64).then_some(t8.into()));
-        expect_int("ir_trunc.nsw.i8.i64", &[v], (v as i64 == t8 as i8 as i64).then_some(t8.into()));
+        expect_int(
+            "ir_trunc.nuw.i8.i64",
+            &[v],
+            (v == t8 as u64).then_some(t8.into()),
+        );
+        expect_int(
+            "ir_trunc.nsw.i8.i64",
+            &[v],
+            (v as i64 == t8 as i8 as i64).then_some(t8.into()),
+        );
         let w = v as u32 as u64;
         expect_int("ir_zext.i64.i32", &[w], Some(w));
         expect_int("ir_sext.i64.i32", &[w], Some(v as u32 as i32 as i64 as u64));
-        expect_int("ir_zext.nneg.i64.i32", &[w], ((w as u32 as i32) >= 0).then_some(w));
-        expect_int("ir_sext.i16.i8", &[v & 0xff], Some((v as u8 as i8 as i16 as u16).into()));
+        expect_int(
+            "ir_zext.nneg.i64.i32",
+            &[w],
+            ((w as u32 as i32) >= 0).then_some(w),
+        );
+        expect_int(
+            "ir_sext.i16.i8",
+            &[v & 0xff],
+            Some((v as u8 as i8 as i16 as u16).into()),
+        );
         expect_int("ir_freeze.i64", &[v], Some(v));
     }
     expect_int("ir_trunc.i8.i32", &[257], Some(1));
@@ -611,11 +859,23 @@ fn is_fpclass_tests_the_classes_langref_numbers() {
         } else if x.is_nan() {
             1
         } else if x.is_infinite() {
-            if neg { 2 } else { 9 }
+            if neg {
+                2
+            } else {
+                9
+            }
         } else if x.is_denormal() {
-            if neg { 4 } else { 7 }
+            if neg {
+                4
+            } else {
+                7
+            }
         } else if x.is_zero() {
-            if neg { 5 } else { 6 }
+            if neg {
+                5
+            } else {
+                6
+            }
         } else if neg {
             3
         } else {
@@ -623,9 +883,17 @@ fn is_fpclass_tests_the_classes_langref_numbers() {
         };
         for bit in 0..10u64 {
             let want = u64::from(bit == class);
-            assert_eq!(accept("llvm_is_fpclass.f32", &[a, 1 << bit]), Accept::Exact(want), "{a:#x} bit {bit}");
+            assert_eq!(
+                accept("llvm_is_fpclass.f32", &[a, 1 << bit]),
+                Accept::Exact(want),
+                "{a:#x} bit {bit}"
+            );
         }
         let normal = u64::from(class == 3 || class == 8);
-        assert_eq!(accept("llvm_is_fpclass.f32", &[a, 0x108]), Accept::Exact(normal), "{a:#x}");
+        assert_eq!(
+            accept("llvm_is_fpclass.f32", &[a, 0x108]),
+            Accept::Exact(normal),
+            "{a:#x}"
+        );
     }
 }
