@@ -156,7 +156,10 @@ fn replace_somewhere(v: &mut serde_json::Value, u: &mut Unstructured) -> arbitra
     match v {
         Value::Object(map) if descend && !map.is_empty() => {
             let key = u.choose_index(map.len())?;
-            let child = map.values_mut().nth(key).expect("an index below the length");
+            let child = map
+                .values_mut()
+                .nth(key)
+                .expect("an index below the length");
             replace_somewhere(child, u)
         }
         Value::Array(items) if descend && !items.is_empty() => {
