@@ -243,7 +243,8 @@ enum Command {
         /// operations × types × spellings).
         files: Vec<PathBuf>,
         /// The compiler: llvmlite (its LLVM through the target machine), an llc on PATH
-        /// (llc-16), or a path.
+        /// (llc-16), a path, or `all` (every llc-N on this machine and llvmlite, with the
+        /// range of versions each counterexample appears in).
         #[arg(long, default_value = "llvmlite")]
         llc: String,
         /// Targets, comma-separated.
@@ -258,6 +259,14 @@ enum Command {
         /// Where the compiled `.ptx` (and the catalogue's `.ll`) files are written.
         #[arg(long, value_name = "DIR", default_value = ".semfuzz-cache/llc")]
         work: PathBuf,
+        /// Write a reproducer directory per confirmed counterexample into DIR: the `.ll`, the
+        /// llc command, the PTX, the inputs, the expected and produced bits, and a bug report.
+        #[arg(long, value_name = "DIR")]
+        repro: Option<PathBuf>,
+        /// Only the catalogue functions matching these patterns (comma-separated globs:
+        /// 'fadd_*,fma_v2f16').
+        #[arg(long, value_delimiter = ',')]
+        only: Vec<String>,
     },
     /// Run the service: findings store, work-unit queue, JSON API and dashboard.
     Serve(serve::ServeArgs),
@@ -414,6 +423,8 @@ fn run(cli: Cli) -> Result<bool> {
             timeout,
             json,
             work,
+            repro,
+            only,
         } => {
             let opts = semfuzz_smt::solve::Options {
                 timeout_ms: timeout,
@@ -429,6 +440,8 @@ fn run(cli: Cli) -> Result<bool> {
                 sms,
                 json,
                 work,
+                repro,
+                only,
             };
             llc::run(&spec, &args, &opts)
         }

@@ -27,14 +27,6 @@ fn semfuzz(args: &[&str]) -> (i32, String, String) {
     )
 }
 
-/// Whether the built-in specs have the LLVM IR families (spec/isa/llvm-*.sem). Without them
-/// every IR function is `unsupported`, naming the variant the contract asks for; the tests
-/// check that instead.
-fn ir_specs_built() -> bool {
-    let (code, out, _) = semfuzz(&["list", "ir_fadd.f32"]);
-    code == 0 && out.contains("ir_fadd.f32")
-}
-
 /// The verdict word of `FUNC sm_XX: VERDICT (...)` in `out`.
 fn verdict<'a>(out: &'a str, func: &str, sm: &str) -> &'a str {
     let head = format!("{func} {sm}: ");
@@ -59,30 +51,23 @@ fn llc_output_for_simple_ir_is_proved_on_sm_70_and_sm_90() {
         json.to_str().expect("utf-8"),
     ]);
     assert_eq!(code, 0, "{out}{err}");
-    if ir_specs_built() {
-        for func in ["fadd_f32", "fmul_f64", "fadd_bf16"] {
-            for sm in ["sm_70", "sm_90"] {
-                assert_eq!(verdict(&out, func, sm), "proved", "{out}{err}");
-            }
+    for func in ["fadd_f32", "fmul_f64", "fadd_bf16"] {
+        for sm in ["sm_70", "sm_90"] {
+            assert_eq!(verdict(&out, func, sm), "proved", "{out}{err}");
         }
-        assert!(
-            out.contains("6 proved, 0 counterexample, 0 unknown, 0 unsupported"),
-            "{out}"
-        );
-    } else {
-        assert!(
-            out.contains("fadd_bf16 sm_70: unsupported (`ir_fadd.bf16`: no such variant in the catalogue at simple.ll:14:8)"),
-            "{out}"
-        );
-        assert!(
-            out.contains("0 proved, 0 counterexample, 0 unknown, 6 unsupported"),
-            "{out}"
-        );
     }
+    assert!(
+        out.contains("6 proved, 0 counterexample, 0 unknown, 0 unsupported"),
+        "{out}"
+    );
     // sm_70 has no bf16 add: llc's PTX is the f32 sum and integer rounding; sm_90 has one.
     let ptx = |sm: &str| {
-        std::fs::read_to_string(work.path().join(format!("simple.fadd_bf16-{sm}.ptx")))
-            .expect("the PTX is kept")
+        std::fs::read_to_string(
+            work.path()
+                .join("llvmlite")
+                .join(format!("simple.fadd_bf16-{sm}.ptx")),
+        )
+        .expect("the PTX is kept")
     };
     assert!(ptx("sm_70").contains(".func") && !ptx("sm_70").contains("add.rn.bf16"));
     assert!(ptx("sm_90").contains("add.rn.bf16"), "{}", ptx("sm_90"));
@@ -94,14 +79,6 @@ fn llc_output_for_simple_ir_is_proved_on_sm_70_and_sm_90() {
 #[test]
 fn hand_written_wrong_ptx_is_a_confirmed_counterexample() {
     let (code, out, err) = semfuzz(&["prove", "--no-cache", "cli/tests/llc/wrong.rules"]);
-    if !ir_specs_built() {
-        assert_eq!(code, 1, "{out}{err}");
-        assert!(
-            err.contains("unsupported `ir_fadd.f32`: no such variant in the catalogue\n --> cli/tests/llc/correct.ll:4:8"),
-            "the IR side's error is located in the .ll file:\n{err}"
-        );
-        return;
-    }
     assert_eq!(code, 0, "every verdict is the expected one:\n{out}{err}");
     for rule in [
         "ftz-added-under-ieee",
@@ -149,4 +126,99 @@ fn a_bad_target_list_is_refused() {
     let (code, _, err) = semfuzz(&["validate-llc", "cli/tests/llc/simple.ll", "--sm", "70"]);
     assert_eq!(code, 2);
     assert!(err.contains("`70` is not a target"), "{err}");
+}
+
+/// LLVM 22's sm_70 `llvm.fma.bf16` rounds the f32 fma to bf16, a second rounding: a real
+/// counterexample, written out as a reproducer an LLVM bug report can be filed from.
+#[test]
+fn a_counterexample_gets_a_reproducer_directory() {
+    let work = tempfile::tempdir().expect("temp dir");
+    let repro = work.path().join("repro");
+    let (code, out, err) = semfuzz(&[
+        "validate-llc",
+        "--only",
+        "fma_bf16",
+        "--sm",
+        "sm_70",
+        "--work",
+        work.path().to_str().expect("utf-8"),
+        "--repro",
+        repro.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(code, 1, "a counterexample exits 1:\n{out}{err}");
+    assert_eq!(
+        verdict(&out, "fma_bf16", "sm_70"),
+        "counterexample",
+        "{out}"
+    );
+    let dir = repro.join("fma_bf16-sm_70-llvm22");
+    assert!(
+        out.contains(&format!("reproducer: {}", dir.display())),
+        "{out}"
+    );
+    let report = std::fs::read_to_string(dir.join("REPORT.md")).expect("REPORT.md");
+    assert!(
+        report.contains(
+            "llc-22 -O2 -mtriple=nvptx64-nvidia-cuda -mcpu=sm_70 fma_bf16.ll -o fma_bf16.ptx"
+        ),
+        "{report}"
+    );
+    assert!(report.contains("@llvm.fma.bf16"), "{report}");
+    assert!(report.contains("the IR allows"), "{report}");
+    let cex: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("counterexample.json")).expect("counterexample.json"),
+    )
+    .expect("JSON");
+    assert_eq!(cex["inputs"].as_array().map(Vec::len), Some(3), "{cex}");
+    // The PTX in the directory is what was validated: an f32 fma, then a rounding to bf16.
+    let ptx = std::fs::read_to_string(dir.join("fma_bf16.ptx")).expect("the PTX");
+    assert!(ptx.contains("fma.rn.f32"), "{ptx}");
+    assert!(dir.join("fma_bf16.ll").is_file() && dir.join("llc.sh").is_file());
+}
+
+/// `--llc all` validates with every compiler the machine has, under a header each, and ends
+/// with the versions each counterexample appears in.
+#[test]
+fn every_llc_of_the_machine_validates_and_ranges_are_reported() {
+    let work = tempfile::tempdir().expect("temp dir");
+    let (_, out, err) = semfuzz(&[
+        "validate-llc",
+        "--llc",
+        "all",
+        "--only",
+        "fadd_f32,fma_bf16",
+        "--sm",
+        "sm_70",
+        "--work",
+        work.path().to_str().expect("utf-8"),
+    ]);
+    let headers: Vec<&str> = out.lines().filter(|l| l.starts_with("== ")).collect();
+    assert!(
+        headers
+            .iter()
+            .any(|h| h.starts_with("== llvmlite (LLVM 22.")),
+        "{out}{err}"
+    );
+    // `cargo xtask setup` installs llvm-14, -15, -16 and -19.
+    for n in [14, 15, 16, 19] {
+        assert!(
+            headers
+                .iter()
+                .any(|h| h.starts_with(&format!("== llc-{n} (LLVM {n}."))),
+            "llc-{n} missing:\n{out}{err}"
+        );
+    }
+    assert_eq!(
+        out.matches("fadd_f32 sm_70: proved").count(),
+        headers.len(),
+        "{out}"
+    );
+    let range = out
+        .lines()
+        .find(|l| {
+            l.trim_start()
+                .starts_with("fma_bf16 sm_70: counterexample in")
+        })
+        .unwrap_or_else(|| panic!("no range for fma_bf16:\n{out}"));
+    assert!(range.contains("still in 22"), "{range}");
 }

@@ -1,0 +1,245 @@
+//! The compilers `validate-llc` runs: llvmlite's LLVM through its NVPTX target machine, or an
+//! `llc` executable; `--llc all` finds every one this machine has.
+
+use anyhow::{anyhow, Result};
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// The llvmlite driver, run by `python3`.
+const LLC_PY: &str = include_str!("llc.py");
+
+/// The triple every compile targets.
+pub const TRIPLE: &str = "nvptx64-nvidia-cuda";
+
+/// The Debian packages' `llc` names `--llc all` looks for on `PATH` (and in
+/// `/usr/lib/llvm-N/bin`), oldest first.
+const DEBIAN_LLCS: &[&str] = &["llc-14", "llc-15", "llc-16", "llc-17", "llc-18", "llc-19"];
+
+/// Each target's PTX for each module, or why the compiler gave none: `ptx[sm][module]`.
+pub type Compiled = HashMap<String, HashMap<String, Result<String, String>>>;
+
+/// What compiles IR to PTX.
+pub enum Llc {
+    /// llvmlite's LLVM in one `python3` process.
+    Llvmlite,
+    /// An `llc` executable (a name on `PATH`, or a path).
+    Binary(String),
+}
+
+/// A compiler that answered `--version`.
+pub struct Compiler {
+    /// How it is run.
+    pub llc: Llc,
+    /// `llvmlite`, `llc-16`, or the path given: names its work directory and its rows.
+    pub name: String,
+    /// LLVM's version (`16.0.6`).
+    pub version: String,
+}
+
+impl Compiler {
+    /// The compiler `--llc` names (`llvmlite`, an llc on `PATH`, a path), with its version.
+    pub fn named(text: &str) -> Result<Compiler> {
+        if text == "llvmlite" {
+            let version = llvmlite_version()?;
+            return Ok(Compiler {
+                llc: Llc::Llvmlite,
+                name: "llvmlite".into(),
+                version,
+            });
+        }
+        let out = Command::new(text).arg("--version").output().map_err(|e| {
+            anyhow!(
+                "cannot run `{text}`: {e}\n  hint: --llc takes llvmlite, an llc on PATH (llc-16), a path, or `all`"
+            )
+        })?;
+        let text_out = String::from_utf8_lossy(&out.stdout);
+        let version = text_out
+            .lines()
+            .find_map(|l| l.split_once("LLVM version ").map(|(_, v)| v.trim()))
+            .ok_or_else(|| anyhow!("`{text} --version` names no LLVM version: is it an llc?"))?
+            .to_string();
+        Ok(Compiler {
+            llc: Llc::Binary(text.to_string()),
+            name: text.to_string(),
+            version,
+        })
+    }
+
+    /// Every compiler this machine has, oldest LLVM first: the Debian `llc-N` binaries, then
+    /// llvmlite's (LLVM 22). Missing ones are skipped; none at all is an error.
+    pub fn all() -> Result<Vec<Compiler>> {
+        let mut found = Vec::new();
+        for name in DEBIAN_LLCS {
+            let path = which(name).or_else(|| {
+                let major = name.trim_start_matches("llc-");
+                let p = PathBuf::from(format!("/usr/lib/llvm-{major}/bin/llc"));
+                p.exists().then(|| p.display().to_string())
+            });
+            if let Some(path) = path {
+                let mut c = Compiler::named(&path)?;
+                c.name = name.to_string();
+                found.push(c);
+            }
+        }
+        match Compiler::named("llvmlite") {
+            Ok(c) => found.push(c),
+            Err(e) if found.is_empty() => return Err(e),
+            Err(_) => {}
+        }
+        found.sort_by_key(|c| c.major());
+        Ok(found)
+    }
+
+    /// LLVM's major version, for ordering regression ranges.
+    pub fn major(&self) -> u32 {
+        self.version
+            .split('.')
+            .next()
+            .and_then(|m| m.parse().ok())
+            .unwrap_or(0)
+    }
+
+    /// `llvmlite (LLVM 22.1.0)`, `llc-16 (LLVM 16.0.6)`.
+    pub fn label(&self) -> String {
+        format!("{} (LLVM {})", self.name, self.version)
+    }
+
+    /// The command line that compiles `ll` for `sm`, as a person would run it: llvmlite's
+    /// LLVM is the `llc` of its version.
+    pub fn command(&self, ll: &Path, sm: &str) -> String {
+        let llc = match &self.llc {
+            Llc::Llvmlite => format!("llc-{}", self.major()),
+            Llc::Binary(_) => self.name.clone(),
+        };
+        format!("{llc} -O2 -mtriple={TRIPLE} -mcpu={sm} {}", ll.display())
+    }
+
+    /// Each module (name, file, text) compiled for each target.
+    pub fn compile(
+        &self,
+        modules: &[(String, PathBuf, String)],
+        sms: &[String],
+    ) -> Result<Compiled> {
+        match &self.llc {
+            Llc::Llvmlite => compile_llvmlite(modules, sms),
+            Llc::Binary(b) => {
+                let mut all = HashMap::new();
+                for sm in sms {
+                    let mut per = HashMap::new();
+                    for (k, ll, _) in modules {
+                        let out = Command::new(b)
+                            .args(["-O2", &format!("-mtriple={TRIPLE}"), &format!("-mcpu={sm}")])
+                            .arg(ll)
+                            .args(["-o", "-"])
+                            .output()?;
+                        let err = String::from_utf8_lossy(&out.stderr);
+                        // An llc that does not know the target warns and compiles for its
+                        // default one: that PTX is not this target's.
+                        let verdict = if err.contains("is not a recognized processor") {
+                            Err(format!("LLVM {} does not know {sm}", self.version))
+                        } else if out.status.success() {
+                            Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+                        } else {
+                            Err(without_addresses(err.lines().next().unwrap_or("failed")))
+                        };
+                        per.insert(k.clone(), verdict);
+                    }
+                    all.insert(sm.clone(), per);
+                }
+                Ok(all)
+            }
+        }
+    }
+}
+
+/// `name` on `PATH`.
+fn which(name: &str) -> Option<String> {
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|d| d.join(name))
+            .find(|p| p.is_file())
+            .map(|p| p.display().to_string())
+    })
+}
+
+/// The `PYTHONPATH` that has llvmlite.
+fn llvmlite_path() -> Result<PathBuf> {
+    semfuzz_backend::python_deps("llvmlite")
+        .map_err(|e| anyhow!("{e}\n  hint: `cargo xtask setup` installs llvmlite into .deps/py"))
+}
+
+/// Runs the llvmlite driver on a request; its JSON answer.
+fn run_llvmlite(request: &serde_json::Value) -> Result<serde_json::Value> {
+    let mut child = Command::new("python3")
+        .env("PYTHONPATH", llvmlite_path()?)
+        .arg("-c")
+        .arg(LLC_PY)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| anyhow!("cannot run python3: {e}"))?;
+    child
+        .stdin
+        .take()
+        .expect("piped")
+        .write_all(request.to_string().as_bytes())?;
+    let out = child.wait_with_output()?;
+    if !out.status.success() {
+        return Err(anyhow!(
+            "llvmlite failed: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    Ok(serde_json::from_slice(&out.stdout)?)
+}
+
+fn llvmlite_version() -> Result<String> {
+    let v = run_llvmlite(&serde_json::json!({"sms": [], "modules": []}))?;
+    Ok(v["version"].as_str().unwrap_or("?").to_string())
+}
+
+fn compile_llvmlite(modules: &[(String, PathBuf, String)], sms: &[String]) -> Result<Compiled> {
+    let v = run_llvmlite(&serde_json::json!({
+        "sms": sms,
+        "modules": modules.iter().map(|(k, _, t)| (k, t)).collect::<Vec<_>>(),
+    }))?;
+    let mut all = HashMap::new();
+    for sm in sms {
+        let mut per = HashMap::new();
+        for (k, _, _) in modules {
+            let r = &v["ptx"][sm][k];
+            per.insert(
+                k.clone(),
+                match r["ptx"].as_str() {
+                    Some(p) => Ok(p.to_string()),
+                    None => Err(r["error"].as_str().unwrap_or("no output").to_string()),
+                },
+            );
+        }
+        all.insert(sm.clone(), per);
+    }
+    Ok(all)
+}
+
+/// A message of LLVM's without the node addresses (`0x5563d09f0e40`) that differ per run.
+fn without_addresses(line: &str) -> String {
+    let mut out = String::new();
+    let mut rest = line.trim();
+    while let Some(i) = rest.find("0x") {
+        let hex = rest[i + 2..]
+            .find(|c: char| !c.is_ascii_hexdigit())
+            .unwrap_or(rest.len() - i - 2);
+        out.push_str(&rest[..i]);
+        out.push_str(if hex >= 8 {
+            "0x…"
+        } else {
+            &rest[i..i + 2 + hex]
+        });
+        rest = &rest[i + 2 + hex..];
+    }
+    out.push_str(rest);
+    out
+}

@@ -1,0 +1,660 @@
+//! `semfuzz validate-llc [FILE.ll ...]`: translation validation of LLVM's NVPTX back end. Each
+//! IR function is compiled for each target (llvmlite's LLVM through its target machine, or an
+//! `llc` binary; `--llc all`: every one this machine has), the PTX function it becomes is read
+//! with `semfuzz-ptx`, the IR function with `semfuzz-llir`, and the rule
+//! `@f.ll:FUNC d, a, b => @f-sm_XX.ptx:FUNC d, a, b` (the PTX refines the IR: every result the
+//! PTX may produce is one the IR allows, for every input) is posed to the prover `semfuzz prove`
+//! uses, on its default route.
+//!
+//! Without files, the built-in catalogue (`catalogue.rs`) is validated. A spelling is skipped
+//! at a target where its PTX is that of a stricter spelling of the same operation × type
+//! already validated there: the `fast` spelling's IR allows at least what the plain one allows
+//! (a fast-math flag only adds results, docs/llvm-ir-spec.md), so the stricter proof covers it.
+//! The denormal spelling is always validated: preserve-sign inputs *must* be read as zero, so
+//! it allows different results.
+
+mod catalogue;
+mod compile;
+mod repro;
+
+use crate::eval::describe_operand;
+use anyhow::{anyhow, Result};
+use compile::Compiler;
+use semfuzz_smt::rules;
+use semfuzz_smt::sequence;
+use semfuzz_smt::solve::{Answer, Options};
+use semfuzz_spec::diag::SourceFile;
+use semfuzz_spec::ir::Slot;
+use semfuzz_spec::outcome::{describe, describe_accept};
+use semfuzz_spec::Spec;
+use std::collections::{BTreeMap, HashSet};
+use std::path::{Path, PathBuf};
+
+/// Every target LLVM's NVPTX back end knows of that semfuzz validates by default.
+pub const TARGETS: &str = "sm_50,sm_60,sm_70,sm_75,sm_80,sm_86,sm_89,sm_90,sm_100,sm_120";
+
+/// One function to validate.
+struct Unit {
+    /// The IR function's name.
+    func: String,
+    /// The module it is in (a key of the compiled output).
+    module: String,
+    /// The `.ll` file it was read from.
+    ll: PathBuf,
+    /// The `.ll` file compiled: the function alone with what it needs.
+    compiled: PathBuf,
+    /// The catalogue's operation × type it spells (`fadd_f32`), for deduplication; `None` for
+    /// functions of files.
+    group: Option<String>,
+}
+
+/// A verdict of one function at one target.
+#[derive(Clone)]
+pub struct Verdict {
+    /// `proved`, `counterexample`, `unknown` or `unsupported`.
+    kind: &'static str,
+    /// Why, for `unknown` and `unsupported`.
+    detail: String,
+    seconds: f64,
+    /// A counterexample, confirmed or not.
+    counterexample: Option<Counterexample>,
+}
+
+/// Inputs on which the PTX returns what the IR does not allow.
+#[derive(Clone)]
+pub struct Counterexample {
+    inputs: Vec<CexInput>,
+    parts: Vec<CexPart>,
+    /// Both evaluators agree with the solver.
+    confirmed: bool,
+    /// The command that compiled it.
+    command: String,
+}
+
+/// One input of a counterexample.
+#[derive(Clone)]
+struct CexInput {
+    name: String,
+    bits: u64,
+    /// The bits read in the input's type.
+    value: String,
+}
+
+/// One result part of a counterexample.
+#[derive(Clone)]
+struct CexPart {
+    name: String,
+    /// What the IR allows, described.
+    allows: String,
+    /// What the PTX computes, described.
+    computes: String,
+    bits: u64,
+}
+
+impl Counterexample {
+    /// The lines printed under the verdict's line.
+    fn lines(&self, compiler: &str) -> Vec<String> {
+        let mut lines: Vec<String> = self
+            .inputs
+            .iter()
+            .map(|i| format!("    {} = {}", i.name, i.value))
+            .collect();
+        for p in &self.parts {
+            lines.push(format!(
+                "    {}: the IR allows {}; the PTX computes {}",
+                p.name, p.allows, p.computes
+            ));
+        }
+        lines.push(if self.confirmed {
+            "    confirmed by both evaluators (the IR spec's and the PTX spec's)".into()
+        } else {
+            "    NOT confirmed by the evaluators: a semfuzz bug, please report it".into()
+        });
+        lines.push(format!("    llc: {} ({compiler})", self.command));
+        lines
+    }
+}
+
+/// What `validate-llc` was asked.
+pub struct Args {
+    /// `.ll` files (none: the built-in catalogue).
+    pub files: Vec<PathBuf>,
+    /// `llvmlite`, an llc name or a path, or `all`.
+    pub llc: String,
+    /// Targets, comma-separated.
+    pub sms: String,
+    /// Where to write the verdicts as JSON.
+    pub json: Option<PathBuf>,
+    /// Where the `.ll` and `.ptx` files go.
+    pub work: PathBuf,
+    /// Where each counterexample's reproducer directory goes.
+    pub repro: Option<PathBuf>,
+    /// Only the catalogue functions whose names match one of these patterns.
+    pub only: Vec<String>,
+}
+
+/// One verdict row: the unit, the target, the compiler.
+struct Row {
+    unit: usize,
+    sm: usize,
+    compiler: usize,
+    verdict: Verdict,
+}
+
+/// Validates every function at every target with every compiler asked for; `Ok(false)` on a
+/// counterexample or an unknown.
+pub fn run(spec: &Spec, args: &Args, opts: &Options) -> Result<bool> {
+    let compilers = if args.llc == "all" {
+        Compiler::all()?
+    } else {
+        vec![Compiler::named(&args.llc)?]
+    };
+    let sms: Vec<String> = args
+        .sms
+        .split(',')
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect();
+    if let Some(bad) = sms.iter().find(|s| {
+        !s.strip_prefix("sm_")
+            .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_alphanumeric()))
+    }) {
+        return Err(anyhow!(
+            "--sm: `{bad}` is not a target (write sm_70, sm_90a, ...)"
+        ));
+    }
+    std::fs::create_dir_all(&args.work)
+        .map_err(|e| anyhow!("cannot create {}: {e}", args.work.display()))?;
+    let work = std::fs::canonicalize(&args.work)?;
+    let (units, modules) = units(args, &work)?;
+    let mut rows = Vec::new();
+    let mut skipped = 0;
+    for (ci, compiler) in compilers.iter().enumerate() {
+        if compilers.len() > 1 {
+            outln!("== {} ==", compiler.label());
+        }
+        let ptx = compiler.compile(&modules, &sms)?;
+        let ptx_dir = work.join(&compiler.name.replace('/', "_"));
+        std::fs::create_dir_all(&ptx_dir)?;
+        for (si, sm) in sms.iter().enumerate() {
+            // Per operation × type, the PTX bodies already validated at this target.
+            let mut seen: HashSet<(String, String)> = HashSet::new();
+            for (ui, u) in units.iter().enumerate() {
+                let compiled = &ptx[sm][&u.module];
+                if let (Some(g), Ok(text)) = (&u.group, compiled) {
+                    let body = text.replace(&u.func, "FUNC");
+                    let body = body[body.find(".visible").unwrap_or(0)..].to_string();
+                    if !seen.insert((g.clone(), body)) {
+                        skipped += 1;
+                        continue;
+                    }
+                }
+                let v = validate(spec, u, sm, compiled, &ptx_dir, compiler, opts)?;
+                let detail = if v.detail.is_empty() {
+                    format!("{:.2}s", v.seconds)
+                } else {
+                    v.detail.clone()
+                };
+                outln!("{} {sm}: {} ({detail})", u.func, v.kind);
+                if let Some(c) = &v.counterexample {
+                    for l in c.lines(&compiler.label()) {
+                        outln!("{l}");
+                    }
+                    if let (Some(dir), true, Ok(ptx_text)) = (&args.repro, c.confirmed, compiled) {
+                        let case = repro::Case {
+                            func: &u.func,
+                            sm,
+                            ll_text: &std::fs::read_to_string(&u.compiled)?,
+                            ptx_text,
+                            compiler_label: &compiler.label(),
+                            major: compiler.major(),
+                        };
+                        let d = repro::write(dir, &case, &v, c)?;
+                        outln!("    reproducer: {}", d.display());
+                    }
+                }
+                rows.push(Row {
+                    unit: ui,
+                    sm: si,
+                    compiler: ci,
+                    verdict: v,
+                });
+            }
+        }
+        table(&units, &sms, &rows, ci);
+    }
+    if skipped > 0 {
+        outln!("{skipped} skipped (a spelling whose PTX is that of a stricter one)");
+    }
+    if compilers.len() > 1 {
+        ranges(&units, &sms, &compilers, &rows);
+    }
+    if let Some(path) = &args.json {
+        let json: Vec<serde_json::Value> = rows
+            .iter()
+            .map(|r| {
+                let v = &r.verdict;
+                serde_json::json!({
+                    "function": units[r.unit].func,
+                    "target": sms[r.sm],
+                    "verdict": v.kind,
+                    "detail": v.detail,
+                    "counterexample": v.counterexample.as_ref().map(|c| c.lines(&compilers[r.compiler].label())).unwrap_or_default(),
+                    "seconds": v.seconds,
+                    "llc": compilers[r.compiler].label(),
+                })
+            })
+            .collect();
+        std::fs::write(path, serde_json::to_string_pretty(&json)? + "\n")
+            .map_err(|e| anyhow!("cannot write {}: {e}", path.display()))?;
+    }
+    Ok(rows
+        .iter()
+        .all(|r| matches!(r.verdict.kind, "proved" | "unsupported")))
+}
+
+/// The functions to validate and the modules to compile (name, file, text).
+#[allow(clippy::type_complexity)]
+fn units(args: &Args, work: &Path) -> Result<(Vec<Unit>, Vec<(String, PathBuf, String)>)> {
+    let mut modules = Vec::new();
+    let mut units = Vec::new();
+    if args.files.is_empty() {
+        let patterns = args
+            .only
+            .iter()
+            .map(|p| {
+                semfuzz_spec::pattern::Pattern::parse(p)
+                    .map_err(|e| anyhow!("--only: {}", e.message))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        for f in catalogue::functions() {
+            if !patterns.is_empty() && !patterns.iter().any(|p| p.matches(&f.name)) {
+                continue;
+            }
+            let ll = work.join(format!("{}.ll", f.name));
+            std::fs::write(&ll, &f.text)?;
+            units.push(Unit {
+                func: f.name.clone(),
+                module: f.name.clone(),
+                ll: ll.clone(),
+                compiled: ll.clone(),
+                group: Some(f.group),
+            });
+            modules.push((f.name, ll, f.text));
+        }
+        if units.is_empty() {
+            return Err(anyhow!(
+                "--only {}: no catalogue function matches\n  hint: names are OP_TYPE[_fast|_ftz] (fadd_f32, fma_v2f16_ftz, fptrunc_f16_f32); globs like 'fadd_*' work",
+                args.only.join(",")
+            ));
+        }
+        return Ok((units, modules));
+    }
+    for f in &args.files {
+        let text =
+            std::fs::read_to_string(f).map_err(|e| anyhow!("cannot read {}: {e}", f.display()))?;
+        let ll = std::fs::canonicalize(f)?;
+        let module = semfuzz_llir::parse(&SourceFile::new(f.display().to_string(), text.as_str()))?;
+        let stem = f
+            .file_stem()
+            .map_or("module".into(), |s| s.to_string_lossy().into_owned());
+        // Each function compiled alone (with the module's declarations and attribute groups):
+        // a function the back end cannot select fails only itself.
+        for func in &module.functions {
+            let alone = semfuzz_llir::Module {
+                lines: module.lines.clone(),
+                groups: module.groups.clone(),
+                functions: vec![func.clone()],
+            };
+            let key = format!("{stem}.{}", func.name);
+            let compiled = work.join(format!("{key}.ll"));
+            std::fs::write(&compiled, alone.to_string())?;
+            units.push(Unit {
+                func: func.name.clone(),
+                module: key.clone(),
+                ll: ll.clone(),
+                compiled: compiled.clone(),
+                group: None,
+            });
+            modules.push((key, compiled, alone.to_string()));
+        }
+    }
+    Ok((units, modules))
+}
+
+/// One compiler's function × target table and its totals.
+fn table(units: &[Unit], sms: &[String], rows: &[Row], compiler: usize) {
+    let verdicts: BTreeMap<(usize, usize), &str> = rows
+        .iter()
+        .filter(|r| r.compiler == compiler)
+        .map(|r| ((r.unit, r.sm), r.verdict.kind))
+        .collect();
+    let width = units.iter().map(|u| u.func.len()).max().unwrap_or(8).max(8);
+    let mut head = format!("{:width$}", "function");
+    for sm in sms {
+        head.push_str(&format!(" {sm:>14}"));
+    }
+    outln!("{}", head.trim_end());
+    for (ui, u) in units.iter().enumerate() {
+        let cells: Vec<&str> = (0..sms.len())
+            .map(|si| verdicts.get(&(ui, si)).copied().unwrap_or("same PTX"))
+            .collect();
+        if cells.iter().all(|c| *c == "same PTX") {
+            continue;
+        }
+        let mut line = format!("{:width$}", u.func);
+        for c in cells {
+            line.push_str(&format!(" {c:>14}"));
+        }
+        outln!("{}", line.trim_end());
+    }
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for v in verdicts.values() {
+        *counts.entry(v).or_default() += 1;
+    }
+    let totals: Vec<String> = ["proved", "counterexample", "unknown", "unsupported"]
+        .iter()
+        .map(|k| format!("{} {k}", counts.get(k).copied().unwrap_or(0)))
+        .collect();
+    outln!("{}", totals.join(", "));
+}
+
+/// For each function and target with a counterexample under some LLVM, the versions it
+/// appears in and what that makes it: "since ≤ 14, still in 22", "fixed in 19", "since 19".
+fn ranges(units: &[Unit], sms: &[String], compilers: &[Compiler], rows: &[Row]) {
+    let mut by_case: BTreeMap<(usize, usize), Vec<(usize, &str)>> = BTreeMap::new();
+    for r in rows {
+        by_case
+            .entry((r.unit, r.sm))
+            .or_default()
+            .push((r.compiler, r.verdict.kind));
+    }
+    let mut lines = Vec::new();
+    for ((ui, si), mut verdicts) in by_case {
+        if !verdicts.iter().any(|(_, k)| *k == "counterexample") {
+            continue;
+        }
+        verdicts.sort_by_key(|(c, _)| compilers[*c].major());
+        let versions = |kind: &str| -> Vec<String> {
+            verdicts
+                .iter()
+                .filter(|(_, k)| *k == kind)
+                .map(|(c, _)| compilers[*c].version.clone())
+                .collect()
+        };
+        let mut said = vec![format!(
+            "counterexample in {}",
+            versions("counterexample").join(", ")
+        )];
+        let proved = versions("proved");
+        if !proved.is_empty() {
+            said.push(format!("proved in {}", proved.join(", ")));
+        }
+        lines.push(format!(
+            "{} {}: {}: {}",
+            units[ui].func,
+            sms[si],
+            said.join("; "),
+            range(&verdicts, compilers)
+        ));
+    }
+    if lines.is_empty() {
+        return;
+    }
+    outln!(
+        "regression ranges (LLVM {}):",
+        compilers
+            .iter()
+            .map(|c| c.major().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    for l in lines {
+        outln!("  {l}");
+    }
+}
+
+/// The history of one function at one target, from its verdicts oldest LLVM first.
+fn range(verdicts: &[(usize, &str)], compilers: &[Compiler]) -> String {
+    let decided: Vec<(u32, bool)> = verdicts
+        .iter()
+        .filter(|(_, k)| matches!(*k, "proved" | "counterexample"))
+        .map(|(c, k)| (compilers[*c].major(), *k == "counterexample"))
+        .collect();
+    let (Some(first), Some(last)) = (decided.first(), decided.last()) else {
+        return "no other version decided".into();
+    };
+    let start = decided
+        .iter()
+        .position(|(_, bad)| *bad)
+        .expect("a counterexample");
+    let since = if start == 0 {
+        format!("since ≤ {}", first.0)
+    } else {
+        format!("since {}", decided[start].0)
+    };
+    let end = decided
+        .iter()
+        .rposition(|(_, bad)| *bad)
+        .expect("a counterexample");
+    if last.1 {
+        format!("{since}, still in {}", last.0)
+    } else {
+        format!("{since}, fixed in {}", decided[end + 1].0)
+    }
+}
+
+/// A rule variable's name for parameter `k` of slot `s`: the IR name where it is one.
+fn var_name(s: &Slot, k: usize) -> String {
+    let n = s.name.trim_start_matches('%');
+    if n.starts_with(|c: char| c.is_ascii_alphabetic())
+        && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && n != "d"
+    {
+        n.to_string()
+    } else {
+        format!("x{k}")
+    }
+}
+
+/// Validates one function at one target: reads its PTX (written into `ptx_dir`) and its IR, and
+/// proves the refinement.
+fn validate(
+    spec: &Spec,
+    u: &Unit,
+    sm: &str,
+    compiled: &Result<String, String>,
+    ptx_dir: &Path,
+    compiler: &Compiler,
+    opts: &Options,
+) -> Result<Verdict> {
+    let unsupported = |detail: String| Verdict {
+        kind: "unsupported",
+        detail,
+        seconds: 0.0,
+        counterexample: None,
+    };
+    let located = |d: &semfuzz_spec::Diagnostic| match &d.span {
+        Some(s) => {
+            let (line, col) = s.file.line_col(s.start);
+            let file = Path::new(&s.file.name)
+                .file_name()
+                .map_or(s.file.name.clone(), |f| f.to_string_lossy().into_owned());
+            // The verdict already says `unsupported`.
+            let what = d.message.strip_prefix("unsupported ").unwrap_or(&d.message);
+            format!("{what} at {file}:{line}:{col}")
+        }
+        None => d.message.clone(),
+    };
+    let ptx_text = match compiled {
+        Ok(p) => p,
+        Err(why) => return Ok(unsupported(format!("{}: {why}", compiler.label()))),
+    };
+    let ptx_path = ptx_dir.join(format!("{}-{sm}.ptx", u.module));
+    std::fs::write(&ptx_path, ptx_text)?;
+    let text = std::fs::read_to_string(&u.ll)?;
+    let ir = match semfuzz_llir::load(spec, &u.ll.display().to_string(), &text, Some(&u.func)) {
+        Ok(f) => f,
+        Err(d) => return Ok(unsupported(located(&d))),
+    };
+    let ptx = match semfuzz_ptx::load(
+        spec,
+        &ptx_path.display().to_string(),
+        ptx_text,
+        Some(&u.func),
+    ) {
+        Ok(f) => f,
+        Err(d) => return Ok(unsupported(format!("PTX: {}", located(&d)))),
+    };
+    let widths = |s: &[Slot]| s.iter().map(|s| s.width).collect::<Vec<_>>();
+    if widths(&ir.inputs) != widths(&ptx.inputs) || widths(&ir.results) != widths(&ptx.results) {
+        return Ok(unsupported(format!(
+            "the PTX takes {:?} bits and returns {:?}, the IR {:?} and {:?}",
+            widths(&ptx.inputs),
+            widths(&ptx.results),
+            widths(&ir.inputs),
+            widths(&ir.results)
+        )));
+    }
+    let vars: Vec<String> = ir
+        .inputs
+        .iter()
+        .enumerate()
+        .map(|(k, s)| var_name(s, k))
+        .collect();
+    let operands = std::iter::once("d".to_string())
+        .chain(vars)
+        .collect::<Vec<_>>()
+        .join(", ");
+    let rule_text = format!(
+        "name: {}-{sm}\n  @{}:{} {operands}\n=>\n  @{}:{} {operands}\n",
+        u.func,
+        u.ll.display(),
+        u.func,
+        ptx_path.display(),
+        u.func
+    );
+    let file = SourceFile::new(
+        ptx_dir.join("validate-llc.rules").display().to_string(),
+        rule_text,
+    );
+    let rule = rules::parse(&file)
+        .map_err(|e| anyhow!("{}", e[0]))?
+        .remove(0);
+    let proof = sequence::prove(spec, &rule, opts).map_err(|d| anyhow!("{d}"))?;
+    let seconds = proof.solved.seconds;
+    let verdict = |kind, detail, counterexample| Verdict {
+        kind,
+        detail,
+        seconds,
+        counterexample,
+    };
+    Ok(match &proof.solved.answer {
+        Answer::Proved => verdict("proved", String::new(), None),
+        Answer::Unknown(why) => verdict("unknown", why.clone(), None),
+        Answer::Counterexample(values) => {
+            let q = &proof.query;
+            let inputs = q
+                .inputs()
+                .into_iter()
+                .map(|i| {
+                    let v = &q.vars[i];
+                    let bits = values.get(&format!("in_{}", v.name)).copied().unwrap_or(0);
+                    CexInput {
+                        name: v.name.clone(),
+                        bits,
+                        value: describe_operand(spec, &v.ty, bits),
+                    }
+                })
+                .collect();
+            let c = proof
+                .confirmation
+                .as_ref()
+                .expect("a counterexample is confirmed");
+            let parts = c
+                .parts
+                .iter()
+                .map(|p| CexPart {
+                    name: p.name.clone(),
+                    allows: describe_accept(p.kind, &p.source),
+                    computes: describe(p.kind, p.target),
+                    bits: p.target,
+                })
+                .collect();
+            let confirmed = c.confirmed();
+            let cex = Counterexample {
+                inputs,
+                parts,
+                confirmed,
+                command: compiler.command(&u.compiled, sm),
+            };
+            // An unconfirmed counterexample is the prover's or the evaluators' fault, not
+            // LLVM's: it is no verdict about the PTX.
+            verdict(
+                if confirmed {
+                    "counterexample"
+                } else {
+                    "unknown"
+                },
+                String::new(),
+                Some(cex),
+            )
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn compilers(majors: &[u32]) -> Vec<Compiler> {
+        majors
+            .iter()
+            .map(|m| Compiler {
+                llc: compile::Llc::Binary(format!("llc-{m}")),
+                name: format!("llc-{m}"),
+                version: format!("{m}.0.1"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn regression_ranges_read_oldest_first_and_skip_undecided_versions() {
+        let c = compilers(&[14, 15, 16, 19, 22]);
+        let history = |kinds: &[&'static str]| {
+            let verdicts: Vec<(usize, &str)> = kinds.iter().copied().enumerate().collect();
+            range(&verdicts, &c)
+        };
+        assert_eq!(history(&["counterexample"; 5]), "since ≤ 14, still in 22");
+        assert_eq!(
+            history(&[
+                "counterexample",
+                "counterexample",
+                "unsupported",
+                "proved",
+                "proved"
+            ]),
+            "since ≤ 14, fixed in 19"
+        );
+        assert_eq!(
+            history(&[
+                "proved",
+                "proved",
+                "proved",
+                "counterexample",
+                "counterexample"
+            ]),
+            "since 19, still in 22"
+        );
+        assert_eq!(
+            history(&[
+                "unsupported",
+                "unsupported",
+                "proved",
+                "counterexample",
+                "proved"
+            ]),
+            "since 19, fixed in 22"
+        );
+    }
+}
