@@ -170,8 +170,12 @@ fn llvmlite_path() -> Result<PathBuf> {
         .map_err(|e| anyhow!("{e}\n  hint: `cargo xtask setup` installs llvmlite into .deps/py"))
 }
 
-/// Runs the llvmlite driver on a request; its JSON answer.
-fn run_llvmlite(request: &serde_json::Value) -> Result<serde_json::Value> {
+/// Runs the llvmlite driver on `jobs` (target, module name, text): the LLVM version, and the
+/// answers of the jobs it finished, in order, before it ended; and, when it was aborted, the
+/// first line of LLVM's message.
+fn run_llvmlite(
+    jobs: &[(&str, &str, &str)],
+) -> Result<(String, Vec<Result<String, String>>, Option<String>)> {
     let mut child = Command::new("python3")
         .env("PYTHONPATH", llvmlite_path()?)
         .arg("-c")
@@ -185,41 +189,70 @@ fn run_llvmlite(request: &serde_json::Value) -> Result<serde_json::Value> {
         .stdin
         .take()
         .expect("piped")
-        .write_all(request.to_string().as_bytes())?;
+        .write_all(serde_json::json!({ "jobs": jobs }).to_string().as_bytes())?;
     let out = child.wait_with_output()?;
-    if !out.status.success() {
-        return Err(anyhow!(
-            "llvmlite failed: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
-        ));
+    let mut lines = out.stdout.split(|b| *b == b'\n').filter(|l| !l.is_empty());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let head: serde_json::Value = match lines.next() {
+        Some(l) => serde_json::from_slice(l)?,
+        None => return Err(anyhow!("llvmlite failed: {}", stderr.trim())),
+    };
+    let version = head["version"].as_str().unwrap_or("?").to_string();
+    let mut answers = Vec::new();
+    for l in lines {
+        let r: serde_json::Value = serde_json::from_slice(l)?;
+        answers.push(match r["ptx"].as_str() {
+            Some(p) => Ok(p.to_string()),
+            None => Err(r["error"].as_str().unwrap_or("no output").to_string()),
+        });
     }
-    Ok(serde_json::from_slice(&out.stdout)?)
+    let aborted = (!out.status.success()).then(|| {
+        let line = stderr
+            .lines()
+            .find(|l| l.contains("LLVM ERROR"))
+            .or_else(|| stderr.lines().next())
+            .unwrap_or("the process ended without a message");
+        without_addresses(line)
+    });
+    Ok((version, answers, aborted))
 }
 
 fn llvmlite_version() -> Result<String> {
-    let v = run_llvmlite(&serde_json::json!({"sms": [], "modules": []}))?;
-    Ok(v["version"].as_str().unwrap_or("?").to_string())
+    Ok(run_llvmlite(&[])?.0)
 }
 
+/// Compiles every module for every target; a module LLVM aborts on gets LLVM's message as its
+/// error, and the jobs after it run in a new process.
 fn compile_llvmlite(modules: &[(String, PathBuf, String)], sms: &[String]) -> Result<Compiled> {
-    let v = run_llvmlite(&serde_json::json!({
-        "sms": sms,
-        "modules": modules.iter().map(|(k, _, t)| (k, t)).collect::<Vec<_>>(),
-    }))?;
-    let mut all = HashMap::new();
-    for sm in sms {
-        let mut per = HashMap::new();
-        for (k, _, _) in modules {
-            let r = &v["ptx"][sm][k];
-            per.insert(
-                k.clone(),
-                match r["ptx"].as_str() {
-                    Some(p) => Ok(p.to_string()),
-                    None => Err(r["error"].as_str().unwrap_or("no output").to_string()),
-                },
-            );
+    let jobs: Vec<(&str, &str, &str)> = sms
+        .iter()
+        .flat_map(|sm| {
+            modules
+                .iter()
+                .map(move |(k, _, t)| (sm.as_str(), k.as_str(), t.as_str()))
+        })
+        .collect();
+    let mut all: Compiled = HashMap::new();
+    let mut done = 0;
+    while done < jobs.len() {
+        let (_, answers, aborted) = run_llvmlite(&jobs[done..])?;
+        for answer in answers {
+            let (sm, k, _) = jobs[done];
+            all.entry(sm.to_string())
+                .or_default()
+                .insert(k.to_string(), answer);
+            done += 1;
         }
-        all.insert(sm.clone(), per);
+        if done < jobs.len() {
+            let (sm, k, _) = jobs[done];
+            let why = aborted.ok_or_else(|| {
+                anyhow!("llvmlite stopped after {done} of {} modules", jobs.len())
+            })?;
+            all.entry(sm.to_string())
+                .or_default()
+                .insert(k.to_string(), Err(why));
+            done += 1;
+        }
     }
     Ok(all)
 }

@@ -167,12 +167,21 @@ pub fn run(spec: &Spec, args: &Args, opts: &Options) -> Result<bool> {
         .map_err(|e| anyhow!("cannot create {}: {e}", args.work.display()))?;
     let work = std::fs::canonicalize(&args.work)?;
     let (units, modules) = units(args, &work)?;
+    // On a terminal, a bar on stderr with the rate; the verdict lines go above it.
+    let bar = indicatif::ProgressBar::new((units.len() * sms.len() * compilers.len()) as u64);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{bar:30} {pos}/{len} functions×targets  {per_sec}  eta {eta}  {msg}",
+        )
+        .expect("a valid template"),
+    );
     let mut rows = Vec::new();
     let mut skipped = 0;
     for (ci, compiler) in compilers.iter().enumerate() {
         if compilers.len() > 1 {
-            outln!("== {} ==", compiler.label());
+            bar.suspend(|| outln!("== {} ==", compiler.label()));
         }
+        bar.set_message(format!("{}: compiling", compiler.name));
         let ptx = compiler.compile(&modules, &sms)?;
         let ptx_dir = work.join(&compiler.name.replace('/', "_"));
         std::fs::create_dir_all(&ptx_dir)?;
@@ -180,6 +189,8 @@ pub fn run(spec: &Spec, args: &Args, opts: &Options) -> Result<bool> {
             // Per operation × type, the PTX bodies already validated at this target.
             let mut seen: HashSet<(String, String)> = HashSet::new();
             for (ui, u) in units.iter().enumerate() {
+                bar.inc(1);
+                bar.set_message(format!("{} {sm}", u.func));
                 let compiled = &ptx[sm][&u.module];
                 if let (Some(g), Ok(text)) = (&u.group, compiled) {
                     let body = text.replace(&u.func, "FUNC");
@@ -195,11 +206,13 @@ pub fn run(spec: &Spec, args: &Args, opts: &Options) -> Result<bool> {
                 } else {
                     v.detail.clone()
                 };
-                outln!("{} {sm}: {} ({detail})", u.func, v.kind);
+                bar.suspend(|| outln!("{} {sm}: {} ({detail})", u.func, v.kind));
                 if let Some(c) = &v.counterexample {
-                    for l in c.lines(&compiler.label()) {
-                        outln!("{l}");
-                    }
+                    bar.suspend(|| {
+                        for l in c.lines(&compiler.label()) {
+                            outln!("{l}");
+                        }
+                    });
                     if let (Some(dir), true, Ok(ptx_text)) = (&args.repro, c.confirmed, compiled) {
                         let case = repro::Case {
                             func: &u.func,
@@ -210,7 +223,7 @@ pub fn run(spec: &Spec, args: &Args, opts: &Options) -> Result<bool> {
                             major: compiler.major(),
                         };
                         let d = repro::write(dir, &case, &v, c)?;
-                        outln!("    reproducer: {}", d.display());
+                        bar.suspend(|| outln!("    reproducer: {}", d.display()));
                     }
                 }
                 rows.push(Row {
@@ -221,8 +234,9 @@ pub fn run(spec: &Spec, args: &Args, opts: &Options) -> Result<bool> {
                 });
             }
         }
-        table(&units, &sms, &rows, ci);
+        bar.suspend(|| table(&units, &sms, &rows, ci));
     }
+    bar.finish_and_clear();
     if skipped > 0 {
         outln!("{skipped} skipped (a spelling whose PTX is that of a stricter one)");
     }
