@@ -258,11 +258,38 @@ pub fn functions() -> Vec<Function> {
         } else {
             ""
         };
+        // NVPTX passes and returns an `i16` in a 32-bit parameter, whose upper half the
+        // caller's extension decides: the catalogue extends (or truncates) explicitly and
+        // passes an `i32`, so the PTX's parameters are the IR's.
+        let (ret, param, body) = match (to.ir, from.ir) {
+            ("i16", _) => (
+                "i32",
+                from.ir,
+                format!(
+                    "  %c = {op} {} %a to i16\n  %r = {} i16 %c to i32\n",
+                    from.ir,
+                    if *op == "fptosi" { "sext" } else { "zext" }
+                ),
+            ),
+            (_, "i16") => (
+                to.ir,
+                "i32",
+                format!(
+                    "  %t = trunc i32 %a to i16\n  %r = {op} i16 %t to {}\n",
+                    to.ir
+                ),
+            ),
+            _ => (
+                to.ir,
+                from.ir,
+                format!("  %r = {op} {flags}{} %a to {}\n", from.ir, to.ir),
+            ),
+        };
         shapes.push(Shape {
             stem: format!("{op}_{}_{}", to.tag, from.tag),
-            ret: to.ir,
-            params: vec![from.ir],
-            body: format!("  %r = {op} {flags}{} %a to {}\n", from.ir, to.ir),
+            ret,
+            params: vec![param],
+            body,
             decls: String::new(),
         });
     }
