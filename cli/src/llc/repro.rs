@@ -106,9 +106,10 @@ fn report(case: &Case, cex: &Counterexample, command: &str) -> String {
     }
     let _ = writeln!(
         r,
-        "\nThe result was confirmed by evaluating both the IR and the PTX with semfuzz's \
-         executable semantics (LangRef's floating-point rules for the IR, the PTX ISA for the \
-         PTX) on these inputs; running the kernel on a GPU gives the PTX's value."
+        "\nBoth values were confirmed by evaluating the IR and the PTX on these inputs with \
+         semfuzz's executable semantics (LangRef's floating-point rules for the IR, the PTX ISA \
+         for the PTX): the PTX's value is the one the PTX ISA specifies for this PTX; it was \
+         not run on a GPU."
     );
     r
 }
