@@ -18,8 +18,9 @@ mapped to below:
   cuda.fp16.hadd/hsub/hmul  add/sub/mul.f16, cuda.fp16.hfma  fma.rn.f16, cuda.fp16.hneg/habs
       neg/abs.f16: numba-cuda lowers each to that one instruction as inline PTX (cudaimpl.py).
 
-`python adapter.py --ptx` prints what each mapped operation compiles to, and the tests check
-it is exactly the variant. Not mapped: cuda.fp16.hmax/hmin, which numba compiles to
+`python adapter.py --compiled` prints the PTX each mapped operation compiles to (numba's real
+compiler, libNVVM); the tests check it is exactly the variant, and the backend evaluates it to
+say whether a disagreement is the simulator's alone. Not mapped: cuda.fp16.hmax/hmin, which numba compiles to
 `setp.gt.f16` (`setp.lt.f16`) and `selp`, "a if a is greater than b, b otherwise" as its
 docstring says, not max.f16/min.f16; hdiv and the fp16 math functions, which are sequences of
 instructions.
@@ -177,26 +178,31 @@ def run_batch(variant, rows):
     return [f"{int(v):#0{digits}x}" for v in out.view(bits_t)]
 
 
-def print_ptx():
-    """`--ptx`: per variant, the floating-point instructions its device function compiles to
-    for sm_80 (numba's real compiler through libNVVM; no GPU and no simulator needed). The
-    tests check that each variant compiles to exactly itself."""
-    import re
+def print_compiled():
+    """`--compiled`: per variant, the PTX module its device function compiles to for sm_80
+    (numba's real compiler through libNVVM; no GPU and no simulator needed), with `abi="c"` so
+    that the function takes its operands as parameters and returns its value as C would: what
+    numba runs on a GPU where the simulator runs Python. One JSON object, variant -> module.
+    The `numba-sim` backend evaluates these with the PTX specs to say whether a finding is the
+    simulator's alone; the tests check each holds exactly its variant."""
+    import json
     from numba.core import types
 
     scalar = {"f16": types.float16, "f32": types.float32, "f64": types.float64}
-    fp_op = re.compile(r"^\s*\{?\s*((?:add|sub|mul|div|fma|neg|abs|max|min|setp|selp)\.[\w.]+)", re.M)
+    modules = {}
     for variant, (_, arity, ty, op) in VARIANTS.items():
         t = scalar[ty]
-        ptx, _ = cuda.compile_ptx(op.py_func, t(*[t] * arity), device=True, cc=(8, 0))
-        print(variant, *sorted({m.group(1) for m in fp_op.finditer(ptx)}))
+        modules[variant], _ = cuda.compile_ptx(
+            op.py_func, t(*[t] * arity), device=True, cc=(8, 0), abi="c"
+        )
+    json.dump(modules, sys.stdout)
 
 
 def main():
-    if sys.argv[1:] == ["--ptx"]:
+    if sys.argv[1:] == ["--compiled"]:
         if IMPORT_ERROR is not None:
             raise IMPORT_ERROR
-        print_ptx()
+        print_compiled()
         return 0
     if sys.stdin.readline().split() != ["semfuzz-external", "1"]:
         send("semfuzz-external 1", "error this adapter speaks protocol version 1 only")
