@@ -897,3 +897,118 @@ fn is_fpclass_tests_the_classes_langref_numbers() {
         );
     }
 }
+
+/// llvm.fshl/fshr against the funnel shift done in twice the width: "the first two values are
+/// concatenated as { %a : %b } ... shifted left, and the most significant bits are extracted"
+/// (right: "the least significant bits"), the amount "modulo the element size"; and LangRef's
+/// examples.
+#[test]
+fn funnel_shifts_match_the_double_width_shift() {
+    let mut x = 0x0bad_cafe_dead_beefu64;
+    for _ in 0..1000 {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let (a, b, c) = (x as u32, (x >> 32) as u32, (x >> 20) as u32);
+        let wide = u64::from(a) << 32 | u64::from(b);
+        let ops = [u64::from(a), u64::from(b), u64::from(c)];
+        expect_int("llvm_fshl.i32", &ops, Some((wide << (c % 32)) >> 32 & 0xffff_ffff));
+        expect_int("llvm_fshr.i32", &ops, Some((wide >> (c % 32)) & 0xffff_ffff));
+        let (a, b, c) = (x, x.rotate_left(17) ^ 0x5555, x >> 3);
+        let wide = u128::from(a) << 64 | u128::from(b);
+        let ops = [a, b, c];
+        expect_int("llvm_fshl.i64", &ops, Some(((wide << (c % 64)) >> 64) as u64));
+        expect_int("llvm_fshr.i64", &ops, Some((wide >> (c % 64)) as u64));
+        // "If the first 2 arguments are identical, this is equivalent to a rotate".
+        let r = (c % 64) as u32;
+        expect_int("llvm_fshl.i64", &[a, a, c], Some(a.rotate_left(r)));
+        expect_int("llvm_fshr.i64", &[a, a, c], Some(a.rotate_right(r)));
+    }
+    // LangRef's examples.
+    expect_int("llvm_fshl.i8", &[255, 0, 15], Some(128));
+    expect_int("llvm_fshl.i8", &[15, 15, 11], Some(120));
+    expect_int("llvm_fshl.i8", &[0, 255, 8], Some(0));
+    expect_int("llvm_fshr.i8", &[255, 0, 15], Some(254));
+    expect_int("llvm_fshr.i8", &[15, 15, 11], Some(225));
+    expect_int("llvm_fshr.i8", &[0, 255, 8], Some(255));
+    // An i1 shifts by its amount modulo 1: never.
+    for (a, b, c) in [(0, 1, 1), (1, 0, 1), (1, 0, 0)] {
+        expect_int("llvm_fshl.i1", &[a, b, c], Some(a));
+        expect_int("llvm_fshr.i1", &[a, b, c], Some(b));
+    }
+}
+
+/// llvm.ldexp against APFloat's scalbn (one rounding to nearest even; LLVM folds ldexp with
+/// it), over the sample patterns and exponents around every format's overflow, underflow and
+/// subnormal thresholds, the clamp bounds and the ends of i32.
+fn ldexp<F: Float>(ty: &str, width: u32) {
+    let mut exps: Vec<i32> = vec![i32::MIN, i32::MIN + 1, i32::MAX, 0, 1, -1, 2, -2];
+    for k in [
+        11, 14, 15, 16, 24, 25, 30, 31, 40, 41, 42, 53, 126, 127, 128, 149, 150, 254, 260, 262,
+        263, 277, 278, 279, 1022, 1023, 1024, 1074, 1075, 1076, 2045, 2098, 2099, 2100, 2200,
+        100_000,
+    ] {
+        exps.extend([k, -k, k - 1, 1 - k]);
+    }
+    for a in samples::<F>(width) {
+        let x = F::from_bits(a.into());
+        for &n in &exps {
+            let want = x.scalbn_r(n, Round::NearestTiesToEven);
+            expect_ieee(&format!("llvm_ldexp.{ty}"), &[a, u64::from(n as u32)], want);
+        }
+    }
+}
+
+#[test]
+fn ldexp_matches_apfloat_scalbn() {
+    ldexp::<Half>("f16", 16);
+    ldexp::<BFloat>("bf16", 16);
+    ldexp::<Single>("f32", 32);
+    ldexp::<Double>("f64", 64);
+    // LangRef: "If the result underflows a zero with the same sign is returned. If the result
+    // overflows, the result is an infinity with the same sign."
+    assert_eq!(
+        accept("llvm_ldexp.f32", &[0xbf80_0000, u64::from((-200i32) as u32)]),
+        Accept::Exact(0x8000_0000)
+    );
+    assert_eq!(
+        accept("llvm_ldexp.f32", &[0xbf80_0000, 200]),
+        Accept::Exact(0xff80_0000)
+    );
+    // One rounding: 1.5 * 2^-149 is a tie between 1 and 2 units of the least subnormal, to
+    // even (2); two roundings through 2^-148 would not see the tie.
+    assert_eq!(
+        accept("llvm_ldexp.f32", &[0x3fc0_0000, u64::from((-149i32) as u32)]),
+        Accept::Exact(2)
+    );
+}
+
+/// llvm.fptrunc.round against APFloat's conversion in each of the five rounding modes the
+/// metadata names ("round.tonearest" ... "round.tonearestaway").
+#[test]
+fn fptrunc_round_matches_apfloat() {
+    let modes = [
+        ("rn", Round::NearestTiesToEven),
+        ("rm", Round::TowardNegative),
+        ("rp", Round::TowardPositive),
+        ("rz", Round::TowardZero),
+        ("rna", Round::NearestTiesToAway),
+    ];
+    let mut lost = false;
+    for (m, rm) in modes {
+        for a in samples::<Single>(32) {
+            let x = Single::from_bits(a.into());
+            let r: Half = x.convert_r(rm, &mut lost).value;
+            expect_ieee(&format!("llvm_fptrunc_round.{m}.f16.f32"), &[a], r);
+            let r: BFloat = x.convert_r(rm, &mut lost).value;
+            expect_ieee(&format!("llvm_fptrunc_round.{m}.bf16.f32"), &[a], r);
+        }
+        for a in samples::<Double>(64) {
+            let x = Double::from_bits(a.into());
+            let r: Single = x.convert_r(rm, &mut lost).value;
+            expect_ieee(&format!("llvm_fptrunc_round.{m}.f32.f64"), &[a], r);
+            let r: Half = x.convert_r(rm, &mut lost).value;
+            expect_ieee(&format!("llvm_fptrunc_round.{m}.f16.f64"), &[a], r);
+        }
+    }
+}
