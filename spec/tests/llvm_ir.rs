@@ -912,12 +912,24 @@ fn funnel_shifts_match_the_double_width_shift() {
         let (a, b, c) = (x as u32, (x >> 32) as u32, (x >> 20) as u32);
         let wide = u64::from(a) << 32 | u64::from(b);
         let ops = [u64::from(a), u64::from(b), u64::from(c)];
-        expect_int("llvm_fshl.i32", &ops, Some((wide << (c % 32)) >> 32 & 0xffff_ffff));
-        expect_int("llvm_fshr.i32", &ops, Some((wide >> (c % 32)) & 0xffff_ffff));
+        expect_int(
+            "llvm_fshl.i32",
+            &ops,
+            Some((wide << (c % 32)) >> 32 & 0xffff_ffff),
+        );
+        expect_int(
+            "llvm_fshr.i32",
+            &ops,
+            Some((wide >> (c % 32)) & 0xffff_ffff),
+        );
         let (a, b, c) = (x, x.rotate_left(17) ^ 0x5555, x >> 3);
         let wide = u128::from(a) << 64 | u128::from(b);
         let ops = [a, b, c];
-        expect_int("llvm_fshl.i64", &ops, Some(((wide << (c % 64)) >> 64) as u64));
+        expect_int(
+            "llvm_fshl.i64",
+            &ops,
+            Some(((wide << (c % 64)) >> 64) as u64),
+        );
         expect_int("llvm_fshr.i64", &ops, Some((wide >> (c % 64)) as u64));
         // "If the first 2 arguments are identical, this is equivalent to a rotate".
         let r = (c % 64) as u32;
@@ -968,7 +980,10 @@ fn ldexp_matches_apfloat_scalbn() {
     // LangRef: "If the result underflows a zero with the same sign is returned. If the result
     // overflows, the result is an infinity with the same sign."
     assert_eq!(
-        accept("llvm_ldexp.f32", &[0xbf80_0000, u64::from((-200i32) as u32)]),
+        accept(
+            "llvm_ldexp.f32",
+            &[0xbf80_0000, u64::from((-200i32) as u32)]
+        ),
         Accept::Exact(0x8000_0000)
     );
     assert_eq!(
@@ -978,7 +993,10 @@ fn ldexp_matches_apfloat_scalbn() {
     // One rounding: 1.5 * 2^-149 is a tie between 1 and 2 units of the least subnormal, to
     // even (2); two roundings through 2^-148 would not see the tie.
     assert_eq!(
-        accept("llvm_ldexp.f32", &[0x3fc0_0000, u64::from((-149i32) as u32)]),
+        accept(
+            "llvm_ldexp.f32",
+            &[0x3fc0_0000, u64::from((-149i32) as u32)]
+        ),
         Accept::Exact(2)
     );
 }
