@@ -144,6 +144,13 @@ const EXAMPLES: &[(&str, &str, &str, &str, &str)] = &[
     ("", "i8 %a", "zext i8 %a to i32", "i32", "ir_zext.i32.i8"),
     (
         "",
+        "float %a, float %b",
+        "frem nsz float %a, %b",
+        "float",
+        "ir_frem.nsz.f32",
+    ),
+    (
+        "",
         "i32 %a, i32 %b, i32 %c",
         "call i32 @llvm.fshl.i32(i32 %a, i32 %b, i32 %c)",
         "i32",

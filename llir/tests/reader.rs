@@ -173,11 +173,10 @@ fn what_the_reader_does_not_model_is_a_located_error() {
         error(dynamic, None),
         "t.ll:2:8: unsupported rounding mode `!\"round.dynamic\"` of `llvm.fptrunc.round`"
     );
-    let frem =
-        "define float @r(float %a, float %b) {\n  %x = frem float %a, %b\n  ret float %x\n}\n";
+    let udiv = "define i32 @r(i32 %a, i32 %b) {\n  %x = udiv exact i32 %a, %b\n  ret i32 %x\n}\n";
     assert_eq!(
-        error(frem, None),
-        "t.ll:2:8: unsupported `ir_frem.f32`: no such variant in the catalogue"
+        error(udiv, None),
+        "t.ll:2:8: unsupported `ir_udiv.exact.i32`: no such variant in the catalogue"
     );
     let fpmath = "define float @d(float %a, float %b) {\n  %x = fdiv float %a, %b, !fpmath !0\n  ret float %x\n}\n";
     assert_eq!(

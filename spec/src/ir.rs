@@ -69,6 +69,8 @@ pub enum Op {
     Fma(Format, Round, ValueId, ValueId, ValueId),
     /// IEEE square root.
     Sqrt(Format, Round, ValueId),
+    /// C's `fmod`: `a - trunc(a / b) * b`, exact ([`semfuzz_fp::fmod`]).
+    Fmod(Format, ValueId, ValueId),
     /// Conversion from the first format to the second.
     Cvt(Format, Format, Round, ValueId),
     /// A float rounded to an integral value in its own format (IEEE `roundToIntegral`).
@@ -214,6 +216,7 @@ impl Op {
             Op::Div(f, r, a, b) => fp::div(*f, g(a), g(b), *r),
             Op::Fma(f, r, a, b, c) => fp::fma(*f, g(a), g(b), g(c), *r),
             Op::Sqrt(f, r, a) => fp::sqrt(*f, g(a), *r),
+            Op::Fmod(f, a, b) => fp::fmod(*f, g(a), g(b)),
             Op::Cvt(from, to, r, a) => fp::convert(*from, *to, g(a), *r),
             Op::RoundInt(f, r, a) => fp::round_to_integral(*f, g(a), *r),
             Op::FloatToInt {
@@ -339,6 +342,7 @@ impl Op {
             | Op::Sub(_, _, a, b)
             | Op::Mul(_, _, a, b)
             | Op::Div(_, _, a, b)
+            | Op::Fmod(_, a, b)
             | Op::FCmp(_, _, a, b)
             | Op::And(_, a, b)
             | Op::Or(_, a, b)
@@ -626,6 +630,7 @@ impl Builder {
                 | Op::Sub(..)
                 | Op::Mul(..)
                 | Op::Div(..)
+                | Op::Fmod(..)
                 | Op::Fma(..)
                 | Op::Sqrt(..)
                 | Op::Cvt(..)

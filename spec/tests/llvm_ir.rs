@@ -1030,3 +1030,102 @@ fn fptrunc_round_matches_apfloat() {
         }
     }
 }
+
+/// frem against the host's fmod (Rust's `%` on floats): "the same output as a libm 'fmod'
+/// function ... The remainder has the same sign as the dividend." f16 and bf16 through f32,
+/// where their remainder is exact too; a NaN result is any NaN.
+#[test]
+fn frem_matches_the_host_fmod() {
+    let rn = Round::NearestTiesToEven;
+    let mut lost = false;
+    let f32_of = |x: u64, w: u32| -> f32 {
+        let wide: Single = match w {
+            16 => Half::from_bits(x.into()).convert_r(rn, &mut false).value,
+            _ => BFloat::from_bits(x.into()).convert_r(rn, &mut false).value,
+        };
+        f32::from_bits(wide.to_bits() as u32)
+    };
+    let s32 = samples::<Single>(32);
+    for (i, &a) in s32.iter().enumerate() {
+        for &b in s32.iter().skip(i % 7).step_by(7) {
+            let want = f32::from_bits(a as u32) % f32::from_bits(b as u32);
+            expect_ieee(
+                "ir_frem.f32",
+                &[a, b],
+                Single::from_bits(want.to_bits().into()),
+            );
+        }
+    }
+    let s64 = samples::<Double>(64);
+    for (i, &a) in s64.iter().enumerate() {
+        for &b in s64.iter().skip(i % 7).step_by(7) {
+            let want = f64::from_bits(a) % f64::from_bits(b);
+            expect_ieee(
+                "ir_frem.f64",
+                &[a, b],
+                Double::from_bits(want.to_bits().into()),
+            );
+        }
+    }
+    for (ty, w) in [("f16", 16), ("bf16", 17)] {
+        let s = samples::<Half>(16);
+        for (i, &a) in s.iter().enumerate() {
+            for &b in s.iter().skip(i % 5).step_by(5) {
+                let r = f32_of(a, w) % f32_of(b, w);
+                let r = Single::from_bits(r.to_bits().into());
+                let want = if w == 16 {
+                    let h: Half = r.convert_r(rn, &mut lost).value;
+                    h.to_bits() as u64
+                } else {
+                    let b: BFloat = r.convert_r(rn, &mut lost).value;
+                    b.to_bits() as u64
+                };
+                let got = accept(&format!("ir_frem.{ty}"), &[a, b]);
+                if r.is_nan() {
+                    assert!(
+                        matches!(got, Accept::AnyNan(_)),
+                        "frem.{ty} {a:#x} {b:#x}: {got:?}"
+                    );
+                } else {
+                    assert_eq!(got, Accept::Exact(want), "frem.{ty} {a:#x} {b:#x}");
+                }
+            }
+        }
+    }
+    // LangRef's sign rule and fmod's special cases: -7 % 2 = -1, 7 % -2 = 1, -0 % 3 = -0,
+    // 5 % inf = 5, inf % 2 and 5 % 0 are NaN; a huge dividend over a tiny divisor is exact.
+    let f = |x: f64| x.to_bits();
+    assert_eq!(
+        accept("ir_frem.f64", &[f(-7.0), f(2.0)]),
+        Accept::Exact(f(-1.0))
+    );
+    assert_eq!(
+        accept("ir_frem.f64", &[f(7.0), f(-2.0)]),
+        Accept::Exact(f(1.0))
+    );
+    assert_eq!(
+        accept("ir_frem.f64", &[f(-0.0), f(3.0)]),
+        Accept::Exact(f(-0.0))
+    );
+    assert_eq!(
+        accept("ir_frem.f64", &[f(5.0), f(f64::INFINITY)]),
+        Accept::Exact(f(5.0))
+    );
+    assert!(matches!(
+        accept("ir_frem.f64", &[f(f64::INFINITY), f(2.0)]),
+        Accept::AnyNan(_)
+    ));
+    assert!(matches!(
+        accept("ir_frem.f64", &[f(5.0), f(0.0)]),
+        Accept::AnyNan(_)
+    ));
+    let (big, tiny) = (f64::MAX, 5e-324);
+    assert_eq!(
+        accept("ir_frem.f64", &[f(big), f(tiny)]),
+        Accept::Exact(f(big % tiny))
+    );
+    assert_eq!(
+        accept("ir_frem.f64", &[f(big), f(3.0)]),
+        Accept::Exact(f(big % 3.0))
+    );
+}
