@@ -237,7 +237,7 @@ fn row(op: &str) -> Option<Row> {
         "ir_fptosi" | "ir_fptoui" => r(&[], false, true),
         "ir_sitofp" | "ir_uitofp" | "ir_bitcast" | "ir_and" | "ir_xor" | "ir_icmp" | "ir_sext"
         | "ir_freeze" | "llvm_smin" | "llvm_smax" | "llvm_umin" | "llvm_umax" | "llvm_abs"
-        | "llvm_fshl" | "llvm_fshr" => r(&[], false, false),
+        | "llvm_fshl" | "llvm_fshr" | "ir_urem" | "ir_srem" => r(&[], false, false),
         "ir_or" => r(&["disjoint"], false, false),
         "ir_trunc" => r(&["nuw", "nsw"], false, false),
         "ir_zext" => r(&["nneg"], false, false),

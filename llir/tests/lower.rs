@@ -151,6 +151,14 @@ const EXAMPLES: &[(&str, &str, &str, &str, &str)] = &[
     ),
     (
         "",
+        "i64 %a, i64 %b",
+        "sdiv exact i64 %a, %b",
+        "i64",
+        "ir_sdiv.exact.i64",
+    ),
+    ("", "i8 %a, i8 %b", "urem i8 %a, %b", "i8", "ir_urem.i8"),
+    (
+        "",
         "i32 %a, i32 %b, i32 %c",
         "call i32 @llvm.fshl.i32(i32 %a, i32 %b, i32 %c)",
         "i32",

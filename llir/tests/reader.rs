@@ -173,11 +173,6 @@ fn what_the_reader_does_not_model_is_a_located_error() {
         error(dynamic, None),
         "t.ll:2:8: unsupported rounding mode `!\"round.dynamic\"` of `llvm.fptrunc.round`"
     );
-    let udiv = "define i32 @r(i32 %a, i32 %b) {\n  %x = udiv exact i32 %a, %b\n  ret i32 %x\n}\n";
-    assert_eq!(
-        error(udiv, None),
-        "t.ll:2:8: unsupported `ir_udiv.exact.i32`: no such variant in the catalogue"
-    );
     let fpmath = "define float @d(float %a, float %b) {\n  %x = fdiv float %a, %b, !fpmath !0\n  ret float %x\n}\n";
     assert_eq!(
         error(fpmath, None),

@@ -1084,6 +1084,8 @@ impl Encoder<'_> {
             }
             Op::BvSlt(_, a, b) => Val::pred_of(self.bits(*a).bvslt(self.bits(*b))),
             Op::BvMul(_, a, b) => Val::bits_term(self.bits(*a).bvmul(self.bits(*b))),
+            Op::BvUDiv(_, a, b) => Val::bits_term(self.bits(*a).bvudiv(self.bits(*b))),
+            Op::BvURem(_, a, b) => Val::bits_term(self.bits(*a).bvurem(self.bits(*b))),
             Op::MulHi {
                 width,
                 signed,

@@ -128,6 +128,10 @@ pub enum Op {
     BvSlt(u32, ValueId, ValueId),
     /// Wrapping multiplication of `width`-bit values (the low half of the product).
     BvMul(u32, ValueId, ValueId),
+    /// Unsigned quotient; a zero divisor gives all ones (SMT-LIB's `bvudiv`).
+    BvUDiv(u32, ValueId, ValueId),
+    /// Unsigned remainder; a zero divisor gives the dividend (SMT-LIB's `bvurem`).
+    BvURem(u32, ValueId, ValueId),
     /// The high `width` bits of the `2*width`-bit product of two `width`-bit values, read as
     /// two's-complement integers when `signed`, else unsigned.
     MulHi {
@@ -264,6 +268,8 @@ impl Op {
             Op::BvUlt(a, b) => (g(a) < g(b)) as u64,
             Op::BvSlt(w, a, b) => (signed(g(a), *w) < signed(g(b), *w)) as u64,
             Op::BvMul(w, a, b) => g(a).wrapping_mul(g(b)) & mask(*w),
+            Op::BvUDiv(w, a, b) => g(a).checked_div(g(b)).unwrap_or(mask(*w)),
+            Op::BvURem(_, a, b) => g(a).checked_rem(g(b)).unwrap_or(g(a)),
             Op::MulHi {
                 width,
                 signed: s,
@@ -353,6 +359,8 @@ impl Op {
             | Op::BvUlt(a, b)
             | Op::BvSlt(_, a, b)
             | Op::BvMul(_, a, b)
+            | Op::BvUDiv(_, a, b)
+            | Op::BvURem(_, a, b)
             | Op::MulHi { a, b, .. } => vec![a, b],
             Op::ShiftBy { value, amount, .. } => vec![value, amount],
             Op::Concat { hi, lo, .. } => vec![hi, lo],

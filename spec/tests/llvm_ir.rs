@@ -1129,3 +1129,68 @@ fn frem_matches_the_host_fmod() {
         Accept::Exact(f(big % 3.0))
     );
 }
+
+/// udiv/sdiv/urem/srem against Rust's checked division (`None` where LangRef says undefined
+/// behaviour: a zero divisor, INT_MIN by -1), with `exact` poison where the remainder is
+/// not zero; every i8 pair, pseudo-random i32 and i64 pairs.
+#[test]
+fn integer_division_matches_rust() {
+    macro_rules! check {
+        ($u:ty, $s:ty, $w:expr, $a:expr, $b:expr) => {{
+            let (a, b): ($u, $u) = ($a, $b);
+            let (sa, sb) = (a as $s, b as $s);
+            let ty = format!("i{}", $w);
+            let ops = [a as u64, b as u64];
+            let bits = |x: $u| x as u64;
+            expect_int(&format!("ir_udiv.{ty}"), &ops, a.checked_div(b).map(bits));
+            expect_int(&format!("ir_urem.{ty}"), &ops, a.checked_rem(b).map(bits));
+            expect_int(
+                &format!("ir_sdiv.{ty}"),
+                &ops,
+                sa.checked_div(sb).map(|q| bits(q as $u)),
+            );
+            expect_int(
+                &format!("ir_srem.{ty}"),
+                &ops,
+                sa.checked_rem(sb).map(|r| bits(r as $u)),
+            );
+            let exact_u = a.checked_rem(b).filter(|r| *r == 0).and(a.checked_div(b));
+            expect_int(&format!("ir_udiv.exact.{ty}"), &ops, exact_u.map(bits));
+            let exact_s = sa
+                .checked_rem(sb)
+                .filter(|r| *r == 0)
+                .and(sa.checked_div(sb));
+            expect_int(
+                &format!("ir_sdiv.exact.{ty}"),
+                &ops,
+                exact_s.map(|q| bits(q as $u)),
+            );
+        }};
+    }
+    for a in 0..=255u8 {
+        for b in 0..=255u8 {
+            if (a as u32 * 7 + b as u32) % 3 == 0 {
+                check!(u8, i8, 8, a, b);
+            }
+        }
+    }
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    for _ in 0..3000 {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        // Small divisors too, so exact divisions and zero remainders occur.
+        let small = (x >> 60) as u32;
+        check!(u32, i32, 32, (x >> 32) as u32, x as u32 >> (x % 31));
+        check!(u32, i32, 32, (x >> 32) as u32 & !0xf, small);
+        check!(u64, i64, 64, x, x.rotate_left(9) >> (x % 63));
+        check!(u64, i64, 64, x & !0xff, u64::from(small));
+    }
+    check!(u32, i32, 32, 0x8000_0000, u32::MAX);
+    check!(u64, i64, 64, 1 << 63, u64::MAX);
+    // i1: 1 is -1 signed; -1 / -1 overflows (INT_MIN / -1), 1 udiv 1 is 1.
+    expect_int("ir_udiv.i1", &[1, 1], Some(1));
+    expect_int("ir_sdiv.i1", &[1, 1], None);
+    expect_int("ir_srem.i1", &[0, 1], Some(0));
+    expect_int("ir_urem.i1", &[1, 0], None);
+}
