@@ -482,6 +482,59 @@ fn sqrt_special(f: Format, a: u64) -> u64 {
     }
 }
 
+/// C's `fmod(a, b)`: `a - trunc(a / b) * b`, the remainder of the division whose quotient
+/// is rounded toward zero. It is exact (a multiple of the smaller operand's unit below
+/// `|b|`), so there is no rounding mode; a nonzero result, and a zero one, has `a`'s sign.
+/// A NaN operand gives that NaN quieted, an infinite `a` or a zero `b` the default NaN, an
+/// infinite `b` the finite `a` itself.
+#[inline]
+pub fn fmod(f: Format, a: u64, b: u64) -> u64 {
+    let (a, b) = (a & f.mask(), b & f.mask());
+    let (ma, mb) = (f.magnitude(a), f.magnitude(b));
+    if is_special(f, ma) || is_special(f, mb) {
+        return fmod_special(f, a, b);
+    }
+    // Magnitudes of finite encodings order as their values.
+    if ma < mb {
+        return a;
+    }
+    let (x, y) = (unpack(f, ma), unpack(f, mb));
+    // |a| = x.sig 2^(x.exp-63), |b| = y.sig 2^(y.exp-63) with x.exp >= y.exp: the remainder
+    // is (x.sig 2^(x.exp-y.exp) mod y.sig) 2^(y.exp-63), reduced 64 doublings at a time.
+    let m = u128::from(y.sig);
+    let mut r = u128::from(x.sig) % m;
+    let mut left = (x.exp - y.exp) as u32;
+    while left > 0 {
+        let k = left.min(64);
+        r = (r << k) % m;
+        left -= k;
+    }
+    if r == 0 {
+        return f.zero(f.sign_bit(a));
+    }
+    let lz = (r as u64).leading_zeros();
+    // Exact: round_pack only places it (a subnormal result is a multiple of the least one).
+    round_pack(
+        f,
+        f.sign_bit(a),
+        y.exp - lz as i32,
+        (r as u64) << lz,
+        Round::NearestEven,
+    )
+}
+
+/// [`fmod`] when an operand is zero, infinite or NaN.
+#[cold]
+fn fmod_special(f: Format, a: u64, b: u64) -> u64 {
+    if let Some(nan) = propagate_nan(f, &[a, b]) {
+        nan
+    } else if f.is_inf(a) || f.is_zero(b) {
+        f.default_nan()
+    } else {
+        a
+    }
+}
+
 /// Converts `a` from format `from` to format `to`, correctly rounded.
 ///
 /// A NaN converts to a quiet NaN with the same sign whose payload is the

@@ -47,7 +47,7 @@ mod format;
 pub mod vectors;
 
 pub use arith::{
-    add, compare, convert, div, fma, from_int, mul, round_to_integral, sqrt, sub, to_int,
+    add, compare, convert, div, fma, fmod, from_int, mul, round_to_integral, sqrt, sub, to_int,
 };
 pub use format::{Format, FormatError};
 

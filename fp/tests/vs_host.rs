@@ -170,3 +170,45 @@ fn conversions_match_host() {
         |[a]| host::f16_to_f32(a as u16).expect(EXPECT) as u64,
     );
 }
+
+/// `fmod` against Rust's `%` on floats (C's `fmod`, exact: IEEE 754's remainder with the
+/// quotient truncated), on boundary-heavy binary32, binary64 and
+/// binary16 pairs (each exact in binary32, whose remainder is then the binary16 one).
+#[test]
+fn fmod_matches_rust_remainder() {
+    let rm = Round::NearestEven;
+    let f = Format::F32;
+    differential(
+        CASES,
+        "fmod",
+        f,
+        f,
+        rm,
+        |[a, b]| semfuzz_fp::fmod(f, a, b),
+        |[a, b]| u64::from((f32::from_bits(a as u32) % f32::from_bits(b as u32)).to_bits()),
+    );
+    let f = Format::F64;
+    differential(
+        CASES,
+        "fmod",
+        f,
+        f,
+        rm,
+        |[a, b]| semfuzz_fp::fmod(f, a, b),
+        |[a, b]| (f64::from_bits(a) % f64::from_bits(b)).to_bits(),
+    );
+    let h = Format::F16;
+    let wide = |x: u64| f32::from_bits(semfuzz_fp::convert(h, Format::F32, x, rm) as u32);
+    differential(
+        CASES,
+        "fmod",
+        h,
+        h,
+        rm,
+        |[a, b]| semfuzz_fp::fmod(h, a, b),
+        |[a, b]| {
+            let r = wide(a) % wide(b);
+            semfuzz_fp::convert(Format::F32, h, u64::from(r.to_bits()), rm)
+        },
+    );
+}

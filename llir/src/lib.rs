@@ -5,9 +5,11 @@
 //! [`syntax`] turns `.ll` text into a tree and back; [`lower`] reads one straight-line function
 //! of it into a program whose inputs are the parameters and whose destination is the returned
 //! value. The evaluator, the Z3 encoder and the prover take that program as they take a PTX
-//! function, so "this PTX refines this IR" is an ordinary refinement query.
+//! function, so "this PTX refines this IR" is an ordinary refinement query. [`nvvm`] names the
+//! PTX variant NVPTX selects for an `@llvm.nvvm.*` intrinsic, which [`lower`] inlines.
 
 pub mod lower;
+pub mod nvvm;
 pub mod syntax;
 
 pub use lower::{read_function, IrFunction};

@@ -5,7 +5,9 @@
 //! opcode's row lists, the function's denormal mode (`out_ps`, `in_ps`, ...) where the row
 //! takes it, and the types. The variant's program is inlined through the [`Builder`] as the
 //! PTX reader inlines PTX instructions ([`Builder::inline`]): nothing here knows what an
-//! instruction means. A vector instruction is its scalar variant once per lane. A function
+//! instruction means. A vector instruction is its scalar variant once per lane. An
+//! `@llvm.nvvm.*` call is the PTX variant NVPTX selects for it ([`crate::nvvm`]), inlined once
+//! on the whole values (its packed `.f16x2` forms read a `<2 x half>` as one register). A function
 //! is one basic block ending in `ret`; anything else (a branch, a load, an intrinsic or
 //! instruction without a spec) is a located error naming it.
 
@@ -234,16 +236,15 @@ fn row(op: &str) -> Option<Row> {
         "ir_fcmp" => r(&["nnan", "ninf"], false, true),
         "ir_fptosi" | "ir_fptoui" => r(&[], false, true),
         "ir_sitofp" | "ir_uitofp" | "ir_bitcast" | "ir_and" | "ir_xor" | "ir_icmp" | "ir_sext"
-        | "ir_freeze" | "llvm_smin" | "llvm_smax" | "llvm_umin" | "llvm_umax" | "llvm_abs" => {
-            r(&[], false, false)
-        }
+        | "ir_freeze" | "llvm_smin" | "llvm_smax" | "llvm_umin" | "llvm_umax" | "llvm_abs"
+        | "llvm_fshl" | "llvm_fshr" | "ir_urem" | "ir_srem" => r(&[], false, false),
         "ir_or" => r(&["disjoint"], false, false),
         "ir_trunc" => r(&["nuw", "nsw"], false, false),
         "ir_zext" => r(&["nneg"], false, false),
         "llvm_fmuladd" | "llvm_minnum" | "llvm_maxnum" | "llvm_minimum" | "llvm_maximum"
         | "llvm_minimumnum" | "llvm_maximumnum" | "llvm_canonicalize" | "llvm_floor"
         | "llvm_ceil" | "llvm_trunc" | "llvm_rint" | "llvm_nearbyint" | "llvm_round"
-        | "llvm_roundeven" => r(FMF3, true, true),
+        | "llvm_roundeven" | "llvm_ldexp" | "llvm_fptrunc_round" => r(FMF3, true, true),
         "llvm_fma" | "llvm_sqrt" => r(&["nnan", "ninf", "nsz", "afn"], true, true),
         "ir_add" | "ir_sub" | "ir_mul" | "ir_shl" => r(&["nuw", "nsw"], false, false),
         "ir_lshr" | "ir_ashr" | "ir_udiv" | "ir_sdiv" => r(&["exact"], false, false),
@@ -282,12 +283,10 @@ fn is_overload(c: &str) -> bool {
             && c[1..].parse::<u32>().is_ok())
 }
 
-/// The contract's opcode for a callee (`llvm.minimum.f32` → `llvm_minimum`, NVVM names whole).
+/// The contract's opcode for a callee (`llvm.minimum.f32` → `llvm_minimum`); NVVM
+/// intrinsics are read before (`Reader::nvvm_call`).
 fn intrinsic_opcode(callee: &str) -> Option<String> {
     let rest = callee.strip_prefix("llvm.")?;
-    if rest.starts_with("nvvm.") {
-        return Some(format!("llvm_{}", rest.replace('.', "_")));
-    }
     let mut parts: Vec<&str> = rest.split('.').collect();
     while parts.len() > 1 && parts.last().is_some_and(|c| is_overload(c)) {
         parts.pop();
@@ -488,6 +487,13 @@ impl<'s> Reader<'s> {
                 }
                 Shape::Ret => unreachable!("handled by read"),
             };
+        if let Some(name) = i
+            .callee
+            .as_deref()
+            .and_then(|c| c.strip_prefix("llvm.nvvm."))
+        {
+            return self.nvvm_call(i, name, &operands, &ty, result_ty);
+        }
         let opcode = match i.shape {
             Shape::Call => {
                 let callee = i.callee.as_deref().unwrap_or("");
@@ -513,14 +519,7 @@ impl<'s> Reader<'s> {
             }
             return self.define(i, v, result_ty);
         }
-        let row = row(&opcode).or_else(|| {
-            opcode.starts_with("llvm_nvvm_").then_some(Row {
-                flags: &[],
-                out: false,
-                inp: false,
-            })
-        });
-        let Some(row) = row else {
+        let Some(row) = row(&opcode) else {
             let what = match i.shape {
                 Shape::Call => format!("intrinsic `@{}`", i.callee.as_deref().unwrap_or("")),
                 _ => format!("instruction `{}`", i.opcode),
@@ -551,6 +550,31 @@ impl<'s> Reader<'s> {
             operands.truncate(1);
             ty.truncate(1);
         }
+        // `llvm.fptrunc.round`'s metadata string is its rounding modifier (LangRef,
+        // "Constrained Floating-Point Intrinsics": the IEEE modes of the same names).
+        if opcode == "llvm_fptrunc_round" {
+            let m = match operands.get(1).map(|o| &o.value) {
+                Some(Value::Const(c)) => c.as_str(),
+                _ => "",
+            };
+            let rnd = match m {
+                "!\"round.tonearest\"" => "rn",
+                "!\"round.downward\"" => "rm",
+                "!\"round.upward\"" => "rp",
+                "!\"round.towardzero\"" => "rz",
+                "!\"round.tonearestaway\"" => "rna",
+                _ => {
+                    return Err(unsupported(
+                        &i.opcode_span,
+                        format!("rounding mode `{m}` of `llvm.fptrunc.round`"),
+                    )
+                    .with_hint("LangRef: \"round.dynamic\" is not supported for this intrinsic; the others are round.tonearest, round.downward, round.upward, round.towardzero, round.tonearestaway"))
+                }
+            };
+            flags.push(rnd);
+            operands.truncate(1);
+            ty.truncate(1);
+        }
         for f in &i.flags {
             let one = [f.as_str()];
             let set: &[&str] = if f == "fast" {
@@ -572,7 +596,9 @@ impl<'s> Reader<'s> {
             Type::Float(_) => Some(modes.other),
             _ => None,
         };
-        let is_cast = i.shape == Shape::Cast;
+        // A conversion writes both types and takes its modes from both (`llvm.fptrunc.round`
+        // is `fptrunc` with a rounding mode).
+        let is_cast = i.shape == Shape::Cast || opcode == "llvm_fptrunc_round";
         // The type whose mode an operation takes: its operands' (a select's arms, a call's
         // result).
         let op_elem = match i.shape {
@@ -640,7 +666,7 @@ impl<'s> Reader<'s> {
                 format!("`{}` on type `{}`", i.opcode, op_elem),
             ));
         };
-        let variant = self.find(&with_types, &text, operands.len(), i)?;
+        let variant = self.find(&with_types, operands.len(), i)?;
         // Operand bits, then one inlined variant per lane.
         let mut vals = Vec::new();
         for (o, t) in operands.iter().zip(&ty) {
@@ -656,37 +682,59 @@ impl<'s> Reader<'s> {
                 format!("a {t} operand for a result of {lanes} lanes"),
             ));
         }
-        let result_width = self.width_of(&result_ty, &i.span)?;
         let mut acc: Option<ValueId> = None;
         for l in 0..lanes {
             let args: Vec<ValueId> = vals.iter().map(|(v, t)| self.lane(*v, t, l)).collect();
-            for (a, s) in args.iter().zip(&variant.sources) {
-                if self.b.widths[*a as usize] != s.width {
-                    return Err(at(
-                        &i.span,
-                        format!(
-                            "`{}` reads {} bits as {}, the IR gives {}",
-                            variant.text, s.width, s.name, self.b.widths[*a as usize]
-                        ),
-                    ));
-                }
-            }
-            let before = self.choices.len();
-            let out = self.b.inline(&variant.program, &args, &mut self.choices);
-            let (line, col) = i.span.file.line_col(i.span.start);
-            for _ in before..self.choices.len() {
-                self.choice_sites.push(format!(
-                    "`{}` at {}:{line}:{col}",
-                    variant.text, i.span.file.name
-                ));
-            }
-            let (v, _) = out[0];
+            let v = self.inline(variant, &args, i)?;
             acc = Some(match acc {
                 None => v,
                 Some(lo) => self.b.concat(v, lo),
             });
         }
-        let value = acc.expect("at least one lane");
+        self.finish(i, variant, acc.expect("at least one lane"), result_ty)
+    }
+
+    /// `variant` inlined on `args` (checked against its sources' widths) for instruction `i`:
+    /// its first destination. Each choice it brings is recorded with `i`'s location.
+    fn inline(
+        &mut self,
+        variant: &Variant,
+        args: &[ValueId],
+        i: &Instr,
+    ) -> Result<ValueId, Diagnostic> {
+        for (a, s) in args.iter().zip(&variant.sources) {
+            if self.b.widths[*a as usize] != s.width {
+                return Err(at(
+                    &i.span,
+                    format!(
+                        "`{}` reads {} bits as {}, the IR gives {}",
+                        variant.text, s.width, s.name, self.b.widths[*a as usize]
+                    ),
+                ));
+            }
+        }
+        let before = self.choices.len();
+        let out = self.b.inline(&variant.program, args, &mut self.choices);
+        let (line, col) = i.span.file.line_col(i.span.start);
+        for _ in before..self.choices.len() {
+            self.choice_sites.push(format!(
+                "`{}` at {}:{line}:{col}",
+                variant.text, i.span.file.name
+            ));
+        }
+        Ok(out[0].0)
+    }
+
+    /// Binds `i`'s result to `value`, the bits `variant` wrote, once they have the width of
+    /// the IR result type.
+    fn finish(
+        &mut self,
+        i: &Instr,
+        variant: &Variant,
+        value: ValueId,
+        result_ty: Type,
+    ) -> Result<(), Diagnostic> {
+        let result_width = self.width_of(&result_ty, &i.span)?;
         if self.b.widths[value as usize] != result_width {
             return Err(at(
                 &i.span,
@@ -700,6 +748,42 @@ impl<'s> Reader<'s> {
         self.define(i, value, result_ty)
     }
 
+    /// A call of `@llvm.nvvm.NAME`: the PTX variant NVPTX selects for it, on the operands'
+    /// whole bits (docs/llvm-ir-spec.md, "NVVM intrinsics").
+    fn nvvm_call(
+        &mut self,
+        i: &Instr,
+        name: &str,
+        operands: &[&crate::syntax::Operand],
+        ty: &[Type],
+        result_ty: Type,
+    ) -> Result<(), Diagnostic> {
+        let callee = format!("@llvm.nvvm.{name}");
+        if let Some(f) = i.flags.first() {
+            return Err(unsupported(
+                &i.opcode_span,
+                format!("fast-math flag `{f}` on `{callee}`"),
+            )
+            .with_hint("the PTX instruction an NVVM intrinsic selects has no such licence (docs/ambiguities.md 84)"));
+        }
+        let text = crate::nvvm::ptx_text(name).map_err(|why| {
+            unsupported(&i.opcode_span, format!("intrinsic `{callee}`")).with_note(why)
+        })?;
+        let variant = self.spec.lookup(&text, Some(operands.len())).map_err(|_| {
+            unsupported(
+                &i.opcode_span,
+                format!("`{callee}`: NVPTX selects `{text}`, which the catalogue does not have"),
+            )
+            .with_hint("`semfuzz list 'PATTERN'` shows the PTX variants the specs build")
+        })?;
+        let mut args = Vec::new();
+        for (o, t) in operands.iter().zip(ty) {
+            args.push(self.value(&o.value, t, &o.span)?);
+        }
+        let value = self.inline(variant, &args, i)?;
+        self.finish(i, variant, value, result_ty)
+    }
+
     fn define(&mut self, i: &Instr, value: ValueId, t: Type) -> Result<(), Diagnostic> {
         match &i.result {
             Some(r) => {
@@ -710,15 +794,10 @@ impl<'s> Reader<'s> {
         }
     }
 
-    /// The variant `text` (with its types) or, for an NVVM intrinsic (not overloaded), `bare`.
-    fn find(&self, text: &str, bare: &str, n: usize, i: &Instr) -> Result<&'s Variant, Diagnostic> {
+    /// The variant `text` of the contract, taking `n` operands.
+    fn find(&self, text: &str, n: usize, i: &Instr) -> Result<&'s Variant, Diagnostic> {
         if let Ok(v) = self.spec.lookup(text, Some(n)) {
             return Ok(v);
-        }
-        if bare.starts_with("llvm_nvvm_") {
-            if let Ok(v) = self.spec.lookup(bare, Some(n)) {
-                return Ok(v);
-            }
         }
         Err(unsupported(&i.opcode_span, format!("`{text}`: no such variant in the catalogue"))
             .with_hint("docs/llvm-ir-spec.md names each IR instruction's variant; `semfuzz list 'ir_*'` shows those the specs build"))

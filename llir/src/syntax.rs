@@ -760,6 +760,15 @@ impl<'a> Parser<'a> {
             Some(Tok::Local(n)) => Value::Local(n),
             Some(Tok::Num(n)) => Value::Const(n),
             Some(Tok::Word(w)) if VALUE_WORDS.contains(&w.as_str()) => Value::Const(w),
+            // A metadata argument (`metadata !"round.towardzero"`, `metadata !0`), kept as
+            // LLVM prints it: a node number bare, a string quoted.
+            Some(Tok::Meta(n)) => {
+                Value::Const(if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) {
+                    format!("!{n}")
+                } else {
+                    format!("!\"{n}\"")
+                })
+            }
             Some(Tok::Punct('<')) => {
                 self.pos += 1;
                 let mut items = Vec::new();

@@ -149,6 +149,30 @@ fn what_the_reader_does_not_model_is_a_located_error() {
         error(icmp, None),
         "t.ll:2:8: unsupported flag `samesign` on `icmp`"
     );
+    let call = |c: &str| format!("define float @n(float %a) {{\n  %x = {c}\n  ret float %x\n}}\n");
+    assert_eq!(
+        error(&call("call float @llvm.nvvm.sqrt.f(float %a)"), None),
+        "t.ll:2:8: unsupported intrinsic `@llvm.nvvm.sqrt.f`"
+    );
+    assert_eq!(
+        error(&call("call float @llvm.nvvm.lohi.i2d(float %a)"), None),
+        "t.ll:2:8: unsupported intrinsic `@llvm.nvvm.lohi.i2d`"
+    );
+    assert_eq!(
+        error(&call("call nnan float @llvm.nvvm.rcp.rn.f(float %a)"), None),
+        "t.ll:2:8: unsupported fast-math flag `nnan` on `@llvm.nvvm.rcp.rn.f`"
+    );
+    let lg2 = "define double @n(double %a) {\n  %x = call double @llvm.nvvm.lg2.approx.d(double %a)\n  ret double %x\n}\n";
+    assert_eq!(
+        error(lg2, None),
+        "t.ll:2:8: unsupported `@llvm.nvvm.lg2.approx.d`: NVPTX selects `lg2.approx.f64`, which the catalogue does not have"
+    );
+    // LangRef: "For this intrinsic, the "round.dynamic" mode is not supported."
+    let dynamic = "define half @r(float %a) {\n  %x = call half @llvm.fptrunc.round.f16.f32(float %a, metadata !\"round.dynamic\")\n  ret half %x\n}\n";
+    assert_eq!(
+        error(dynamic, None),
+        "t.ll:2:8: unsupported rounding mode `!\"round.dynamic\"` of `llvm.fptrunc.round`"
+    );
     let fpmath = "define float @d(float %a, float %b) {\n  %x = fdiv float %a, %b, !fpmath !0\n  ret float %x\n}\n";
     assert_eq!(
         error(fpmath, None),

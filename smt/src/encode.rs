@@ -142,6 +142,7 @@ pub fn payload_blind_inputs(program: &Program) -> Vec<bool> {
         blind[v] = !observed[v]
             && uses[v].iter().all(|&u| match &program.ops[u] {
                 Op::Add(..) | Op::Sub(..) | Op::Mul(..) | Op::Div(..) | Op::Fma(..) => true,
+                Op::Fmod(..) => true,
                 Op::Sqrt(..) | Op::Cvt(..) | Op::RoundInt(..) | Op::FCmp(..) => true,
                 Op::FloatToInt { .. } => true,
                 Op::Class(_, c, _) => *c != Class::SignalingNan,
@@ -953,6 +954,26 @@ impl Encoder<'_> {
                 let refs: Vec<&Fp> = args.iter().collect();
                 Val::float(f, r, &refs)
             }
+            // fmod from IEEE 754's remainder (fp.rem: the quotient rounded to nearest even).
+            // Where that quotient was rounded away from zero, the remainder is nonzero with
+            // the sign opposite to a's, and fmod's is |b| further toward a's sign: a sum that
+            // is exact, fmod's result being representable. A NaN stays a NaN either way.
+            Op::Fmod(f, a, b) => {
+                let (x, y) = (self.fp(*a, *f), self.fp(*b, *f));
+                let r = x.x.rem(y.x.clone());
+                let away = Bool::and(&[
+                    r.is_zero().not(),
+                    r.is_negative().eq(x.x.is_negative()).not(),
+                ]);
+                let step =
+                    x.x.is_negative()
+                        .ite(&y.x.unary_abs().unary_neg(), &y.x.unary_abs());
+                let z = away.ite(
+                    &r.add_with_rounding_mode(step, &rounding_mode(rm(Round::NearestEven))),
+                    &r,
+                );
+                Val::float(*f, z, &[&x, &y])
+            }
             Op::RoundInt(f, r, a) => {
                 let x = self.fp(*a, *f);
                 let z =
@@ -1063,6 +1084,8 @@ impl Encoder<'_> {
             }
             Op::BvSlt(_, a, b) => Val::pred_of(self.bits(*a).bvslt(self.bits(*b))),
             Op::BvMul(_, a, b) => Val::bits_term(self.bits(*a).bvmul(self.bits(*b))),
+            Op::BvUDiv(_, a, b) => Val::bits_term(self.bits(*a).bvudiv(self.bits(*b))),
+            Op::BvURem(_, a, b) => Val::bits_term(self.bits(*a).bvurem(self.bits(*b))),
             Op::MulHi {
                 width,
                 signed,

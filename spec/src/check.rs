@@ -17,6 +17,7 @@ pub const BUILTINS: &[(&str, Option<usize>)] = &[
     ("div", Some(3)),
     ("fma", Some(4)),
     ("sqrt", Some(2)),
+    ("fmod", Some(2)),
     ("cvt", Some(3)),
     ("round_int", Some(2)),
     ("to_int", Some(3)),

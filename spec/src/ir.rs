@@ -69,6 +69,8 @@ pub enum Op {
     Fma(Format, Round, ValueId, ValueId, ValueId),
     /// IEEE square root.
     Sqrt(Format, Round, ValueId),
+    /// C's `fmod`: `a - trunc(a / b) * b`, exact ([`semfuzz_fp::fmod`]).
+    Fmod(Format, ValueId, ValueId),
     /// Conversion from the first format to the second.
     Cvt(Format, Format, Round, ValueId),
     /// A float rounded to an integral value in its own format (IEEE `roundToIntegral`).
@@ -126,6 +128,10 @@ pub enum Op {
     BvSlt(u32, ValueId, ValueId),
     /// Wrapping multiplication of `width`-bit values (the low half of the product).
     BvMul(u32, ValueId, ValueId),
+    /// Unsigned quotient; a zero divisor gives all ones (SMT-LIB's `bvudiv`).
+    BvUDiv(u32, ValueId, ValueId),
+    /// Unsigned remainder; a zero divisor gives the dividend (SMT-LIB's `bvurem`).
+    BvURem(u32, ValueId, ValueId),
     /// The high `width` bits of the `2*width`-bit product of two `width`-bit values, read as
     /// two's-complement integers when `signed`, else unsigned.
     MulHi {
@@ -214,6 +220,7 @@ impl Op {
             Op::Div(f, r, a, b) => fp::div(*f, g(a), g(b), *r),
             Op::Fma(f, r, a, b, c) => fp::fma(*f, g(a), g(b), g(c), *r),
             Op::Sqrt(f, r, a) => fp::sqrt(*f, g(a), *r),
+            Op::Fmod(f, a, b) => fp::fmod(*f, g(a), g(b)),
             Op::Cvt(from, to, r, a) => fp::convert(*from, *to, g(a), *r),
             Op::RoundInt(f, r, a) => fp::round_to_integral(*f, g(a), *r),
             Op::FloatToInt {
@@ -261,6 +268,8 @@ impl Op {
             Op::BvUlt(a, b) => (g(a) < g(b)) as u64,
             Op::BvSlt(w, a, b) => (signed(g(a), *w) < signed(g(b), *w)) as u64,
             Op::BvMul(w, a, b) => g(a).wrapping_mul(g(b)) & mask(*w),
+            Op::BvUDiv(w, a, b) => g(a).checked_div(g(b)).unwrap_or(mask(*w)),
+            Op::BvURem(_, a, b) => g(a).checked_rem(g(b)).unwrap_or(g(a)),
             Op::MulHi {
                 width,
                 signed: s,
@@ -339,6 +348,7 @@ impl Op {
             | Op::Sub(_, _, a, b)
             | Op::Mul(_, _, a, b)
             | Op::Div(_, _, a, b)
+            | Op::Fmod(_, a, b)
             | Op::FCmp(_, _, a, b)
             | Op::And(_, a, b)
             | Op::Or(_, a, b)
@@ -349,6 +359,8 @@ impl Op {
             | Op::BvUlt(a, b)
             | Op::BvSlt(_, a, b)
             | Op::BvMul(_, a, b)
+            | Op::BvUDiv(_, a, b)
+            | Op::BvURem(_, a, b)
             | Op::MulHi { a, b, .. } => vec![a, b],
             Op::ShiftBy { value, amount, .. } => vec![value, amount],
             Op::Concat { hi, lo, .. } => vec![hi, lo],
@@ -626,6 +638,7 @@ impl Builder {
                 | Op::Sub(..)
                 | Op::Mul(..)
                 | Op::Div(..)
+                | Op::Fmod(..)
                 | Op::Fma(..)
                 | Op::Sqrt(..)
                 | Op::Cvt(..)

@@ -897,3 +897,300 @@ fn is_fpclass_tests_the_classes_langref_numbers() {
         );
     }
 }
+
+/// llvm.fshl/fshr against the funnel shift done in twice the width: "the first two values are
+/// concatenated as { %a : %b } ... shifted left, and the most significant bits are extracted"
+/// (right: "the least significant bits"), the amount "modulo the element size"; and LangRef's
+/// examples.
+#[test]
+fn funnel_shifts_match_the_double_width_shift() {
+    let mut x = 0x0bad_cafe_dead_beefu64;
+    for _ in 0..1000 {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let (a, b, c) = (x as u32, (x >> 32) as u32, (x >> 20) as u32);
+        let wide = u64::from(a) << 32 | u64::from(b);
+        let ops = [u64::from(a), u64::from(b), u64::from(c)];
+        expect_int(
+            "llvm_fshl.i32",
+            &ops,
+            Some((wide << (c % 32)) >> 32 & 0xffff_ffff),
+        );
+        expect_int(
+            "llvm_fshr.i32",
+            &ops,
+            Some((wide >> (c % 32)) & 0xffff_ffff),
+        );
+        let (a, b, c) = (x, x.rotate_left(17) ^ 0x5555, x >> 3);
+        let wide = u128::from(a) << 64 | u128::from(b);
+        let ops = [a, b, c];
+        expect_int(
+            "llvm_fshl.i64",
+            &ops,
+            Some(((wide << (c % 64)) >> 64) as u64),
+        );
+        expect_int("llvm_fshr.i64", &ops, Some((wide >> (c % 64)) as u64));
+        // "If the first 2 arguments are identical, this is equivalent to a rotate".
+        let r = (c % 64) as u32;
+        expect_int("llvm_fshl.i64", &[a, a, c], Some(a.rotate_left(r)));
+        expect_int("llvm_fshr.i64", &[a, a, c], Some(a.rotate_right(r)));
+    }
+    // LangRef's examples.
+    expect_int("llvm_fshl.i8", &[255, 0, 15], Some(128));
+    expect_int("llvm_fshl.i8", &[15, 15, 11], Some(120));
+    expect_int("llvm_fshl.i8", &[0, 255, 8], Some(0));
+    expect_int("llvm_fshr.i8", &[255, 0, 15], Some(254));
+    expect_int("llvm_fshr.i8", &[15, 15, 11], Some(225));
+    expect_int("llvm_fshr.i8", &[0, 255, 8], Some(255));
+    // An i1 shifts by its amount modulo 1: never.
+    for (a, b, c) in [(0, 1, 1), (1, 0, 1), (1, 0, 0)] {
+        expect_int("llvm_fshl.i1", &[a, b, c], Some(a));
+        expect_int("llvm_fshr.i1", &[a, b, c], Some(b));
+    }
+}
+
+/// llvm.ldexp against APFloat's scalbn (one rounding to nearest even; LLVM folds ldexp with
+/// it), over the sample patterns and exponents around every format's overflow, underflow and
+/// subnormal thresholds, the clamp bounds and the ends of i32.
+fn ldexp<F: Float>(ty: &str, width: u32) {
+    let mut exps: Vec<i32> = vec![i32::MIN, i32::MIN + 1, i32::MAX, 0, 1, -1, 2, -2];
+    for k in [
+        11, 14, 15, 16, 24, 25, 30, 31, 40, 41, 42, 53, 126, 127, 128, 149, 150, 254, 260, 262,
+        263, 277, 278, 279, 1022, 1023, 1024, 1074, 1075, 1076, 2045, 2098, 2099, 2100, 2200,
+        100_000,
+    ] {
+        exps.extend([k, -k, k - 1, 1 - k]);
+    }
+    for a in samples::<F>(width) {
+        let x = F::from_bits(a.into());
+        for &n in &exps {
+            let want = x.scalbn_r(n, Round::NearestTiesToEven);
+            expect_ieee(&format!("llvm_ldexp.{ty}"), &[a, u64::from(n as u32)], want);
+        }
+    }
+}
+
+#[test]
+fn ldexp_matches_apfloat_scalbn() {
+    ldexp::<Half>("f16", 16);
+    ldexp::<BFloat>("bf16", 16);
+    ldexp::<Single>("f32", 32);
+    ldexp::<Double>("f64", 64);
+    // LangRef: "If the result underflows a zero with the same sign is returned. If the result
+    // overflows, the result is an infinity with the same sign."
+    assert_eq!(
+        accept(
+            "llvm_ldexp.f32",
+            &[0xbf80_0000, u64::from((-200i32) as u32)]
+        ),
+        Accept::Exact(0x8000_0000)
+    );
+    assert_eq!(
+        accept("llvm_ldexp.f32", &[0xbf80_0000, 200]),
+        Accept::Exact(0xff80_0000)
+    );
+    // One rounding: 1.5 * 2^-149 is a tie between 1 and 2 units of the least subnormal, to
+    // even (2); two roundings through 2^-148 would not see the tie.
+    assert_eq!(
+        accept(
+            "llvm_ldexp.f32",
+            &[0x3fc0_0000, u64::from((-149i32) as u32)]
+        ),
+        Accept::Exact(2)
+    );
+}
+
+/// llvm.fptrunc.round against APFloat's conversion in each of the five rounding modes the
+/// metadata names ("round.tonearest" ... "round.tonearestaway").
+#[test]
+fn fptrunc_round_matches_apfloat() {
+    let modes = [
+        ("rn", Round::NearestTiesToEven),
+        ("rm", Round::TowardNegative),
+        ("rp", Round::TowardPositive),
+        ("rz", Round::TowardZero),
+        ("rna", Round::NearestTiesToAway),
+    ];
+    let mut lost = false;
+    for (m, rm) in modes {
+        for a in samples::<Single>(32) {
+            let x = Single::from_bits(a.into());
+            let r: Half = x.convert_r(rm, &mut lost).value;
+            expect_ieee(&format!("llvm_fptrunc_round.{m}.f16.f32"), &[a], r);
+            let r: BFloat = x.convert_r(rm, &mut lost).value;
+            expect_ieee(&format!("llvm_fptrunc_round.{m}.bf16.f32"), &[a], r);
+        }
+        for a in samples::<Double>(64) {
+            let x = Double::from_bits(a.into());
+            let r: Single = x.convert_r(rm, &mut lost).value;
+            expect_ieee(&format!("llvm_fptrunc_round.{m}.f32.f64"), &[a], r);
+            let r: Half = x.convert_r(rm, &mut lost).value;
+            expect_ieee(&format!("llvm_fptrunc_round.{m}.f16.f64"), &[a], r);
+        }
+    }
+}
+
+/// frem against the host's fmod (Rust's `%` on floats): "the same output as a libm 'fmod'
+/// function ... The remainder has the same sign as the dividend." f16 and bf16 through f32,
+/// where their remainder is exact too; a NaN result is any NaN.
+#[test]
+fn frem_matches_the_host_fmod() {
+    let rn = Round::NearestTiesToEven;
+    let mut lost = false;
+    let f32_of = |x: u64, w: u32| -> f32 {
+        let wide: Single = match w {
+            16 => Half::from_bits(x.into()).convert_r(rn, &mut false).value,
+            _ => BFloat::from_bits(x.into()).convert_r(rn, &mut false).value,
+        };
+        f32::from_bits(wide.to_bits() as u32)
+    };
+    let s32 = samples::<Single>(32);
+    for (i, &a) in s32.iter().enumerate() {
+        for &b in s32.iter().skip(i % 7).step_by(7) {
+            let want = f32::from_bits(a as u32) % f32::from_bits(b as u32);
+            expect_ieee(
+                "ir_frem.f32",
+                &[a, b],
+                Single::from_bits(want.to_bits().into()),
+            );
+        }
+    }
+    let s64 = samples::<Double>(64);
+    for (i, &a) in s64.iter().enumerate() {
+        for &b in s64.iter().skip(i % 7).step_by(7) {
+            let want = f64::from_bits(a) % f64::from_bits(b);
+            expect_ieee(
+                "ir_frem.f64",
+                &[a, b],
+                Double::from_bits(want.to_bits().into()),
+            );
+        }
+    }
+    for (ty, w) in [("f16", 16), ("bf16", 17)] {
+        let s = samples::<Half>(16);
+        for (i, &a) in s.iter().enumerate() {
+            for &b in s.iter().skip(i % 5).step_by(5) {
+                let r = f32_of(a, w) % f32_of(b, w);
+                let r = Single::from_bits(r.to_bits().into());
+                let want = if w == 16 {
+                    let h: Half = r.convert_r(rn, &mut lost).value;
+                    h.to_bits() as u64
+                } else {
+                    let b: BFloat = r.convert_r(rn, &mut lost).value;
+                    b.to_bits() as u64
+                };
+                let got = accept(&format!("ir_frem.{ty}"), &[a, b]);
+                if r.is_nan() {
+                    assert!(
+                        matches!(got, Accept::AnyNan(_)),
+                        "frem.{ty} {a:#x} {b:#x}: {got:?}"
+                    );
+                } else {
+                    assert_eq!(got, Accept::Exact(want), "frem.{ty} {a:#x} {b:#x}");
+                }
+            }
+        }
+    }
+    // LangRef's sign rule and fmod's special cases: -7 % 2 = -1, 7 % -2 = 1, -0 % 3 = -0,
+    // 5 % inf = 5, inf % 2 and 5 % 0 are NaN; a huge dividend over a tiny divisor is exact.
+    let f = |x: f64| x.to_bits();
+    assert_eq!(
+        accept("ir_frem.f64", &[f(-7.0), f(2.0)]),
+        Accept::Exact(f(-1.0))
+    );
+    assert_eq!(
+        accept("ir_frem.f64", &[f(7.0), f(-2.0)]),
+        Accept::Exact(f(1.0))
+    );
+    assert_eq!(
+        accept("ir_frem.f64", &[f(-0.0), f(3.0)]),
+        Accept::Exact(f(-0.0))
+    );
+    assert_eq!(
+        accept("ir_frem.f64", &[f(5.0), f(f64::INFINITY)]),
+        Accept::Exact(f(5.0))
+    );
+    assert!(matches!(
+        accept("ir_frem.f64", &[f(f64::INFINITY), f(2.0)]),
+        Accept::AnyNan(_)
+    ));
+    assert!(matches!(
+        accept("ir_frem.f64", &[f(5.0), f(0.0)]),
+        Accept::AnyNan(_)
+    ));
+    let (big, tiny) = (f64::MAX, 5e-324);
+    assert_eq!(
+        accept("ir_frem.f64", &[f(big), f(tiny)]),
+        Accept::Exact(f(big % tiny))
+    );
+    assert_eq!(
+        accept("ir_frem.f64", &[f(big), f(3.0)]),
+        Accept::Exact(f(big % 3.0))
+    );
+}
+
+/// udiv/sdiv/urem/srem against Rust's checked division (`None` where LangRef says undefined
+/// behaviour: a zero divisor, INT_MIN by -1), with `exact` poison where the remainder is
+/// not zero; every i8 pair, pseudo-random i32 and i64 pairs.
+#[test]
+fn integer_division_matches_rust() {
+    macro_rules! check {
+        ($u:ty, $s:ty, $w:expr, $a:expr, $b:expr) => {{
+            let (a, b): ($u, $u) = ($a, $b);
+            let (sa, sb) = (a as $s, b as $s);
+            let ty = format!("i{}", $w);
+            let ops = [a as u64, b as u64];
+            let bits = |x: $u| x as u64;
+            expect_int(&format!("ir_udiv.{ty}"), &ops, a.checked_div(b).map(bits));
+            expect_int(&format!("ir_urem.{ty}"), &ops, a.checked_rem(b).map(bits));
+            expect_int(
+                &format!("ir_sdiv.{ty}"),
+                &ops,
+                sa.checked_div(sb).map(|q| bits(q as $u)),
+            );
+            expect_int(
+                &format!("ir_srem.{ty}"),
+                &ops,
+                sa.checked_rem(sb).map(|r| bits(r as $u)),
+            );
+            let exact_u = a.checked_rem(b).filter(|r| *r == 0).and(a.checked_div(b));
+            expect_int(&format!("ir_udiv.exact.{ty}"), &ops, exact_u.map(bits));
+            let exact_s = sa
+                .checked_rem(sb)
+                .filter(|r| *r == 0)
+                .and(sa.checked_div(sb));
+            expect_int(
+                &format!("ir_sdiv.exact.{ty}"),
+                &ops,
+                exact_s.map(|q| bits(q as $u)),
+            );
+        }};
+    }
+    for a in 0..=255u8 {
+        for b in 0..=255u8 {
+            if (a as u32 * 7 + b as u32) % 3 == 0 {
+                check!(u8, i8, 8, a, b);
+            }
+        }
+    }
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    for _ in 0..3000 {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        // Small divisors too, so exact divisions and zero remainders occur.
+        let small = (x >> 60) as u32;
+        check!(u32, i32, 32, (x >> 32) as u32, x as u32 >> (x % 31));
+        check!(u32, i32, 32, (x >> 32) as u32 & !0xf, small);
+        check!(u64, i64, 64, x, x.rotate_left(9) >> (x % 63));
+        check!(u64, i64, 64, x & !0xff, u64::from(small));
+    }
+    check!(u32, i32, 32, 0x8000_0000, u32::MAX);
+    check!(u64, i64, 64, 1 << 63, u64::MAX);
+    // i1: 1 is -1 signed; -1 / -1 overflows (INT_MIN / -1), 1 udiv 1 is 1.
+    expect_int("ir_udiv.i1", &[1, 1], Some(1));
+    expect_int("ir_sdiv.i1", &[1, 1], None);
+    expect_int("ir_srem.i1", &[0, 1], Some(0));
+    expect_int("ir_urem.i1", &[1, 0], None);
+}

@@ -185,6 +185,14 @@ impl Lowerer<'_> {
                     Ty::Float(fm),
                 ))
             }
+            "fmod" => {
+                arity(2)?;
+                let (ids, fm) = float_args(self, vals)?;
+                Ok(Val::Rt(
+                    self.emit(Op::Fmod(fm, ids[0], ids[1]), fm.width()),
+                    Ty::Float(fm),
+                ))
+            }
             "sqrt" => {
                 arity(2)?;
                 let rm = rm_of(self, &vals[1], &args[1].span)?;

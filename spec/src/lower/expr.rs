@@ -483,6 +483,8 @@ impl Lowerer<'_> {
             (Ty::Bits(_), BinOp::Add) => Val::Rt(self.emit(Op::BvAdd(w, x, y), w), tx),
             (Ty::Bits(_), BinOp::Sub) => Val::Rt(self.emit(Op::BvSub(w, x, y), w), tx),
             (Ty::Bits(_), BinOp::Mul) => Val::Rt(self.emit(Op::BvMul(w, x, y), w), tx),
+            (Ty::Bits(_), BinOp::Div) => Val::Rt(self.emit(Op::BvUDiv(w, x, y), w), tx),
+            (Ty::Bits(_), BinOp::Rem) => Val::Rt(self.emit(Op::BvURem(w, x, y), w), tx),
             (Ty::Bits(_), BinOp::Lt) => pred(self, Op::BvUlt(x, y)),
             (Ty::Bits(_), BinOp::Gt) => pred(self, Op::BvUlt(y, x)),
             (Ty::Bits(_), BinOp::Le | BinOp::Ge) => {
