@@ -407,6 +407,13 @@ impl Worker<'_, '_> {
                     &mut scratch,
                 )
                 .unwrap_or_else(|| spec_class.to_string());
+                // The backend's own language may allow what the spec rejects (LangRef, for
+                // LLVM's folder): that decides who is at fault, so it is part of the class.
+                let class =
+                    match backend.triage(self.spec, variant, &row[..variant.sources.len()], got) {
+                        Some(reading) => format!("{class}+{reading}"),
+                        None => class,
+                    };
                 self.record(&mut found, variant, index, class, p, row, got, accepts[p]);
             }
             self.counters.cases.fetch_add(job.rows as u64, Relaxed);

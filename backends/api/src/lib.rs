@@ -12,7 +12,7 @@
 
 #![warn(missing_docs)]
 
-use semfuzz_spec::Variant;
+use semfuzz_spec::{Spec, Variant};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -162,6 +162,23 @@ pub trait Backend: Send {
         inputs: &[u64],
         out: &mut [Verdict],
     ) -> Result<(), BackendError>;
+
+    /// Where this backend computes a variant in another language with semantics of its own
+    /// (LLVM's constant folder computes LLVM IR, which LangRef defines), that language's
+    /// reading of `got`, a result the spec rejects for the source row `inputs`: a word the
+    /// campaign appends to the finding's class (`wrong-nan+opt-level`). The `llvm` backends
+    /// say `folding-bug` (the IR does not allow it either) or `opt-level` (the IR allows it:
+    /// the compiler may fold so, and the program's result then changes with the optimisation
+    /// level). `None`, the default: no such reading, or none decided.
+    fn triage(
+        &mut self,
+        _spec: &Spec,
+        _variant: &Variant,
+        _inputs: &[u64],
+        _got: u64,
+    ) -> Option<&'static str> {
+        None
+    }
 }
 
 /// PTX's rounding modifiers (`.rn`, `.rz`, `.rm`, `.rp`), without dots.
