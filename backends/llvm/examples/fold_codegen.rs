@@ -2,10 +2,11 @@
 //! the `.ll` that the `.ptx` also defines, `fold_check` at `N` boundary inputs (default 1024),
 //! the count of each verdict, and the first `folding-bug` and `opt-level` lines.
 //!
-//! `cargo run --example fold_codegen -- FILE.ll FILE.ptx [N] [--folder opt-16]`
-//! (the default folder is llvmlite's LLVM, as the `llvm` backend's).
+//! `cargo run --example fold_codegen -- FILE.ll FILE.ptx [N] [--folder opt-16] [--witness-ms MS]`
+//! (the default folder is llvmlite's LLVM, as the `llvm` backend's; `--witness-ms` adds Z3's
+//! witnesses of one-instruction functions, each query given about MS milliseconds).
 
-use semfuzz_llvm::fold_check::{boundary_inputs, fold_check, FoldKind};
+use semfuzz_llvm::fold_check::{boundary_inputs, fold_check, witness_inputs, FoldKind};
 use semfuzz_llvm::Folder;
 use semfuzz_spec::diag::SourceFile;
 use semfuzz_spec::Spec;
@@ -24,17 +25,18 @@ fn main() -> ExitCode {
 
 fn run() -> Result<(), String> {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
-    let folder_arg = match args.iter().position(|a| a == "--folder") {
-        Some(i) if i + 1 < args.len() => {
-            let name = args.remove(i + 1);
-            args.remove(i);
-            Some(name)
-        }
-        Some(_) => return Err("--folder needs an opt binary".into()),
+    let folder_arg = option(&mut args, "--folder")?;
+    let witness_ms: Option<u32> = match option(&mut args, "--witness-ms")? {
+        Some(t) => Some(
+            t.parse()
+                .map_err(|_| format!("`{t}` is not milliseconds"))?,
+        ),
         None => None,
     };
     let [ll, ptx, rest @ ..] = args.as_slice() else {
-        return Err("usage: fold_codegen FILE.ll FILE.ptx [N] [--folder opt-16]".into());
+        return Err(
+            "usage: fold_codegen FILE.ll FILE.ptx [N] [--folder opt-16] [--witness-ms MS]".into(),
+        );
     };
     let n: usize = match rest.first() {
         Some(t) => t.parse().map_err(|_| format!("`{t}` is not a count"))?,
@@ -56,7 +58,10 @@ fn run() -> Result<(), String> {
                 continue;
             }
         };
-        let inputs = boundary_inputs(&ll_text, &f.name, n, 1)?;
+        let mut inputs = boundary_inputs(&ll_text, &f.name, n, 1)?;
+        if let Some(ms) = witness_ms {
+            inputs.extend(witness_inputs(&spec, &ll_text, &f.name, ms).unwrap_or_default());
+        }
         let verdicts = match fold_check(&spec, &ll_text, &f.name, &program, &inputs, &folder) {
             Ok(v) => v,
             Err(e) => {
@@ -84,4 +89,17 @@ fn run() -> Result<(), String> {
     let line: Vec<String> = totals.iter().map(|(k, c)| format!("{c} {k}")).collect();
     println!("total: {}", line.join(", "));
     Ok(())
+}
+
+/// Removes `--name VALUE` from `args`: the value, if given.
+fn option(args: &mut Vec<String>, name: &str) -> Result<Option<String>, String> {
+    match args.iter().position(|a| a == name) {
+        Some(i) if i + 1 < args.len() => {
+            let value = args.remove(i + 1);
+            args.remove(i);
+            Ok(Some(value))
+        }
+        Some(_) => Err(format!("{name} needs a value")),
+        None => Ok(None),
+    }
 }

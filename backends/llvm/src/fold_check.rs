@@ -21,7 +21,9 @@ use crate::module::{self, TRIPLE};
 use crate::Folder;
 use semfuzz_fp::vectors::{BoundaryGen, SplitMix64};
 use semfuzz_fp::Format;
-use semfuzz_llir::syntax::{FloatTy, Function, Module, Operand, Shape, Statement, Type, Value};
+use semfuzz_llir::syntax::{
+    FloatTy, Function, Instr, Module, Operand, Shape, Statement, Type, Value,
+};
 use semfuzz_spec::diag::SourceFile;
 use semfuzz_spec::eval::Evaluator;
 use semfuzz_spec::ir::{mask, Program};
@@ -369,6 +371,59 @@ pub fn boundary_inputs(
         .collect::<Result<Vec<_>, _>>()?;
     Ok((0..count)
         .map(|_| gens.iter_mut().map(ParamGen::next).collect())
+        .collect())
+}
+
+/// Witness argument tuples for function `func` of the `.ll` module `ir_text`: where its body is
+/// one instruction on its scalar parameters in order, returned (the catalogue's shape:
+/// `%r = fadd float %a, %b` and `ret float %r`), Z3's witnesses of that instruction's IR
+/// variant (`semfuzz_smt::witness`: each branch of LangRef's rules both ways, exact ties, the
+/// overflow and subnormal thresholds), which boundary-heavy samples rarely hit; none for any
+/// other function. Each Z3 query gets about `timeout_ms`.
+pub fn witness_inputs(
+    spec: &Spec,
+    ir_text: &str,
+    func: &str,
+    timeout_ms: u32,
+) -> Result<Vec<Vec<u64>>, String> {
+    let module = parse(ir_text, func)?;
+    let f = function(&module, func)?;
+    let ir = semfuzz_llir::read_function(spec, &module, Some(func)).map_err(|d| d.to_string())?;
+    let instrs: Vec<&Instr> = f
+        .body
+        .iter()
+        .filter_map(|s| match s {
+            Statement::Instr(i) => Some(i.as_ref()),
+            Statement::Label(..) => None,
+        })
+        .collect();
+    let [op, ret] = instrs.as_slice() else {
+        return Ok(Vec::new());
+    };
+    let of_params = op.operands.len() == f.params.len()
+        && op
+            .operands
+            .iter()
+            .zip(&f.params)
+            .all(|(o, p)| o.value == Value::Local(p.name.clone()) && p.ty.lanes() == 1);
+    let returned = match (&op.result, ret.operands.as_slice()) {
+        (Some(r), [o]) => o.value == Value::Local(r.clone()),
+        _ => false,
+    };
+    let [text] = ir.variants.as_slice() else {
+        return Ok(Vec::new());
+    };
+    if !of_params || !returned {
+        return Ok(Vec::new());
+    }
+    let variant = spec
+        .lookup(text, Some(f.params.len()))
+        .map_err(|d| d.to_string())?;
+    Ok(semfuzz_smt::witness::witnesses(spec, variant, timeout_ms)
+        .witnesses
+        .into_iter()
+        .map(|w| w.inputs)
+        .filter(|row| row.len() == f.params.len())
         .collect())
 }
 

@@ -4,7 +4,9 @@
 //! `llvm.fma` under preserve-sign), a result that changes with the optimisation level (`fadd`
 //! against a flushing `add.rn.ftz.f32` written by hand), and consistent pairs.
 
-use semfuzz_llvm::fold_check::{boundary_inputs, classify, fold_check, FoldKind, Folded};
+use semfuzz_llvm::fold_check::{
+    boundary_inputs, classify, fold_check, witness_inputs, FoldKind, Folded,
+};
 use semfuzz_llvm::Folder;
 use semfuzz_spec::ir::Program;
 use semfuzz_spec::Spec;
@@ -386,4 +388,21 @@ fn campaign_findings_are_triaged_by_what_langref_allows() {
         llvm.triage(&spec, variant("testp.finite.f32"), &[ONE], 1),
         None
     );
+}
+
+#[test]
+fn witnesses_of_a_one_instruction_function_fold_consistently() {
+    // Z3's witnesses of ir_fadd.f32 (its NaN and zero branches, ties, the overflow and
+    // subnormal thresholds) as arguments; llc's add.rn.f32 agrees with every fold there.
+    let spec = spec();
+    let text = ir(2, "fadd float %a, %b", false);
+    let rows = witness_inputs(&spec, &text, "f", 2_000).expect("witnesses");
+    assert!(rows.len() >= 4, "{rows:x?}");
+    assert!(rows.iter().all(|r| r.len() == 2));
+    let ptx = ptx(&spec, 2, "add.rn.f32 \t%r0, %r1, %r2");
+    let v = fold_check(&spec, &text, "f", &ptx, &rows, &folder()).expect("folds");
+    assert!(v.iter().all(|r| r.kind == FoldKind::Consistent), "{v:#?}");
+    // Two instructions: no single variant to ask Z3 about.
+    let two = "define float @f(float %a, float %b) {\n  %s = fadd float %a, %b\n  %r = fmul float %s, %b\n  ret float %r\n}\n";
+    assert_eq!(witness_inputs(&spec, two, "f", 2_000), Ok(Vec::new()));
 }
