@@ -287,18 +287,23 @@ fn case(f: &Function, i: usize, row: &[u64], bits: u32) -> Result<Function, Stri
         .collect::<Result<Vec<_>, String>>()?;
     let substitute = |o: &mut Operand| {
         if let Value::Local(name) = &o.value {
-            if let Some((_, c)) = constants.iter().find(|(p, _)| p == name) {
-                o.value = Value::Const(c.clone());
-            }
+            o.value = match constants.iter().find(|(p, _)| p == name) {
+                Some((_, c)) => Value::Const(c.clone()),
+                None => Value::Local(named(name)),
+            };
         }
     };
     let mut body = Vec::with_capacity(f.body.len() + 1);
     for s in &f.body {
-        let Statement::Instr(instr) = s else {
-            body.push(s.clone());
-            continue;
+        let instr = match s {
+            Statement::Instr(instr) => instr,
+            Statement::Label(l, span) => {
+                body.push(Statement::Label(named(l), span.clone()));
+                continue;
+            }
         };
         let mut instr = instr.clone();
+        instr.result = instr.result.as_deref().map(named);
         instr.operands.iter_mut().for_each(substitute);
         let returned = instr.ty.clone().unwrap_or(Type::Void);
         if instr.shape != Shape::Ret || matches!(returned, Type::Int(_)) {
@@ -334,6 +339,17 @@ fn case(f: &Function, i: usize, row: &[u64], bits: u32) -> Result<Function, Stri
         body,
         span: f.span.clone(),
     })
+}
+
+/// A local name the case can keep: a numbered one (`%3`, as clang writes them) gets a name,
+/// since LLVM requires numbered values in order from `%0` and the case has no parameters to
+/// take the first numbers.
+fn named(name: &str) -> String {
+    if name.bytes().all(|b| b.is_ascii_digit()) {
+        format!("semfuzz.v{name}")
+    } else {
+        name.to_string()
+    }
 }
 
 /// The IR constant of type `ty` with bits `v`: integers in decimal (`i1` as `true`/`false`),

@@ -406,3 +406,27 @@ fn witnesses_of_a_one_instruction_function_fold_consistently() {
     let two = "define float @f(float %a, float %b) {\n  %s = fadd float %a, %b\n  %r = fmul float %s, %b\n  ret float %r\n}\n";
     assert_eq!(witness_inputs(&spec, two, "f", 2_000), Ok(Vec::new()));
 }
+
+#[test]
+fn numbered_values_as_clang_writes_them_fold() {
+    // Unnamed parameters and results (`%0`, `%1`, `%3`): the case has no parameters, so its
+    // values are renamed, or LLVM 16 would refuse the numbering (LLVM 22 accepts gaps); both
+    // folders are asked.
+    let spec = spec();
+    let text = "define dso_local float @f(float noundef %0, float noundef %1) #0 {\n  \
+                %3 = fmul float %0, %1\n  %4 = fadd float %3, %1\n  ret float %4\n}\n\n\
+                attributes #0 = { nounwind }\n";
+    let ptx = ptx(&spec, 2, "fma.rn.f32 \t%r0, %r1, %r2, %r2");
+    let opt16 = Folder::find(Some("opt-16")).unwrap_or_else(|e| panic!("{e}"));
+    for folder in [folder(), opt16] {
+        let v = fold_check(&spec, text, "f", &ptx, &[vec![TWO, ONE]], &folder)
+            .unwrap_or_else(|e| panic!("{folder:?}: {e}"));
+        // 2 × 1 + 1 = 3 both ways.
+        assert_eq!(
+            (v[0].folded, v[0].kind),
+            (Folded::Bits(THREE), FoldKind::Consistent),
+            "{folder:?}: {}",
+            v[0]
+        );
+    }
+}
