@@ -93,8 +93,8 @@ pub struct FoldVerdict {
 }
 
 impl fmt::Display for FoldVerdict {
-    /// `0x00400000, 0x40000000, 0x0: folded 0x00800000: folding-bug (the IR allows +0x0; the
-    /// PTX computes +0x0)`.
+    /// `0x400000, 0x40000000, 0x0: folded 0x800000: folding-bug (the IR allows 0x00000000 (0);
+    /// the PTX computes 0x00000000 (0))`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let inputs: Vec<String> = self.inputs.iter().map(|v| format!("{v:#x}")).collect();
         let folded = match self.folded {
@@ -115,6 +115,9 @@ impl fmt::Display for FoldVerdict {
 
 /// Judges `folded`, what the folder made of the IR function `ir` at `inputs`, against `ir` and
 /// against `ptx`, the program of the PTX llc emitted for it (the same inputs, one result).
+///
+/// # Panics
+/// If `inputs` does not hold one value per input of each program ([`fold_check`] checks).
 pub fn classify(ir: &Program, ptx: &Program, inputs: &[u64], folded: Folded) -> FoldVerdict {
     let kind = match folded {
         Folded::Unfolded => FoldKind::NotFolded,
