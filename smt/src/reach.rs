@@ -6,7 +6,9 @@
 //! the sampled choices do not produce what was observed.
 
 use crate::encode::{encode_concrete, NanBits};
-use semfuzz_spec::ir::Program;
+use semfuzz_spec::eval::Evaluator;
+use semfuzz_spec::ir::{mask, Program};
+use semfuzz_spec::outcome::Accept;
 use z3::{Params, SatResult, Solver};
 
 /// What Z3 says of a result vector.
@@ -39,5 +41,31 @@ pub fn reachable(program: &Program, inputs: &[u64], results: &[u64], timeout_ms:
         SatResult::Sat => Reach::Reachable,
         SatResult::Unsat => Reach::Unreachable,
         SatResult::Unknown => Reach::Unknown,
+    }
+}
+
+/// Whether `program` can leave `out` (its first destination's bits) on `inputs`: the
+/// evaluator's representative choices first, which decide alone where the program met no open
+/// choice (a single instruction, whose accept sets are exact); otherwise Z3 over every choice,
+/// within `timeout_ms` (`None`: Z3 did not decide).
+pub fn allows(program: &Program, inputs: &[u64], out: u64, timeout_ms: u32) -> Option<bool> {
+    let mut ev = Evaluator::new(program);
+    let mut acc = vec![Accept::default(); ev.n_parts()];
+    ev.eval(inputs, &mut acc);
+    let bits: Vec<u64> = program.dests[0]
+        .parts
+        .iter()
+        .map(|p| (out >> p.lo) & mask(p.width))
+        .collect();
+    if acc.iter().zip(&bits).all(|(a, b)| a.accepts(*b)) {
+        return Some(true);
+    }
+    if !ev.met_open_choice() {
+        return Some(false);
+    }
+    match reachable(program, inputs, &bits, timeout_ms) {
+        Reach::Reachable => Some(true),
+        Reach::Unreachable => Some(false),
+        Reach::Unknown => None,
     }
 }

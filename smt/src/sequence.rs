@@ -1338,30 +1338,11 @@ fn payload_blind(steps: &[Step], k: usize) -> bool {
 /// How long [`function_allows`] lets Z3 search a function's intermediate choices.
 const FUNCTION_REACH_MS: u32 = 10_000;
 
-/// Whether a side that is one PTX function can leave `out` on the inputs: its evaluator's
-/// representative choices first; where they do not and the function met an open choice (a
-/// NaN a later instruction reads), Z3 over every choice (`None`: Z3 did not decide).
+/// Whether a side that is one PTX function can leave `out` on the inputs
+/// ([`crate::reach::allows`]; `None`: Z3 did not decide).
 fn function_allows(step: &Step, f: &Program, c: &Concrete, out: u64) -> Option<bool> {
     let ins: Vec<u64> = step.args.iter().map(|a| c.arg(&c.values, a)).collect();
-    let mut ev = Evaluator::new(f);
-    let mut acc = vec![Accept::default(); ev.n_parts()];
-    ev.eval(&ins, &mut acc);
-    let parts = &f.dests[0].parts;
-    let bits: Vec<u64> = parts
-        .iter()
-        .map(|p| (out >> p.lo) & mask(p.width))
-        .collect();
-    if acc.iter().zip(&bits).all(|(a, b)| a.accepts(*b)) {
-        return Some(true);
-    }
-    if !ev.met_open_choice() {
-        return Some(false);
-    }
-    match crate::reach::reachable(f, &ins, &bits, FUNCTION_REACH_MS) {
-        crate::reach::Reach::Reachable => Some(true),
-        crate::reach::Reach::Unreachable => Some(false),
-        crate::reach::Reach::Unknown => None,
-    }
+    crate::reach::allows(f, &ins, out, FUNCTION_REACH_MS)
 }
 
 /// Whether the last step's accept sets take `out` part by part.

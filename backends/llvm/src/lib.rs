@@ -14,11 +14,14 @@
 
 #![warn(missing_docs)]
 
+pub mod fold_check;
 mod module;
 mod route;
 
 use semfuzz_backend::{Backend, BackendError, Identity, Support, Verdict};
-use semfuzz_spec::Variant;
+use semfuzz_spec::ir::Program;
+use semfuzz_spec::{Spec, Variant};
+use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -27,6 +30,10 @@ use wait_timeout::ChildExt;
 
 /// The driver run by `python3` for the `llvm` backend.
 const FOLD_PY: &str = include_str!("../fold.py");
+
+/// How long Z3 may search an IR program's intermediate choices when triaging a finding (the
+/// routes are one instruction each, whose accept sets are exact, so it is not expected to run).
+const TRIAGE_REACH_MS: u32 = 1_000;
 
 /// How long one batch may take before the process is killed and the batch fails.
 const BATCH_TIMEOUT: Duration = Duration::from_secs(300);
@@ -50,7 +57,7 @@ fn find_program(name: &str) -> Option<PathBuf> {
 
 /// The program that folds a module: reads IR on stdin, prints the folded IR.
 #[derive(Clone, Debug)]
-enum Folder {
+pub enum Folder {
     /// `python3 -c FOLD_PY` with llvmlite on `PYTHONPATH`.
     Llvmlite {
         /// The `.deps/py` directory.
@@ -64,8 +71,9 @@ enum Folder {
 }
 
 impl Folder {
-    /// The folder `arg` names, or why there is none.
-    fn find(arg: Option<&str>) -> Result<Folder, String> {
+    /// The folder `arg` names (as the backend's `llvm[:ARG]`: `None` for llvmlite's LLVM,
+    /// `Some("opt-16")` or a path for an `opt`), or why there is none.
+    pub fn find(arg: Option<&str>) -> Result<Folder, String> {
         match arg {
             None => {
                 let pythonpath = semfuzz_backend::python_deps("llvmlite")?;
@@ -98,7 +106,7 @@ impl Folder {
     }
 
     /// The LLVM version, e.g. `LLVM 22.1.0`.
-    fn version(&self) -> Result<String, String> {
+    pub fn version(&self) -> Result<String, String> {
         let mut command = match self {
             Folder::Llvmlite { .. } => self.fold_command(),
             Folder::Opt { path } => Command::new(path),
@@ -213,6 +221,7 @@ pub fn open(arg: Option<&str>) -> Result<Box<dyn Backend>, BackendError> {
             device: DEVICE.to_string(),
         },
         folder,
+        langref: HashMap::new(),
     }))
 }
 
@@ -220,6 +229,9 @@ pub fn open(arg: Option<&str>) -> Result<Box<dyn Backend>, BackendError> {
 struct Llvm {
     identity: Identity,
     folder: Folder,
+    /// Per variant text, the program of the IR function its cases compute, read with the IR
+    /// spec (`None` where the IR reader has no spec for it, e.g. an NVVM intrinsic).
+    langref: HashMap<String, Option<Program>>,
 }
 
 impl Backend for Llvm {
@@ -280,5 +292,35 @@ impl Backend for Llvm {
             .fold(&module::build(&route, n, inputs))
             .map_err(failed)?;
         module::read(&folded, route.ty.bits(), out).map_err(failed)
+    }
+
+    /// What LangRef says of the folded result the spec rejects: the case's IR (the route's
+    /// instruction under its attributes) read with the IR spec (docs/llvm-ir-spec.md) and
+    /// evaluated on the case's IR operands. Not allowed there either: `folding-bug`; allowed:
+    /// `opt-level` (LLVM may fold so, and the folded program then differs from the PTX NVPTX
+    /// emits for the same IR).
+    fn triage(
+        &mut self,
+        spec: &Spec,
+        variant: &Variant,
+        inputs: &[u64],
+        got: u64,
+    ) -> Option<&'static str> {
+        let route = route::route(variant).ok()?;
+        let program = self
+            .langref
+            .entry(variant.text.clone())
+            .or_insert_with(|| {
+                let text = module::function(&route);
+                semfuzz_llir::load(spec, &variant.text, &text, Some("f"))
+                    .ok()
+                    .map(|f| f.program)
+            })
+            .as_ref()?;
+        let arguments = route.arguments(inputs);
+        match semfuzz_smt::reach::allows(program, &arguments, got, TRIAGE_REACH_MS)? {
+            true => Some(fold_check::FoldKind::OptLevel.name()),
+            false => Some(fold_check::FoldKind::FoldingBug.name()),
+        }
     }
 }

@@ -11,47 +11,64 @@ use std::fmt::Write;
 
 /// The target every module names: NVPTX's own combines of NVVM intrinsics run in `instcombine`
 /// only when the module is for NVPTX.
-const TRIPLE: &str = "nvptx64-nvidia-cuda";
+pub(crate) const TRIPLE: &str = "nvptx64-nvidia-cuda";
 
 /// `value`'s low `bits` bits as a signed decimal, as IR writes an `i<bits>` constant.
-fn signed(value: u64, bits: u32) -> i64 {
+pub(crate) fn signed(value: u64, bits: u32) -> i64 {
     let shift = 64 - bits;
     ((value << shift) as i64) >> shift
+}
+
+/// The attribute group of a route with [`Route::ftz_attribute`], as its functions name it (`#0`).
+const FTZ_GROUP: &str =
+    "attributes #0 = { \"denormal-fp-math-f32\"=\"preserve-sign,preserve-sign\" }\n";
+
+/// The module's opening: the triple, and the declaration of the route's callee if any.
+fn header(route: &Route) -> String {
+    let ty = route.ty.text();
+    let mut out = format!("target triple = \"{TRIPLE}\"\n\n");
+    if let Op::Call(name) = &route.op {
+        let params = vec![ty.as_str(); route.args.len()].join(", ");
+        let _ = writeln!(out, "declare {ty} @{name}({params})\n");
+    }
+    out
+}
+
+/// The route's instruction on `operands` (IR operand texts in IR order), without `%r = `.
+fn instruction(route: &Route, operands: &[String]) -> String {
+    let ty = route.ty.text();
+    match &route.op {
+        Op::Call(name) => format!(
+            "call {ty} @{name}({ty} {})",
+            operands.join(&format!(", {ty} "))
+        ),
+        // `fadd float A, B`: the type once.
+        Op::Instr(op) => format!("{op} {ty} {}", operands.join(", ")),
+    }
+}
+
+/// The function attributes of the route's functions.
+fn attributes(route: &Route) -> &'static str {
+    if route.ftz_attribute {
+        " #0"
+    } else {
+        ""
+    }
 }
 
 /// The module computing every row of `inputs` (`n_sources` values per row) through `route`.
 pub(crate) fn build(route: &Route, n_sources: usize, inputs: &[u64]) -> String {
     let ty = route.ty.text();
     let bits = route.ty.bits();
-    let mut out = format!("target triple = \"{TRIPLE}\"\n\n");
-    if let Op::Call(name) = &route.op {
-        let params = vec![ty.as_str(); route.args.len()].join(", ");
-        let _ = writeln!(out, "declare {ty} @{name}({params})\n");
-    }
-    let sign =
-        (0..route.ty.lanes).fold(0u64, |acc, l| acc | 1 << ((l + 1) * route.ty.elem_bits - 1));
-    let attributes = if route.ftz_attribute { " #0" } else { "" };
+    let mut out = header(route);
+    let attributes = attributes(route);
     for (i, row) in inputs.chunks_exact(n_sources.max(1)).enumerate() {
         let operands: Vec<String> = route
-            .args
-            .iter()
-            .map(|&a| {
-                let v = if route.negate_b && a == 1 && !route.ty.is_nan(row[a]) {
-                    row[a] ^ sign
-                } else {
-                    row[a]
-                };
-                format!("bitcast (i{bits} {} to {ty})", signed(v, bits))
-            })
+            .arguments(row)
+            .into_iter()
+            .map(|v| format!("bitcast (i{bits} {} to {ty})", signed(v, bits)))
             .collect();
-        let instr = match &route.op {
-            Op::Call(name) => format!(
-                "call {ty} @{name}({ty} {})",
-                operands.join(&format!(", {ty} "))
-            ),
-            // `fadd float A, B`: the type once.
-            Op::Instr(op) => format!("{op} {ty} {}", operands.join(", ")),
-        };
+        let instr = instruction(route, &operands);
         let _ = write!(
             out,
             "define i{bits} @c{i}(){attributes} {{\n  %r = {instr}\n  \
@@ -59,9 +76,27 @@ pub(crate) fn build(route: &Route, n_sources: usize, inputs: &[u64]) -> String {
         );
     }
     if route.ftz_attribute {
-        out.push_str(
-            "attributes #0 = { \"denormal-fp-math-f32\"=\"preserve-sign,preserve-sign\" }\n",
-        );
+        out.push_str(FTZ_GROUP);
+    }
+    out
+}
+
+/// The route as an IR function `@f` of parameters `%a0`, `%a1`, ... (in IR order, the values
+/// [`Route::arguments`] gives), for reading with the IR spec: what LangRef allows the folder.
+pub(crate) fn function(route: &Route) -> String {
+    let ty = route.ty.text();
+    let names: Vec<String> = (0..route.args.len()).map(|k| format!("%a{k}")).collect();
+    let params: Vec<String> = names.iter().map(|n| format!("{ty} {n}")).collect();
+    let mut out = header(route);
+    let _ = write!(
+        out,
+        "define {ty} @f({}){} {{\n  %r = {}\n  ret {ty} %r\n}}\n\n",
+        params.join(", "),
+        attributes(route),
+        instruction(route, &names)
+    );
+    if route.ftz_attribute {
+        out.push_str(FTZ_GROUP);
     }
     out
 }
@@ -69,9 +104,34 @@ pub(crate) fn build(route: &Route, n_sources: usize, inputs: &[u64]) -> String {
 /// Reads each case's verdict from the folded module into `out`: the bits when `@c<i>` folded to
 /// `ret i<bits> <constant>`, [`Verdict::NoVerdict`] when anything else is left.
 pub(crate) fn read(folded: &str, bits: u32, out: &mut [Verdict]) -> Result<(), String> {
-    out.fill(Verdict::NoVerdict);
-    let mut seen = vec![false; out.len()];
+    let returned = returns(folded, bits, out.len())?;
+    for (o, r) in out.iter_mut().zip(returned) {
+        *o = match r.and_then(|v| integer(v, bits)) {
+            Some(v) => Verdict::Bits(v),
+            None => Verdict::NoVerdict,
+        };
+    }
+    Ok(())
+}
+
+/// The `i<bits>` constant `text` as IR writes it (`-5`, `true`), as bits.
+pub(crate) fn integer(text: &str, bits: u32) -> Option<u64> {
+    let value = match text {
+        "true" if bits == 1 => 1,
+        "false" if bits == 1 => 0,
+        _ => text.parse::<i128>().ok()?,
+    };
+    Some(value as u64 & (u64::MAX >> (64 - bits)))
+}
+
+/// For each of the `n` cases of the folded module, the constant `@c<i>` returns when its body
+/// folded to `ret i<bits> <constant>` alone (as written: `-8388609`, `true`, `poison`), `None`
+/// when anything else is left.
+pub(crate) fn returns(folded: &str, bits: u32, n: usize) -> Result<Vec<Option<&str>>, String> {
+    let mut out = vec![None; n];
+    let mut seen = vec![false; n];
     let mut lines = folded.lines();
+    let prefix = format!("ret i{bits} ");
     while let Some(line) = lines.next() {
         let Some(index) = case_index(line) else {
             continue;
@@ -87,18 +147,12 @@ pub(crate) fn read(folded: &str, bits: u32, out: &mut [Verdict]) -> Result<(), S
         })?;
         *slot = true;
         if let [ret] = body.as_slice() {
-            if let Some(value) = ret
-                .strip_prefix(&format!("ret i{bits} "))
-                .and_then(|v| v.parse::<i128>().ok())
-            {
-                let mask = u64::MAX >> (64 - bits);
-                out[index] = Verdict::Bits(value as u64 & mask);
-            }
+            out[index] = ret.strip_prefix(&prefix);
         }
     }
     match seen.iter().position(|s| !s) {
         Some(missing) => Err(format!("the folded module lacks function @c{missing}")),
-        None => Ok(()),
+        None => Ok(out),
     }
 }
 
@@ -145,6 +199,15 @@ mod tests {
         );
         let mut four = [Verdict::Unsupported; 4];
         assert!(read(folded, 32, &mut four).unwrap_err().contains("@c3"));
+        let predicates =
+            "define i1 @c0() {\n  ret i1 true\n}\n\ndefine i1 @c1() {\n  ret i1 false\n}\n";
+        let mut two = [Verdict::Unsupported; 2];
+        read(predicates, 1, &mut two).expect("well formed");
+        assert_eq!(two, [Verdict::Bits(1), Verdict::Bits(0)]);
+        assert_eq!(
+            returns(folded, 32, 3).expect("well formed")[2],
+            Some("poison")
+        );
     }
 
     #[test]

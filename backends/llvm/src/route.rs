@@ -104,6 +104,23 @@ pub(crate) struct Route {
 }
 
 impl Route {
+    /// The IR operands of the case for `row` (the variant's sources), in IR order: `args`
+    /// applied, and `b`'s sign flipped where [`Route::negate_b`] says.
+    pub fn arguments(&self, row: &[u64]) -> Vec<u64> {
+        let sign =
+            (0..self.ty.lanes).fold(0u64, |acc, l| acc | 1 << ((l + 1) * self.ty.elem_bits - 1));
+        self.args
+            .iter()
+            .map(|&a| {
+                if self.negate_b && a == 1 && !self.ty.is_nan(row[a]) {
+                    row[a] ^ sign
+                } else {
+                    row[a]
+                }
+            })
+            .collect()
+    }
+
     /// Whether the case is a call to an NVVM intrinsic (which an LLVM may not know).
     pub fn intrinsic(&self) -> Option<&str> {
         match &self.op {
