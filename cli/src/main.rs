@@ -267,6 +267,11 @@ enum Command {
         /// 'fadd_*,fma_v2f16').
         #[arg(long, value_delimiter = ',')]
         only: Vec<String>,
+        /// Also fold each function with the same LLVM's instcombine at N boundary inputs (and
+        /// a counterexample's), judging each folded constant against the IR (a folding bug) and
+        /// the PTX (a result that changes with the optimisation level).
+        #[arg(long, value_name = "N", default_value_t = 0)]
+        fold: usize,
     },
     /// Run the service: findings store, work-unit queue, JSON API and dashboard.
     Serve(serve::ServeArgs),
@@ -425,6 +430,7 @@ fn run(cli: Cli) -> Result<bool> {
             work,
             repro,
             only,
+            fold,
         } => {
             let opts = semfuzz_smt::solve::Options {
                 timeout_ms: timeout,
@@ -442,6 +448,7 @@ fn run(cli: Cli) -> Result<bool> {
                 work,
                 repro,
                 only,
+                fold,
             };
             llc::run(&spec, &args, &opts)
         }

@@ -15,6 +15,7 @@
 
 mod catalogue;
 mod compile;
+mod fold;
 mod repro;
 
 use crate::eval::describe_operand;
@@ -58,6 +59,8 @@ pub struct Verdict {
     seconds: f64,
     /// A counterexample, confirmed or not.
     counterexample: Option<Counterexample>,
+    /// What folding the function with the same LLVM found (`--fold`).
+    fold: Option<fold::FoldSummary>,
 }
 
 /// Inputs on which the PTX returns what the IR does not allow.
@@ -131,6 +134,8 @@ pub struct Args {
     pub repro: Option<PathBuf>,
     /// Only the catalogue functions whose names match one of these patterns.
     pub only: Vec<String>,
+    /// Fold each function at this many boundary inputs (0: not at all).
+    pub fold: usize,
 }
 
 /// One verdict row: the unit, the target, the compiler.
@@ -181,6 +186,13 @@ pub fn run(spec: &Spec, args: &Args, opts: &Options) -> Result<bool> {
         if compilers.len() > 1 {
             bar.suspend(|| outln!("== {} ==", compiler.label()));
         }
+        let folder = if args.fold > 0 {
+            Some(fold::folder_for(compiler).map_err(|e| {
+                anyhow!("--fold: no folder for {}: {e}", compiler.label())
+            })?)
+        } else {
+            None
+        };
         bar.set_message(format!("{}: compiling", compiler.name));
         let ptx = compiler.compile(&modules, &sms)?;
         let ptx_dir = work.join(&compiler.name.replace('/', "_"));
@@ -200,13 +212,21 @@ pub fn run(spec: &Spec, args: &Args, opts: &Options) -> Result<bool> {
                         continue;
                     }
                 }
-                let v = validate(spec, u, sm, compiled, &ptx_dir, compiler, opts)?;
+                let fold = folder.as_ref().map(|f| (f, args.fold));
+                let v = validate(spec, u, sm, compiled, &ptx_dir, compiler, opts, fold)?;
                 let detail = if v.detail.is_empty() {
                     format!("{:.2}s", v.seconds)
                 } else {
                     v.detail.clone()
                 };
                 bar.suspend(|| outln!("{} {sm}: {} ({detail})", u.func, v.kind));
+                if let Some(f) = &v.fold {
+                    bar.suspend(|| {
+                        for l in f.lines() {
+                            outln!("{l}");
+                        }
+                    });
+                }
                 if let Some(c) = &v.counterexample {
                     bar.suspend(|| {
                         for l in c.lines(&compiler.label()) {
@@ -256,6 +276,11 @@ pub fn run(spec: &Spec, args: &Args, opts: &Options) -> Result<bool> {
                     "counterexample": v.counterexample.as_ref().map(|c| c.lines(&compilers[r.compiler].label())).unwrap_or_default(),
                     "seconds": v.seconds,
                     "llc": compilers[r.compiler].label(),
+                    "fold": v.fold.as_ref().map(|f| serde_json::json!({
+                        "counts": f.counts,
+                        "examples": f.examples,
+                        "error": f.error,
+                    })),
                 })
             })
             .collect();
@@ -472,7 +497,8 @@ fn var_name(s: &Slot, k: usize) -> String {
 }
 
 /// Validates one function at one target: reads its PTX (written into `ptx_dir`) and its IR, and
-/// proves the refinement.
+/// proves the refinement; with a folder, also folds it at the given number of boundary inputs.
+#[allow(clippy::too_many_arguments)]
 fn validate(
     spec: &Spec,
     u: &Unit,
@@ -481,12 +507,14 @@ fn validate(
     ptx_dir: &Path,
     compiler: &Compiler,
     opts: &Options,
+    folder: Option<(&semfuzz_llvm::Folder, usize)>,
 ) -> Result<Verdict> {
     let unsupported = |detail: String| Verdict {
         kind: "unsupported",
         detail,
         seconds: 0.0,
         counterexample: None,
+        fold: None,
     };
     let located = |d: &semfuzz_spec::Diagnostic| match &d.span {
         Some(s) => {
@@ -557,11 +585,27 @@ fn validate(
         .remove(0);
     let proof = sequence::prove(spec, &rule, opts).map_err(|d| anyhow!("{d}"))?;
     let seconds = proof.solved.seconds;
+    let fold = folder.map(|(folder, count)| {
+        let counterexample_row = match &proof.solved.answer {
+            Answer::Counterexample(values) => vec![proof
+                .query
+                .inputs()
+                .into_iter()
+                .map(|i| {
+                    let name = format!("in_{}", proof.query.vars[i].name);
+                    values.get(&name).copied().unwrap_or(0)
+                })
+                .collect()],
+            _ => Vec::new(),
+        };
+        fold::check(spec, &text, &u.func, &ptx.program, count, counterexample_row, folder)
+    });
     let verdict = |kind, detail, counterexample| Verdict {
         kind,
         detail,
         seconds,
         counterexample,
+        fold: fold.clone(),
     };
     Ok(match &proof.solved.answer {
         Answer::Proved => verdict("proved", String::new(), None),
