@@ -300,7 +300,7 @@ both_databases!(llc_pages, |_| {}, |app: TestApp| async move {
     );
     for want in [
         // The counterexample cell is the latest report, and links to its page.
-        format!("<td class=\"llc-counterexample\" title=\"sm_70: counterexample (llvmlite (LLVM 22.1.0), 0.25 s, "),
+        "<td class=\"llc-counterexample\" title=\"sm_70: counterexample (llvmlite (LLVM 22.1.0), 0.25 s, ".to_string(),
         format!("<a href=\"/llc/verdicts/{again}\">counterexample</a>"),
         format!("<a href=\"/llc/verdicts/{}\">proved</a>", ids[0]),
         // Unknown and unsupported show why on hover.
