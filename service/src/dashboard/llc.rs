@@ -141,7 +141,7 @@ pub(super) async fn matrix(
             p { "Compiled by " (compilers.into_iter().collect::<Vec<_>>().join(", ")) " · "
                 @for (i, v) in LLC_VERDICTS.iter().enumerate() {
                     @if i > 0 { ", " }
-                    (count(*v)) " " (label(v))
+                    (count(v)) " " (label(v))
                 }
                 " (of " (cells.len()) " function × target cells)" }
             table.llc id="llc-matrix" {
