@@ -1372,8 +1372,8 @@ impl Db {
         offset: i64,
     ) -> Result<Vec<LlcVerdict>> {
         check_page(limit, offset)?;
-        // Two texts rather than `$1 IS NULL OR …`: PostgreSQL cannot type a parameter that
-        // only `IS NULL` sees, and the filter then uses the index.
+        // Two statements rather than one with `($1 IS NULL OR llvm = $1)`: a plain equality
+        // lets PostgreSQL's plan use the index on llvm, and binds no NULL of a guessed type.
         let sql = |filter: &str, first: usize| {
             format!(
                 "SELECT {LLC_COLUMNS} FROM llc_verdicts {filter} ORDER BY id DESC LIMIT ${first} OFFSET ${}",
@@ -1403,8 +1403,8 @@ impl Db {
             .collect::<std::result::Result<_, _>>()?)
     }
 
-    /// Every LLVM version with its cells per verdict (each cell by its latest report), newest
-    /// version text last.
+    /// Every LLVM version with its cells per verdict (each cell by its latest report), in text
+    /// order (the dashboard orders them by version number).
     pub async fn llc_versions(&self) -> Result<Vec<LlcVersion>> {
         let rows = sqlx::query(
             "SELECT llvm, verdict, COUNT(*) AS n, MAX(created) AS last FROM llc_verdicts \

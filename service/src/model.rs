@@ -67,7 +67,7 @@ pub fn verdict_schema() -> Schema {
     one_of(&db::VERDICTS, false)
 }
 
-/// An `semfuzz validate-llc` verdict, from [`db::LLC_VERDICTS`].
+/// A `semfuzz validate-llc` verdict, from [`db::LLC_VERDICTS`].
 pub fn llc_verdict_schema() -> Schema {
     one_of(&db::LLC_VERDICTS, false)
 }

@@ -299,6 +299,8 @@ both_databases!(
             "/metrics",
             "/",
             "/findings",
+            "/api/v1/llc-verdicts",
+            "/llc",
         ] {
             let (s, _, _) = app.get(path).await;
             assert_eq!(s, StatusCode::UNAUTHORIZED, "{path}");
