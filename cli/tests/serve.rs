@@ -383,6 +383,86 @@ fn dashboard_in_headless_chromium() {
     child.wait().unwrap();
 }
 
+/// `semfuzz validate-llc --report`'s pages (issue 19) as a browser renders them: verdicts posted
+/// to the real server make `/llc/22.1.0`'s matrix, whose counterexample cell links to a page
+/// with the counterexample and the bug report, and whose unsupported cell says why on hover.
+#[test]
+fn llc_matrix_in_headless_chromium() {
+    let Some(browser) = chromium() else {
+        eprintln!("\n!!! SKIPPING the LLVM matrix's browser test: no chromium (run `cargo xtask setup`) !!!\n");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("s.db");
+    let tok = token(&db);
+    let (mut child, url) = serve(&db);
+    let verdict = |function: &str, target: &str, verdict: &str, detail: &str| {
+        serde_json::json!({
+            "llvm": "22.1.0", "compiler": "llvmlite (LLVM 22.1.0)", "function": function,
+            "target": target, "verdict": verdict, "detail": detail, "seconds": 0.5,
+            "counterexample": if verdict == "counterexample" { "a = 0x7f80 (inf)\nPTX computes 0x7fc0 (NaN)" } else { "" },
+            "report": if verdict == "counterexample" { "# [NVPTX] fadd bfloat on sm_70 loses infinity" } else { "" },
+        })
+    };
+    let stored: serde_json::Value = ureq::post(&format!("{url}/api/v1/llc-verdicts"))
+        .set("authorization", &format!("Bearer {tok}"))
+        .set("idempotency-key", "browser-1")
+        .send_json(serde_json::json!([
+            verdict("fadd_bf16", "sm_70", "counterexample", ""),
+            verdict("fadd_bf16", "sm_90", "proved", ""),
+            verdict("frem_f32", "sm_90", "unsupported", "frem: no PTX semantics"),
+        ]))
+        .unwrap()
+        .into_json()
+        .unwrap();
+    let cex = stored["ids"][0].as_i64().expect("stored ids");
+    let shots = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let matrix = dump_dom(
+        browser,
+        &format!("{url}/llc/22.1.0"),
+        &shots.join("dashboard-llc-matrix.png"),
+    );
+    let table = &matrix[matrix.find("id=\"llc-matrix\"").expect("the matrix")..];
+    for want in [
+        "<th>sm_70</th>".to_string(),
+        "<th><code>fadd_bf16</code></th>".to_string(),
+        format!("<a href=\"/llc/verdicts/{cex}\">counterexample</a>"),
+        "title=\"sm_90: unsupported: frem: no PTX semantics".to_string(),
+    ] {
+        assert!(
+            table.contains(&want),
+            "{want} not in the rendered matrix: {table}"
+        );
+    }
+    let page = dump_dom(
+        browser,
+        &format!("{url}/llc/verdicts/{cex}"),
+        &shots.join("dashboard-llc-verdict.png"),
+    );
+    for want in [
+        "<code>fadd_bf16</code> on sm_70",
+        "a = 0x7f80 (inf)\nPTX computes 0x7fc0 (NaN)",
+        "# [NVPTX] fadd bfloat on sm_70 loses infinity",
+        "href=\"/llc/22.1.0\"",
+    ] {
+        assert!(
+            page.contains(want),
+            "{want} not on the rendered verdict page: {page}"
+        );
+    }
+    let nav = dump_dom(
+        browser,
+        &format!("{url}/llc"),
+        &shots.join("dashboard-llc.png"),
+    );
+    assert!(
+        nav.contains("<a href=\"/llc\">LLVM</a>") && nav.contains("href=\"/llc/22.1.0\""),
+        "{nav}"
+    );
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
+
 /// Wide before deep (issue 21), through `serve --local-worker` on the host and a deliberately
 /// slow external backend: the host's findings arrive while the slow backend is still on its
 /// first pass, the matrix (in headless Chromium, where there is one) shows tried / supported

@@ -180,13 +180,15 @@ const FINDING_RULES: &str = "Out of range, or a finding's time is no calendar da
 /// The OpenAPI document, generated from the handlers' annotations and types.
 #[derive(OpenApi)]
 #[openapi(
-    info(title = "semfuzz service", description = "Findings, campaigns, work units and proofs of semfuzz. \
+    info(title = "semfuzz service", description = "Findings, campaigns, work units, proofs and LLVM \
+        translation-validation verdicts of semfuzz. \
         No text, in a body or a query, may contain U+0000 (NUL): PostgreSQL cannot store it, so \
         the server answers 422 (body) or 400 (query) on either database."),
     paths(
         post_findings, list_findings, get_finding, patch_finding,
         create_campaign, list_campaigns, get_campaign, patch_campaign,
-        lease_units, heartbeat_unit, complete_unit, post_proofs, list_proofs
+        lease_units, heartbeat_unit, complete_unit, post_proofs, list_proofs,
+        post_llc_verdicts, list_llc_verdicts
     ),
     components(schemas(FindingSchema, ErrorBody)),
     modifiers(&BearerAuth, &ExtractorErrors)
@@ -298,6 +300,10 @@ pub fn routes() -> Router<AppState> {
         .route("/api/v1/units/{id}/heartbeat", post(heartbeat_unit))
         .route("/api/v1/units/{id}/complete", post(complete_unit))
         .route("/api/v1/proofs", post(post_proofs).get(list_proofs))
+        .route(
+            "/api/v1/llc-verdicts",
+            post(post_llc_verdicts).get(list_llc_verdicts),
+        )
         .route("/healthz", get(healthz))
         .route("/metrics", get(metrics))
 }
@@ -323,12 +329,17 @@ async fn post_findings(
         s.db.ingest(&batch, idempotency_key(&headers)?, "api")
             .await?;
     s.metrics.add_findings(result.accepted as u64);
-    let status = if result.duplicate {
+    Ok(stored(result.duplicate, result))
+}
+
+/// The answer to a stored batch: 201, or 200 when its `Idempotency-Key` was stored before.
+fn stored(duplicate: bool, body: impl Serialize) -> Response {
+    let status = if duplicate {
         StatusCode::OK
     } else {
         StatusCode::CREATED
     };
-    Ok((status, Json(result)).into_response())
+    (status, Json(body)).into_response()
 }
 
 /// The request's `Idempotency-Key`, if it has one.
@@ -510,7 +521,7 @@ async fn complete_unit(
 /// changes nothing (200, `duplicate: true`).
 #[utoipa::path(post, path = "/api/v1/proofs", request_body = Vec<NewProof>,
     params(("Idempotency-Key" = Option<String>, Header, min_length = 1, max_length = 200, description = "Unique per batch (1 to 200 characters); a repeated key is not stored again")),
-    responses((status = 201, body = ProofIds), (status = 200, description = "Repeated batch", body = ProofIds),
+    responses((status = 201, body = BatchIds), (status = 200, description = "Repeated batch", body = BatchIds),
         (status = 422, body = ErrorBody)),
     security(("bearer" = [])))]
 async fn post_proofs(
@@ -519,13 +530,8 @@ async fn post_proofs(
     Json(p): Json<Vec<NewProof>>,
 ) -> Result<Response, ApiError> {
     require_token(&s, &headers).await?;
-    let stored = s.db.add_proofs(&p, idempotency_key(&headers)?).await?;
-    let status = if stored.duplicate {
-        StatusCode::OK
-    } else {
-        StatusCode::CREATED
-    };
-    Ok((status, Json(stored)).into_response())
+    let ids = s.db.add_proofs(&p, idempotency_key(&headers)?).await?;
+    Ok(stored(ids.duplicate, ids))
 }
 
 /// Proof results, newest first.
@@ -542,6 +548,50 @@ async fn list_proofs(
         proofs: s
             .db
             .proofs(p.limit.unwrap_or(100), p.offset.unwrap_or(0))
+            .await?,
+    }))
+}
+
+/// Stores `semfuzz validate-llc` verdicts (every report is kept; the dashboard's
+/// `/llc/{version}` matrix shows each function and target's latest). With
+/// `Idempotency-Key`, a batch whose key was stored already changes nothing (200,
+/// `duplicate: true`).
+#[utoipa::path(post, path = "/api/v1/llc-verdicts", request_body = Vec<NewLlcVerdict>,
+    params(("Idempotency-Key" = Option<String>, Header, min_length = 1, max_length = 200, description = "Unique per batch (1 to 200 characters); a repeated key is not stored again")),
+    responses((status = 201, body = BatchIds), (status = 200, description = "Repeated batch", body = BatchIds),
+        (status = 422, body = ErrorBody)),
+    security(("bearer" = [])))]
+async fn post_llc_verdicts(
+    State(s): State<AppState>,
+    headers: HeaderMap,
+    Json(v): Json<Vec<NewLlcVerdict>>,
+) -> Result<Response, ApiError> {
+    require_token(&s, &headers).await?;
+    let ids =
+        s.db.add_llc_verdicts(&v, idempotency_key(&headers)?)
+            .await?;
+    Ok(stored(ids.duplicate, ids))
+}
+
+/// `semfuzz validate-llc` verdicts, every report, newest first; `llvm` keeps one LLVM
+/// version's.
+#[utoipa::path(get, path = "/api/v1/llc-verdicts", params(LlcVerdictQuery),
+    responses((status = 200, body = LlcVerdictPage), (status = 422, body = ErrorBody)),
+    security((), ("bearer" = [])))]
+async fn list_llc_verdicts(
+    State(s): State<AppState>,
+    headers: HeaderMap,
+    Query(q): Query<LlcVerdictQuery>,
+) -> ApiResult<LlcVerdictPage> {
+    require_read(&s, &headers).await?;
+    Ok(Json(LlcVerdictPage {
+        verdicts: s
+            .db
+            .llc_verdicts(
+                q.llvm.as_deref(),
+                q.limit.unwrap_or(100),
+                q.offset.unwrap_or(0),
+            )
             .await?,
     }))
 }

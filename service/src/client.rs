@@ -1,4 +1,5 @@
-//! Reporting to a service as work goes (`semfuzz fuzz --report`, `semfuzz prove --report`):
+//! Reporting to a service as work goes (`semfuzz fuzz --report`, `semfuzz prove --report`,
+//! `semfuzz validate-llc --report`):
 //! every batch is posted with an `Idempotency-Key`; a batch the service cannot take now (no
 //! connection, a 5xx, a refused token) is appended to a spool file with its key and resent
 //! before the next post and at exit. The service stores a key once, so a batch resent after
@@ -6,7 +7,7 @@
 //!
 //! One reporting process per spool file: a flush rewrites the file.
 
-use crate::model::NewProof;
+use crate::model::{NewLlcVerdict, NewProof};
 use semfuzz_fuzz::Finding;
 use serde::{Deserialize, Serialize};
 use std::io::{BufRead, Write};
@@ -17,6 +18,8 @@ use std::time::Duration;
 const FINDINGS: &str = "/api/v1/findings";
 /// The proofs endpoint.
 const PROOFS: &str = "/api/v1/proofs";
+/// The LLVM translation-validation verdicts endpoint.
+const LLC_VERDICTS: &str = "/api/v1/llc-verdicts";
 
 /// A batch waiting in the spool file: one JSON line.
 #[derive(Serialize, Deserialize)]
@@ -58,7 +61,7 @@ pub enum ReportError {
     Spool(PathBuf, std::io::Error),
 }
 
-/// A client that posts findings and proofs to one service, spooling what it cannot send.
+/// A client that posts findings, proofs and LLVM verdicts to one service, spooling what it cannot send.
 pub struct Reporter {
     agent: ureq::Agent,
     server: String,
@@ -104,6 +107,12 @@ impl Reporter {
         self.send(PROOFS, proofs)
     }
 
+    /// Resends the spool, then posts `verdicts` of `semfuzz validate-llc` (nothing when
+    /// empty).
+    pub fn llc_verdicts(&self, verdicts: &[NewLlcVerdict]) -> Result<Delivery, ReportError> {
+        self.send(LLC_VERDICTS, verdicts)
+    }
+
     fn send(&self, path: &str, items: &[impl Serialize]) -> Result<Delivery, ReportError> {
         let mut delivery = self.flush()?;
         if items.is_empty() {
@@ -112,7 +121,7 @@ impl Reporter {
         let batch = Spooled {
             path: path.to_string(),
             key: new_key(),
-            body: serde_json::to_value(items).expect("findings and proofs serialise"),
+            body: serde_json::to_value(items).expect("posted items serialise"),
         };
         // Batches go in order: while older ones wait, this one waits behind them.
         let outcome = if delivery.spooled > 0 {

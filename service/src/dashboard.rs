@@ -19,6 +19,8 @@ use semfuzz_spec::outcome::describe;
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
 
+mod llc;
+
 const STYLE: &str = include_str!("../assets/style.css");
 const SCRIPT: &str = include_str!("../assets/copy.js");
 /// The cookie the login form sets when reads need a token.
@@ -34,6 +36,9 @@ pub fn routes() -> Router<AppState> {
         .route("/campaigns", get(campaigns).post(start_campaign))
         .route("/campaigns/{id}", get(campaign))
         .route("/proofs", get(proofs))
+        .route("/llc", get(llc::versions))
+        .route("/llc/{version}", get(llc::matrix))
+        .route("/llc/verdicts/{id}", get(llc::verdict))
         .route("/login", get(login_page).post(login))
         .route(
             "/assets/style.css",
@@ -118,6 +123,7 @@ fn page(title: &str, body: Markup) -> Html<String> {
                         a href="/findings" { "Findings" }
                         a href="/campaigns" { "Campaigns" }
                         a href="/proofs" { "Proofs" }
+                        a href="/llc" { "LLVM" }
                         a href="/api/v1/openapi.json" { "API" }
                     }
                     main { (body) }
@@ -128,18 +134,21 @@ fn page(title: &str, body: Markup) -> Html<String> {
     )
 }
 
+/// `s` percent-encoded for a URL's path segment or query value (RFC 3986's unreserved
+/// characters stay).
+fn enc(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
 /// A `/findings` link with these filters.
 fn findings_link(variant: &str, backend: &str, status: &str) -> String {
-    let enc = |s: &str| -> String {
-        s.bytes()
-            .map(|b| match b {
-                b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
-                    (b as char).to_string()
-                }
-                _ => format!("%{b:02X}"),
-            })
-            .collect()
-    };
     format!(
         "/findings?variant={}&backend={}&status={}",
         enc(variant),

@@ -101,6 +101,9 @@ pub const CAMPAIGN_STATUSES: [&str; 3] = ["running", "paused", "stopped"];
 /// Verdicts a stored proof can have (as `semfuzz prove` prints them).
 pub const VERDICTS: [&str; 3] = ["proved", "counterexample", "unknown"];
 
+/// Verdicts a stored `semfuzz validate-llc` result can have (as it prints them).
+pub const LLC_VERDICTS: [&str; 4] = ["proved", "counterexample", "unknown", "unsupported"];
+
 /// The columns `GET /api/v1/findings?sort=` takes (prefix `-` for descending). The OpenAPI
 /// document lists them from here, so the schema and the check cannot drift apart.
 pub const SORT_KEYS: [&str; 8] = [
@@ -435,6 +438,31 @@ fn proof(row: &AnyRow) -> std::result::Result<Proof, sqlx::Error> {
         verdict: row.try_get("verdict")?,
         counterexample: row.try_get("counterexample")?,
         solver: row.try_get("solver")?,
+        seconds: row.try_get("seconds")?,
+        created: row.try_get("created")?,
+    })
+}
+
+/// Every column of `llc_verdicts`, in [`LlcVerdict`]'s names.
+const LLC_COLUMNS: &str = "id, llvm, compiler, function, target, verdict, detail, \
+    counterexample, report, seconds, created";
+
+/// [`LLC_COLUMNS`] with the Markdown report left empty: lists of verdicts do not show it, and
+/// it is the one column that can be 100,000 characters.
+const LLC_SUMMARY_COLUMNS: &str = "id, llvm, compiler, function, target, verdict, detail, \
+    counterexample, '' AS report, seconds, created";
+
+fn llc_verdict(row: &AnyRow) -> std::result::Result<LlcVerdict, sqlx::Error> {
+    Ok(LlcVerdict {
+        id: row.try_get("id")?,
+        llvm: row.try_get("llvm")?,
+        compiler: row.try_get("compiler")?,
+        function: row.try_get("function")?,
+        target: row.try_get("target")?,
+        verdict: row.try_get("verdict")?,
+        detail: row.try_get("detail")?,
+        counterexample: row.try_get("counterexample")?,
+        report: row.try_get("report")?,
         seconds: row.try_get("seconds")?,
         created: row.try_get("created")?,
     })
@@ -1307,64 +1335,13 @@ impl Db {
 
     /// Stores proof results. With `key`, a batch already stored under that key changes
     /// nothing (`duplicate: true`).
-    pub async fn add_proofs(&self, proofs: &[NewProof], key: Option<&str>) -> Result<ProofIds> {
-        for (i, p) in proofs.iter().enumerate() {
-            bounded(&format!("proofs[{i}].rule"), &p.rule, 500)?;
-            bounded(
-                &format!("proofs[{i}].counterexample"),
-                &p.counterexample,
-                10_000,
-            )?;
-            bounded(&format!("proofs[{i}].solver"), &p.solver, 200)?;
-            if !VERDICTS.contains(&p.verdict.as_str()) {
-                return Err(Error::Invalid(format!(
-                    "proofs[{i}].verdict: `{}` is not proved, counterexample or unknown",
-                    p.verdict
-                )));
-            }
-            if !p.seconds.is_finite() || p.seconds < 0.0 {
-                return Err(Error::Invalid(format!(
-                    "proofs[{i}].seconds: must be a non-negative number"
-                )));
-            }
-        }
-        let (_g, mut tx) = self.write().await?;
-        if !claim_batch_key(&mut tx, key, proofs.len()).await? {
-            tx.rollback().await?;
-            return Ok(ProofIds {
-                ids: vec![],
-                duplicate: true,
-            });
-        }
-        let mut ids = Vec::new();
-        for p in proofs {
-            ids.push(
-                sqlx::query(
-                    "INSERT INTO proofs (rule, verdict, counterexample, solver, seconds, created) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
-                )
-                .bind(&p.rule)
-                .bind(&p.verdict)
-                .bind(&p.counterexample)
-                .bind(&p.solver)
-                .bind(p.seconds)
-                .bind(now_text())
-                .fetch_one(&mut *tx)
-                .await?
-                .try_get("id")?,
-            );
-        }
-        tx.commit().await?;
-        Ok(ProofIds {
-            ids,
-            duplicate: false,
-        })
+    pub async fn add_proofs(&self, proofs: &[NewProof], key: Option<&str>) -> Result<BatchIds> {
+        self.add_batch(proofs, key).await
     }
 
     /// Proof results, newest first.
     pub async fn proofs(&self, limit: i64, offset: i64) -> Result<Vec<Proof>> {
-        if !(1..=1000).contains(&limit) || offset < 0 {
-            return Err(Error::Invalid("limit: 1..=1000, offset: 0 or more".into()));
-        }
+        check_page(limit, offset)?;
         let rows = sqlx::query("SELECT id, rule, verdict, counterexample, solver, seconds, created FROM proofs ORDER BY id DESC LIMIT $1 OFFSET $2")
             .bind(limit)
             .bind(offset)
@@ -1375,6 +1352,285 @@ impl Db {
             .map(proof)
             .collect::<std::result::Result<_, _>>()?)
     }
+
+    /// Stores `semfuzz validate-llc` verdicts, every report as a row of its own (the latest
+    /// of a cell is what the matrix shows). With `key`, a batch already stored under that key
+    /// changes nothing (`duplicate: true`).
+    pub async fn add_llc_verdicts(
+        &self,
+        verdicts: &[NewLlcVerdict],
+        key: Option<&str>,
+    ) -> Result<BatchIds> {
+        self.add_batch(verdicts, key).await
+    }
+
+    /// LLVM verdicts, every report, newest first; only `llvm`'s when given.
+    pub async fn llc_verdicts(
+        &self,
+        llvm: Option<&str>,
+        limit: i64,
+        offset: i64,
+    ) -> Result<Vec<LlcVerdict>> {
+        check_page(limit, offset)?;
+        // Two statements rather than one with `($1 IS NULL OR llvm = $1)`: a plain equality
+        // lets PostgreSQL's plan use the index on llvm, and binds no NULL of a guessed type.
+        let sql = |filter: &str, first: usize| {
+            format!(
+                "SELECT {LLC_COLUMNS} FROM llc_verdicts {filter} ORDER BY id DESC LIMIT ${first} OFFSET ${}",
+                first + 1
+            )
+        };
+        let rows = match llvm {
+            Some(v) => {
+                sqlx::query(&sql("WHERE llvm = $1", 2))
+                    .bind(v)
+                    .bind(limit)
+                    .bind(offset)
+                    .fetch_all(&self.pool)
+                    .await?
+            }
+            None => {
+                sqlx::query(&sql("", 1))
+                    .bind(limit)
+                    .bind(offset)
+                    .fetch_all(&self.pool)
+                    .await?
+            }
+        };
+        Ok(rows
+            .iter()
+            .map(llc_verdict)
+            .collect::<std::result::Result<_, _>>()?)
+    }
+
+    /// Every LLVM version with its cells per verdict (each cell by its latest report), in text
+    /// order (the dashboard orders them by version number).
+    pub async fn llc_versions(&self) -> Result<Vec<LlcVersion>> {
+        let rows = sqlx::query(
+            "SELECT llvm, verdict, COUNT(*) AS n, MAX(created) AS last FROM llc_verdicts \
+             WHERE id IN (SELECT MAX(id) FROM llc_verdicts GROUP BY llvm, function, target) \
+             GROUP BY llvm, verdict ORDER BY llvm",
+        )
+        .fetch_all(&self.pool)
+        .await?;
+        let mut out: Vec<LlcVersion> = Vec::new();
+        for r in &rows {
+            let llvm: String = r.try_get("llvm")?;
+            if out.last().is_none_or(|v| v.llvm != llvm) {
+                out.push(LlcVersion {
+                    llvm,
+                    ..Default::default()
+                });
+            }
+            let v = out.last_mut().expect("pushed above");
+            let verdict: String = r.try_get("verdict")?;
+            if let Some(i) = LLC_VERDICTS.iter().position(|&k| k == verdict) {
+                v.cells[i] += r.try_get::<i64, _>("n")?;
+            }
+            let last: String = r.try_get("last")?;
+            if last > v.last {
+                v.last = last;
+            }
+        }
+        Ok(out)
+    }
+
+    /// The latest report of every (function, target) cell of `llvm`, by function and target,
+    /// without the reports' Markdown (the matrix does not show it).
+    pub async fn llc_matrix(&self, llvm: &str) -> Result<Vec<LlcVerdict>> {
+        let rows = sqlx::query(&format!(
+            "SELECT {LLC_SUMMARY_COLUMNS} FROM llc_verdicts WHERE id IN \
+             (SELECT MAX(id) FROM llc_verdicts WHERE llvm = $1 GROUP BY function, target) \
+             ORDER BY function, target"
+        ))
+        .bind(llvm)
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(rows
+            .iter()
+            .map(llc_verdict)
+            .collect::<std::result::Result<_, _>>()?)
+    }
+
+    /// One verdict; its cell's reports, oldest first (the newest 1000); and the latest report of the same
+    /// function and target under every LLVM version. The two lists leave out the Markdown.
+    pub async fn llc_verdict(
+        &self,
+        id: i64,
+    ) -> Result<(LlcVerdict, Vec<LlcVerdict>, Vec<LlcVerdict>)> {
+        let v = sqlx::query(&format!(
+            "SELECT {LLC_COLUMNS} FROM llc_verdicts WHERE id = $1"
+        ))
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await?
+        .ok_or_else(|| Error::NotFound(format!("no LLVM verdict {id}")))?;
+        let v = llc_verdict(&v)?;
+        let history = sqlx::query(&format!(
+            "SELECT {LLC_SUMMARY_COLUMNS} FROM llc_verdicts \
+             WHERE llvm = $1 AND function = $2 AND target = $3 ORDER BY id DESC LIMIT 1000"
+        ))
+        .bind(&v.llvm)
+        .bind(&v.function)
+        .bind(&v.target)
+        .fetch_all(&self.pool)
+        .await?;
+        let versions = sqlx::query(&format!(
+            "SELECT {LLC_SUMMARY_COLUMNS} FROM llc_verdicts WHERE id IN \
+             (SELECT MAX(id) FROM llc_verdicts WHERE function = $1 AND target = $2 GROUP BY llvm) \
+             ORDER BY llvm"
+        ))
+        .bind(&v.function)
+        .bind(&v.target)
+        .fetch_all(&self.pool)
+        .await?;
+        let rows = |rs: Vec<AnyRow>| -> std::result::Result<Vec<LlcVerdict>, sqlx::Error> {
+            rs.iter().map(llc_verdict).collect()
+        };
+        // The newest 1000 reports of the cell, turned oldest first.
+        let mut history = rows(history)?;
+        history.reverse();
+        Ok((v, history, rows(versions)?))
+    }
+
+    /// Stores a batch of posted items (proofs, LLVM verdicts): checks every item first, so
+    /// a bad one stores nothing, then inserts them in one transaction with the batch's
+    /// `Idempotency-Key`; a key stored before changes nothing (`duplicate: true`).
+    async fn add_batch<T: BatchItem>(&self, items: &[T], key: Option<&str>) -> Result<BatchIds> {
+        for (i, item) in items.iter().enumerate() {
+            item.check(&|field| format!("{}[{i}].{field}", T::NAME))?;
+        }
+        let (_g, mut tx) = self.write().await?;
+        if !claim_batch_key(&mut tx, key, items.len()).await? {
+            tx.rollback().await?;
+            return Ok(BatchIds {
+                ids: vec![],
+                duplicate: true,
+            });
+        }
+        let now = now_text();
+        let mut ids = Vec::with_capacity(items.len());
+        for item in items {
+            ids.push(item.insert(&mut tx, &now).await?);
+        }
+        tx.commit().await?;
+        Ok(BatchIds {
+            ids,
+            duplicate: false,
+        })
+    }
+}
+
+/// An item of a batch `POST` ([`Db::add_batch`]): proofs and LLVM verdicts share the
+/// checks-then-transaction path and its idempotency.
+trait BatchItem {
+    /// The items' name in errors (`proofs[2].verdict`).
+    const NAME: &'static str;
+    /// Checks what the schema states and serde cannot (lengths, enumerations, ranges);
+    /// `at(field)` names the field in the error.
+    fn check(&self, at: &dyn Fn(&str) -> String) -> Result<()>;
+    /// Inserts the item, stored at `now`; returns its id.
+    async fn insert(&self, tx: &mut Transaction<'static, Any>, now: &str) -> Result<i64>;
+}
+
+impl BatchItem for NewProof {
+    const NAME: &'static str = "proofs";
+
+    fn check(&self, at: &dyn Fn(&str) -> String) -> Result<()> {
+        bounded(&at("rule"), &self.rule, 500)?;
+        bounded(&at("counterexample"), &self.counterexample, 10_000)?;
+        bounded(&at("solver"), &self.solver, 200)?;
+        one_of(&at("verdict"), &self.verdict, &VERDICTS)?;
+        seconds(&at("seconds"), self.seconds)
+    }
+
+    async fn insert(&self, tx: &mut Transaction<'static, Any>, now: &str) -> Result<i64> {
+        Ok(sqlx::query(
+            "INSERT INTO proofs (rule, verdict, counterexample, solver, seconds, created) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
+        )
+        .bind(&self.rule)
+        .bind(&self.verdict)
+        .bind(&self.counterexample)
+        .bind(&self.solver)
+        .bind(self.seconds)
+        .bind(now)
+        .fetch_one(&mut **tx)
+        .await?
+        .try_get("id")?)
+    }
+}
+
+impl BatchItem for NewLlcVerdict {
+    const NAME: &'static str = "verdicts";
+
+    fn check(&self, at: &dyn Fn(&str) -> String) -> Result<()> {
+        for (field, value, max) in [
+            ("llvm", &self.llvm, 50),
+            ("function", &self.function, 500),
+            ("target", &self.target, 50),
+        ] {
+            bounded(&at(field), value, max)?;
+            // Each names a row, column or page of the dashboard.
+            if value.trim().is_empty() {
+                return Err(Error::Invalid(format!("{}: must not be empty", at(field))));
+            }
+        }
+        bounded(&at("compiler"), &self.compiler, 200)?;
+        bounded(&at("detail"), &self.detail, 2000)?;
+        bounded(&at("counterexample"), &self.counterexample, 10_000)?;
+        bounded(&at("report"), &self.report, 100_000)?;
+        one_of(&at("verdict"), &self.verdict, &LLC_VERDICTS)?;
+        seconds(&at("seconds"), self.seconds)
+    }
+
+    async fn insert(&self, tx: &mut Transaction<'static, Any>, now: &str) -> Result<i64> {
+        Ok(sqlx::query(
+            "INSERT INTO llc_verdicts (llvm, compiler, function, target, verdict, detail, counterexample, report, seconds, created) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id",
+        )
+        .bind(&self.llvm)
+        .bind(&self.compiler)
+        .bind(&self.function)
+        .bind(&self.target)
+        .bind(&self.verdict)
+        .bind(&self.detail)
+        .bind(&self.counterexample)
+        .bind(&self.report)
+        .bind(self.seconds)
+        .bind(now)
+        .fetch_one(&mut **tx)
+        .await?
+        .try_get("id")?)
+    }
+}
+
+/// Checks `value` is one of `allowed`; the error lists them.
+fn one_of(field: &str, value: &str, allowed: &[&str]) -> Result<()> {
+    if allowed.contains(&value) {
+        return Ok(());
+    }
+    Err(Error::Invalid(format!(
+        "{field}: `{value}` is not one of {}",
+        allowed.join(", ")
+    )))
+}
+
+/// Checks a duration in seconds is a finite number, not negative.
+fn seconds(field: &str, value: f64) -> Result<()> {
+    if value.is_finite() && value >= 0.0 {
+        return Ok(());
+    }
+    Err(Error::Invalid(format!(
+        "{field}: must be a non-negative number"
+    )))
+}
+
+/// Checks a page of a list other than findings.
+fn check_page(limit: i64, offset: i64) -> Result<()> {
+    if !(1..=1000).contains(&limit) || offset < 0 {
+        return Err(Error::Invalid("limit: 1..=1000, offset: 0 or more".into()));
+    }
+    Ok(())
 }
 
 /// `ORDER BY` column for a `sort` parameter (`-count` is descending); a fixed list, never

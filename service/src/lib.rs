@@ -6,7 +6,8 @@
 //! - [`dashboard`]: the server-rendered HTML pages.
 //! - [`model`]: the API's types, from which the OpenAPI document is generated.
 //! - [`strict_json`]: reading request bodies by the document's (JSON Schema's) rules.
-//! - [`client`]: posting findings and proofs as work goes, spooling what cannot be sent.
+//! - [`client`]: posting findings, proofs and LLVM verdicts as work goes, spooling what
+//!   cannot be sent.
 //! - [`worker`]: the worker's side of the work-unit protocol (`semfuzz worker`).
 
 #![warn(missing_docs)]

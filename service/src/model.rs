@@ -67,6 +67,21 @@ pub fn verdict_schema() -> Schema {
     one_of(&db::VERDICTS, false)
 }
 
+/// A `semfuzz validate-llc` verdict, from [`db::LLC_VERDICTS`].
+pub fn llc_verdict_schema() -> Schema {
+    one_of(&db::LLC_VERDICTS, false)
+}
+
+/// A name of at most 50 characters, not blank (an LLVM version, a target).
+pub fn short_name_schema() -> ObjectBuilder {
+    non_blank(50)
+}
+
+/// A name of at most 500 characters, not blank (an IR function).
+pub fn long_name_schema() -> ObjectBuilder {
+    non_blank(500)
+}
+
 /// A campaign's generator, from the generators `semfuzz fuzz --generator` knows.
 pub fn generator_schema() -> Schema {
     let names: Vec<&str> = GeneratorKind::ALL.iter().map(|(n, _)| *n).collect();
@@ -586,9 +601,9 @@ pub struct Proof {
     pub created: String,
 }
 
-/// Stored proofs' ids.
+/// The ids of a stored batch of proofs or LLVM verdicts.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
-pub struct ProofIds {
+pub struct BatchIds {
     /// In the posted order (empty for a repeated batch).
     pub ids: Vec<i64>,
     /// True when the batch's `Idempotency-Key` was stored already: nothing was stored.
@@ -601,6 +616,107 @@ pub struct ProofIds {
 pub struct ProofPage {
     /// Newest first.
     pub proofs: Vec<Proof>,
+}
+
+/// One `semfuzz validate-llc` verdict: a function at a target under one LLVM.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewLlcVerdict {
+    /// LLVM's version (`22.1.0`): the dashboard has a page per version.
+    #[schema(schema_with = short_name_schema)]
+    pub llvm: String,
+    /// The compiler that emitted the PTX and its LLVM (`llvmlite (LLVM 22.1.0)`, `llc-16
+    /// (LLVM 16.0.6)`).
+    #[schema(max_length = 200)]
+    pub compiler: String,
+    /// The IR function's name, without `@` (`fma_bf16`).
+    #[schema(schema_with = long_name_schema)]
+    pub function: String,
+    /// The target (`sm_70`).
+    #[schema(schema_with = short_name_schema)]
+    pub target: String,
+    /// `proved`, `counterexample`, `unknown` or `unsupported`.
+    #[schema(schema_with = llc_verdict_schema)]
+    pub verdict: String,
+    /// Why, for `unknown` (the solver's reason) and `unsupported` (the instruction or IR
+    /// feature that stops it).
+    #[serde(default)]
+    #[schema(max_length = 2000)]
+    pub detail: String,
+    /// For a counterexample: the inputs, what the IR allows and what the PTX computes, one
+    /// per line.
+    #[serde(default)]
+    #[schema(max_length = 10000)]
+    pub counterexample: String,
+    /// For a counterexample: a bug report in Markdown, ready to file upstream.
+    #[serde(default)]
+    #[schema(max_length = 100000)]
+    pub report: String,
+    /// Time taken, seconds.
+    #[schema(minimum = 0)]
+    pub seconds: f64,
+}
+
+/// A stored `semfuzz validate-llc` verdict.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct LlcVerdict {
+    /// Its id (`/llc/verdicts/{id}` on the dashboard).
+    pub id: i64,
+    /// LLVM's version.
+    pub llvm: String,
+    /// The compiler and its LLVM.
+    pub compiler: String,
+    /// The IR function's name.
+    pub function: String,
+    /// The target.
+    pub target: String,
+    /// `proved`, `counterexample`, `unknown` or `unsupported`.
+    #[schema(schema_with = llc_verdict_schema)]
+    pub verdict: String,
+    /// Why, for `unknown` and `unsupported`; or empty.
+    pub detail: String,
+    /// The counterexample's lines, or empty.
+    pub counterexample: String,
+    /// The bug report in Markdown, or empty.
+    pub report: String,
+    /// Time taken, seconds.
+    pub seconds: f64,
+    /// When stored (RFC 3339).
+    pub created: String,
+}
+
+/// A page of LLVM verdicts.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct LlcVerdictPage {
+    /// Every report (not only each cell's latest), newest first.
+    pub verdicts: Vec<LlcVerdict>,
+}
+
+/// Filter and paging of `GET /api/v1/llc-verdicts`.
+#[derive(Clone, Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct LlcVerdictQuery {
+    /// Only this LLVM version, exact (`22.1.0`).
+    pub llvm: Option<String>,
+    /// Page size, 1..=1000 (default 100).
+    #[param(minimum = 1, maximum = 1000)]
+    pub limit: Option<i64>,
+    /// Items to skip.
+    #[param(minimum = 0)]
+    pub offset: Option<i64>,
+}
+
+/// One LLVM version on the dashboard: how many of its (function, target) cells stand at each
+/// verdict (by their latest report).
+#[derive(Clone, Debug, Default)]
+pub struct LlcVersion {
+    /// LLVM's version.
+    pub llvm: String,
+    /// Cells per verdict, in [`db::LLC_VERDICTS`]' order.
+    pub cells: [i64; 4],
+    /// The latest report's time.
+    pub last: String,
 }
 
 /// Paging of lists other than findings.

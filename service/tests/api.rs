@@ -1,5 +1,6 @@
 //! The JSON API on SQLite and on PostgreSQL: idempotent ingest, filters and paging, triage,
-//! campaigns and leasing, proofs, auth, bad input, OpenAPI and metrics.
+//! campaigns and leasing, proofs, LLVM verdicts (and the reporting client), auth, bad input,
+//! OpenAPI and metrics.
 
 mod common;
 
@@ -275,6 +276,7 @@ both_databases!(auth, |_| {}, |app: TestApp| async move {
         (Method::POST, "/api/v1/campaigns"),
         (Method::POST, "/api/v1/units/lease"),
         (Method::POST, "/api/v1/proofs"),
+        (Method::POST, "/api/v1/llc-verdicts"),
         (Method::PATCH, "/api/v1/findings/1"),
     ] {
         let (s, _, _) = app.send(m, path, None, Some(b"{}".to_vec()), &[]).await;
@@ -297,6 +299,8 @@ both_databases!(
             "/metrics",
             "/",
             "/findings",
+            "/api/v1/llc-verdicts",
+            "/llc",
         ] {
             let (s, _, _) = app.get(path).await;
             assert_eq!(s, StatusCode::UNAUTHORIZED, "{path}");
@@ -808,5 +812,254 @@ both_databases!(
             )
             .await;
         assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{v}");
+    }
+);
+
+async fn post_llc(app: &TestApp, batch: &Value, key: Option<&str>) -> (StatusCode, Value) {
+    let headers: Vec<(&str, &str)> = key
+        .map(|k| vec![("idempotency-key", k)])
+        .unwrap_or_default();
+    let (s, v, _) = app
+        .send(
+            Method::POST,
+            "/api/v1/llc-verdicts",
+            Some(&app.token.clone()),
+            Some(batch.to_string().into_bytes()),
+            &headers,
+        )
+        .await;
+    (s, v)
+}
+
+/// The functions of a page of `GET /api/v1/llc-verdicts`, in its order.
+fn llc_functions(v: &Value) -> Vec<String> {
+    v["verdicts"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{v}"))
+        .iter()
+        .map(|f| {
+            format!(
+                "{}@{}",
+                f["function"].as_str().unwrap(),
+                f["llvm"].as_str().unwrap()
+            )
+        })
+        .collect()
+}
+
+both_databases!(llc_verdicts, |_| {}, |app: TestApp| async move {
+    let batch = json!([
+        llc("22.1.0", "fadd_f32", "sm_70", "proved"),
+        llc("22.1.0", "fma_bf16", "sm_70", "counterexample"),
+        llc("22.1.0", "frem_f32", "sm_70", "unsupported"),
+    ]);
+    let (s, v) = post_llc(&app, &batch, Some("llc-1")).await;
+    assert_eq!(s, StatusCode::CREATED, "{v}");
+    assert_eq!(v["ids"].as_array().unwrap().len(), 3, "{v}");
+    assert_eq!(v["duplicate"], json!(false));
+    // A retried batch (same key) stores nothing again.
+    let (s, v) = post_llc(&app, &batch, Some("llc-1")).await;
+    assert_eq!(
+        (s, v["duplicate"].clone()),
+        (StatusCode::OK, json!(true)),
+        "{v}"
+    );
+    assert_eq!(v["ids"], json!([]));
+    let (s, v) = post_llc(
+        &app,
+        &json!([llc("16.0.6", "fma_bf16", "sm_70", "unknown")]),
+        None,
+    )
+    .await;
+    assert_eq!(s, StatusCode::CREATED, "{v}");
+    let (s, v, _) = app.get("/api/v1/llc-verdicts").await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    assert_eq!(
+        llc_functions(&v),
+        [
+            "fma_bf16@16.0.6",
+            "frem_f32@22.1.0",
+            "fma_bf16@22.1.0",
+            "fadd_f32@22.1.0"
+        ],
+        "every report, newest first, the retry not stored"
+    );
+    // Every field comes back; the ones left out are empty.
+    let cex = &v["verdicts"][2];
+    assert_eq!(cex["compiler"], json!("llvmlite (LLVM 22.1.0)"));
+    assert_eq!(cex["target"], json!("sm_70"));
+    assert_eq!(cex["verdict"], json!("counterexample"));
+    assert!(
+        cex["counterexample"]
+            .as_str()
+            .unwrap()
+            .contains("IR allows 0x4000"),
+        "{cex}"
+    );
+    assert!(
+        cex["report"]
+            .as_str()
+            .unwrap()
+            .starts_with("# NVPTX miscompiles `fma_bf16`"),
+        "{cex}"
+    );
+    assert_eq!(cex["seconds"], json!(0.25));
+    assert!(cex["created"].as_str().unwrap().ends_with('Z'), "{cex}");
+    assert_eq!(v["verdicts"][3]["detail"], json!(""));
+    assert_eq!(v["verdicts"][0]["detail"], json!("z3: timeout after 10 s"));
+    let (_, v, _) = app.get("/api/v1/llc-verdicts?llvm=22.1.0").await;
+    assert_eq!(
+        llc_functions(&v),
+        ["frem_f32@22.1.0", "fma_bf16@22.1.0", "fadd_f32@22.1.0"]
+    );
+    let (_, v, _) = app
+        .get("/api/v1/llc-verdicts?llvm=22.1.0&limit=1&offset=1")
+        .await;
+    assert_eq!(llc_functions(&v), ["fma_bf16@22.1.0"]);
+    let (_, v, _) = app.get("/api/v1/llc-verdicts?llvm=14.0.0").await;
+    assert_eq!(v["verdicts"], json!([]));
+
+    // Bad input: a 422 naming the item and field, and nothing of the batch stored.
+    let good = llc("22.1.0", "fneg_f16", "sm_80", "proved");
+    let with = |field: &str, value: Value| {
+        let mut bad = good.clone();
+        bad[field] = value;
+        json!([good.clone(), bad])
+    };
+    for (batch, want) in [
+        (with("verdict", json!("maybe")), "verdicts[1].verdict: `maybe` is not one of proved, counterexample, unknown, unsupported"),
+        (with("target", json!("s".repeat(51))), "verdicts[1].target: longer than 50 characters"),
+        (with("llvm", json!("x".repeat(51))), "verdicts[1].llvm: longer than 50 characters"),
+        (with("function", json!("f".repeat(501))), "verdicts[1].function: longer than 500"),
+        (with("compiler", json!("c".repeat(201))), "verdicts[1].compiler: longer than 200"),
+        (with("detail", json!("d".repeat(2001))), "verdicts[1].detail: longer than 2000"),
+        (with("counterexample", json!("c".repeat(10_001))), "verdicts[1].counterexample: longer than 10000"),
+        (with("report", json!("r".repeat(100_001))), "verdicts[1].report: longer than 100000"),
+        (with("seconds", json!(-0.5)), "verdicts[1].seconds: must be a non-negative number"),
+        (with("llvm", json!("  ")), "verdicts[1].llvm: must not be empty"),
+        (with("function", json!("")), "verdicts[1].function: must not be empty"),
+        (with("bogus", json!(1)), "unknown field `bogus`"),
+        (with("seconds", json!("fast")), "[1].seconds: invalid type"),
+        (json!([{"function": "f", "target": "sm_70", "verdict": "proved", "compiler": "c", "seconds": 1}]), "missing field `llvm`"),
+    ] {
+        let (s, v) = post_llc(&app, &batch, None).await;
+        assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{want}: {v}");
+        let error = v["error"].as_str().unwrap_or_default();
+        assert!(error.contains(want), "wanted `{want}` in: {error}");
+    }
+    let (s, _, _) = app
+        .send(
+            Method::POST,
+            "/api/v1/llc-verdicts",
+            None,
+            Some(json!([good]).to_string().into_bytes()),
+            &[],
+        )
+        .await;
+    assert_eq!(s, StatusCode::UNAUTHORIZED);
+    for (path, want) in [
+        (
+            "/api/v1/llc-verdicts?limit=0",
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+        (
+            "/api/v1/llc-verdicts?offset=-1",
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+        ("/api/v1/llc-verdicts?bogus=1", StatusCode::BAD_REQUEST),
+    ] {
+        let (s, v, body) = app.get(path).await;
+        assert_eq!(s, want, "{path}: {body}");
+        assert!(v["error"].is_string(), "{path}: {body}");
+    }
+    let (_, v, _) = app.get("/api/v1/llc-verdicts?limit=1000").await;
+    assert_eq!(
+        v["verdicts"].as_array().unwrap().len(),
+        4,
+        "nothing of a bad batch was stored"
+    );
+    let (_, v, _) = app.get("/api/v1/openapi.json").await;
+    let post = &v["paths"]["/api/v1/llc-verdicts"]["post"];
+    assert!(
+        post.is_object() && v["paths"]["/api/v1/llc-verdicts"]["get"].is_object(),
+        "{v}"
+    );
+    assert_eq!(
+        v["components"]["schemas"]["NewLlcVerdict"]["properties"]["verdict"]["enum"],
+        json!(["proved", "counterexample", "unknown", "unsupported"])
+    );
+});
+
+// The client `semfuzz validate-llc --report` uses: a batch the service cannot take (nothing
+// listening) goes to the spool with its key and is resent, first and once, by the next post;
+// a batch the service refuses for its content is an error naming the field, never spooled.
+both_databases!(
+    reporter_posts_and_spools_llc_verdicts,
+    |_| {},
+    |app: TestApp| async move {
+        use semfuzz_service::client::Reporter;
+        use semfuzz_service::model::NewLlcVerdict;
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        tokio::spawn(std::future::IntoFuture::into_future(axum::serve(
+            listener,
+            semfuzz_service::app(app.state.clone()),
+        )));
+        // A port nothing listens on any more.
+        let down = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let spool = dir.path().join("spool.jsonl");
+        let token = app.token.clone();
+        let verdict = |function: &str, verdict: &str, seconds: f64| -> NewLlcVerdict {
+            serde_json::from_value(llc("22.1.0", function, "sm_90", verdict))
+                .map(|v: NewLlcVerdict| NewLlcVerdict { seconds, ..v })
+                .unwrap()
+        };
+        let (first, second, bad) = (
+            verdict("fadd_bf16", "counterexample", 1.0),
+            [
+                verdict("fmul_f64", "proved", 2.0),
+                verdict("frem_f32", "unsupported", 3.0),
+            ],
+            verdict("fdiv_f32", "proved", -1.0),
+        );
+        tokio::task::spawn_blocking(move || {
+            let offline = Reporter::new(&format!("http://{down}"), &token, &spool);
+            let d = offline.llc_verdicts(&[first]).unwrap();
+            assert_eq!((d.sent, d.spooled), (0, 1), "{d:?}");
+            assert!(d.last_error.is_some());
+            let lines = std::fs::read_to_string(&spool).unwrap();
+            assert_eq!(lines.lines().count(), 1, "{lines}");
+            assert!(
+                lines.contains("/api/v1/llc-verdicts") && lines.contains("fadd_bf16"),
+                "{lines}"
+            );
+            let online = Reporter::new(&url, &token, &spool);
+            let d = online.llc_verdicts(&second).unwrap();
+            assert_eq!(
+                (d.sent, d.spooled),
+                (2, 0),
+                "the spooled batch, then this one: {d:?}"
+            );
+            assert!(!spool.exists(), "an empty spool is removed");
+            let e = online.llc_verdicts(&[bad]).unwrap_err().to_string();
+            assert!(
+                e.contains("422") && e.contains("verdicts[0].seconds"),
+                "{e}"
+            );
+            assert!(!spool.exists(), "a refused batch is not spooled");
+            assert_eq!(online.flush().unwrap().sent, 0);
+        })
+        .await
+        .unwrap();
+        let (_, v, _) = app.get("/api/v1/llc-verdicts").await;
+        assert_eq!(
+            llc_functions(&v),
+            ["frem_f32@22.1.0", "fmul_f64@22.1.0", "fadd_bf16@22.1.0"],
+            "each batch stored once, in the order they were made"
+        );
     }
 );

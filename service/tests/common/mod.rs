@@ -143,6 +143,29 @@ pub fn finding(
     })
 }
 
+/// A verdict as `semfuzz validate-llc --report` posts it, for LLVM `llvm`; a counterexample
+/// gets its lines and a bug report, unknown and unsupported a detail.
+pub fn llc(llvm: &str, function: &str, target: &str, verdict: &str) -> Value {
+    let mut v = serde_json::json!({
+        "llvm": llvm, "compiler": format!("llvmlite (LLVM {llvm})"), "function": function,
+        "target": target, "verdict": verdict, "seconds": 0.25
+    });
+    match verdict {
+        "counterexample" => {
+            v["counterexample"] = serde_json::json!(format!(
+                "a = 0x3f80 (1)\nIR allows 0x4000 (2)\nPTX computes 0x3fff on {target}"
+            ));
+            v["report"] = serde_json::json!(format!(
+                "# NVPTX miscompiles `{function}` on {target}\n\n```\nllc -march=nvptx64 -mcpu={target}\n```"
+            ));
+        }
+        "unknown" => v["detail"] = serde_json::json!("z3: timeout after 10 s"),
+        "unsupported" => v["detail"] = serde_json::json!("frem: no PTX semantics for the call"),
+        _ => {}
+    }
+    v
+}
+
 /// Declares `$name` twice: `$name::sqlite` and `$name::postgres`, each calling `$body(app)`.
 #[macro_export]
 macro_rules! both_databases {
