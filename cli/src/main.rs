@@ -272,6 +272,8 @@ enum Command {
         /// the PTX (a result that changes with the optimisation level).
         #[arg(long, value_name = "N", default_value_t = 0)]
         fold: usize,
+        #[command(flatten)]
+        report: serve::ReportArgs,
     },
     /// Run the service: findings store, work-unit queue, JSON API and dashboard.
     Serve(serve::ServeArgs),
@@ -431,6 +433,7 @@ fn run(cli: Cli) -> Result<bool> {
             repro,
             only,
             fold,
+            report,
         } => {
             let opts = semfuzz_smt::solve::Options {
                 timeout_ms: timeout,
@@ -450,7 +453,7 @@ fn run(cli: Cli) -> Result<bool> {
                 only,
                 fold,
             };
-            llc::run(&spec, &args, &opts)
+            llc::run(&spec, &args, &opts, report.reporter().as_ref())
         }
         Command::Serve(args) => serve::serve(spec, args).map(|()| true),
         Command::Token(cmd) => serve::token(cmd).map(|()| true),

@@ -222,3 +222,34 @@ fn every_llc_of_the_machine_validates_and_ranges_are_reported() {
         .unwrap_or_else(|| panic!("no range for fma_bf16:\n{out}"));
     assert!(range.contains("still in 22"), "{range}");
 }
+
+/// `--fold N`: LLVM 22's folder computes `fneg` exactly where the PTX it emits under the
+/// preserve-sign attributes (`neg.ftz.f32`) flushes: an opt-level difference, printed with its
+/// input; where folder and PTX agree, every input is consistent.
+#[test]
+fn folding_is_judged_against_the_ir_and_the_ptx() {
+    let work = tempfile::tempdir().expect("temp dir");
+    let (_, out, err) = semfuzz(&[
+        "validate-llc",
+        "--fold",
+        "64",
+        "--only",
+        "fneg_f32_ftz,fadd_f64",
+        "--sm",
+        "sm_70",
+        "--work",
+        work.path().to_str().expect("utf-8"),
+    ]);
+    assert!(out.contains("fadd_f64 sm_70: proved"), "{out}{err}");
+    assert!(out.contains("    fold: 64 consistent\n"), "{out}");
+    let fneg = &out[out.find("fneg_f32_ftz sm_70:").expect("fneg's verdict")..];
+    let fold = fneg
+        .lines()
+        .find(|l| l.starts_with("    fold: "))
+        .expect("a fold line under fneg");
+    assert!(fold.contains("opt-level"), "{fold}");
+    assert!(
+        fneg.contains("opt-level (the IR allows 0x000000"),
+        "an example with what the IR allows:\n{fneg}"
+    );
+}

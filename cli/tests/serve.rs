@@ -873,3 +873,60 @@ fn reports_spool_while_the_service_is_down_and_are_resent_once() {
     );
     signal_and_wait(&mut server, "-TERM");
 }
+
+/// `semfuzz validate-llc --report` posts every verdict, a counterexample with its bug report,
+/// and the dashboard's page of that LLVM shows it.
+#[test]
+fn validate_llc_reports_its_verdicts() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("llc.db");
+    let tok = token(&db);
+    while_serving(&db, &[], |url| {
+        let out = semfuzz()
+            .current_dir(dir.path())
+            .args([
+                "validate-llc",
+                "--only",
+                "fadd_f32,sitofp_bf16_i32",
+                "--sm",
+                "sm_70",
+            ])
+            .args(["--report", url, "--token", &tok])
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "a counterexample: {stdout}{stderr}"
+        );
+        assert!(stderr.contains("report: 1 batches posted"), "{stderr}");
+        let stored = get_json(&format!("{url}/api/v1/llc-verdicts?limit=10"));
+        let rows = stored["verdicts"].as_array().expect("a page of verdicts");
+        assert_eq!(rows.len(), 2, "{stored}");
+        let cex = rows
+            .iter()
+            .find(|r| r["function"] == "sitofp_bf16_i32")
+            .expect("the counterexample was posted");
+        assert_eq!(cex["verdict"], "counterexample");
+        assert_eq!(cex["target"], "sm_70");
+        assert!(cex["llvm"].as_str().unwrap().starts_with("22."), "{cex}");
+        assert!(
+            cex["report"]
+                .as_str()
+                .unwrap()
+                .contains("llc-22 -O2 -mtriple=nvptx64-nvidia-cuda -mcpu=sm_70 sitofp_bf16_i32.ll"),
+            "{cex}"
+        );
+        let page = ureq::get(&format!("{url}/llc/{}", cex["llvm"].as_str().unwrap()))
+            .call()
+            .unwrap()
+            .into_string()
+            .unwrap();
+        assert!(
+            page.contains("sitofp_bf16_i32") && page.contains("fadd_f32"),
+            "{page}"
+        );
+    });
+}

@@ -37,7 +37,6 @@ impl FoldSummary {
         lines.extend(self.examples.iter().map(|e| format!("      {e}")));
         lines
     }
-
 }
 
 /// The folder of the same LLVM as `compiler`: llvmlite's for llvmlite, `opt-N` beside `llc-N`.

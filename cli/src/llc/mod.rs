@@ -21,6 +21,8 @@ mod repro;
 use crate::eval::describe_operand;
 use anyhow::{anyhow, Result};
 use compile::Compiler;
+use semfuzz_service::client::Reporter;
+use semfuzz_service::model::NewLlcVerdict;
 use semfuzz_smt::rules;
 use semfuzz_smt::sequence;
 use semfuzz_smt::solve::{Answer, Options};
@@ -146,9 +148,10 @@ struct Row {
     verdict: Verdict,
 }
 
-/// Validates every function at every target with every compiler asked for; `Ok(false)` on a
-/// counterexample or an unknown.
-pub fn run(spec: &Spec, args: &Args, opts: &Options) -> Result<bool> {
+/// Validates every function at every target with every compiler asked for, posting each
+/// compiler's verdicts to the service when `reporter` is given; `Ok(false)` on a counterexample
+/// or an unknown.
+pub fn run(spec: &Spec, args: &Args, opts: &Options, reporter: Option<&Reporter>) -> Result<bool> {
     let compilers = if args.llc == "all" {
         Compiler::all()?
     } else {
@@ -187,14 +190,16 @@ pub fn run(spec: &Spec, args: &Args, opts: &Options) -> Result<bool> {
             bar.suspend(|| outln!("== {} ==", compiler.label()));
         }
         let folder = if args.fold > 0 {
-            Some(fold::folder_for(compiler).map_err(|e| {
-                anyhow!("--fold: no folder for {}: {e}", compiler.label())
-            })?)
+            Some(
+                fold::folder_for(compiler)
+                    .map_err(|e| anyhow!("--fold: no folder for {}: {e}", compiler.label()))?,
+            )
         } else {
             None
         };
         bar.set_message(format!("{}: compiling", compiler.name));
         let ptx = compiler.compile(&modules, &sms)?;
+        let mut posted = Vec::new();
         let ptx_dir = work.join(&compiler.name.replace('/', "_"));
         std::fs::create_dir_all(&ptx_dir)?;
         for (si, sm) in sms.iter().enumerate() {
@@ -220,20 +225,14 @@ pub fn run(spec: &Spec, args: &Args, opts: &Options) -> Result<bool> {
                     v.detail.clone()
                 };
                 bar.suspend(|| outln!("{} {sm}: {} ({detail})", u.func, v.kind));
-                if let Some(f) = &v.fold {
-                    bar.suspend(|| {
-                        for l in f.lines() {
-                            outln!("{l}");
-                        }
-                    });
-                }
+                let mut report = String::new();
                 if let Some(c) = &v.counterexample {
                     bar.suspend(|| {
                         for l in c.lines(&compiler.label()) {
                             outln!("{l}");
                         }
                     });
-                    if let (Some(dir), true, Ok(ptx_text)) = (&args.repro, c.confirmed, compiled) {
+                    if let (true, Ok(ptx_text)) = (c.confirmed, compiled) {
                         let case = repro::Case {
                             func: &u.func,
                             sm,
@@ -242,10 +241,35 @@ pub fn run(spec: &Spec, args: &Args, opts: &Options) -> Result<bool> {
                             compiler_label: &compiler.label(),
                             major: compiler.major(),
                         };
-                        let d = repro::write(dir, &case, &v, c)?;
-                        bar.suspend(|| outln!("    reproducer: {}", d.display()));
+                        report = repro::report(&case, c);
+                        if let Some(dir) = &args.repro {
+                            let d = repro::write(dir, &case, &v, c)?;
+                            bar.suspend(|| outln!("    reproducer: {}", d.display()));
+                        }
                     }
                 }
+                if let Some(f) = &v.fold {
+                    bar.suspend(|| {
+                        for l in f.lines() {
+                            outln!("{l}");
+                        }
+                    });
+                }
+                posted.push(NewLlcVerdict {
+                    llvm: compiler.version.clone(),
+                    compiler: compiler.label(),
+                    function: u.func.clone(),
+                    target: sm.clone(),
+                    verdict: v.kind.to_string(),
+                    detail: v.detail.clone(),
+                    counterexample: v
+                        .counterexample
+                        .as_ref()
+                        .map(|c| c.lines(&compiler.label()).join("\n"))
+                        .unwrap_or_default(),
+                    report,
+                    seconds: v.seconds,
+                });
                 rows.push(Row {
                     unit: ui,
                     sm: si,
@@ -255,6 +279,10 @@ pub fn run(spec: &Spec, args: &Args, opts: &Options) -> Result<bool> {
             }
         }
         bar.suspend(|| table(&units, &sms, &rows, ci));
+        if let Some(r) = reporter {
+            let delivery = r.llc_verdicts(&posted)?;
+            bar.suspend(|| crate::fuzz::report_delivery(r, &delivery));
+        }
     }
     bar.finish_and_clear();
     if skipped > 0 {
@@ -298,16 +326,23 @@ fn units(args: &Args, work: &Path) -> Result<(Vec<Unit>, Vec<(String, PathBuf, S
     let mut modules = Vec::new();
     let mut units = Vec::new();
     if args.files.is_empty() {
+        // A name is itself; a glob (`fadd_*`) is matched over the whole name.
         let patterns = args
             .only
             .iter()
             .map(|p| {
                 semfuzz_spec::pattern::Pattern::parse(p)
+                    .map(|pattern| (p.as_str(), pattern))
                     .map_err(|e| anyhow!("--only: {}", e.message))
             })
             .collect::<Result<Vec<_>>>()?;
+        let is_glob = |p: &str| p.contains(['*', '?', '[']);
         for f in catalogue::functions() {
-            if !patterns.is_empty() && !patterns.iter().any(|p| p.matches(&f.name)) {
+            let chosen = patterns.is_empty()
+                || patterns
+                    .iter()
+                    .any(|(text, p)| *text == f.name || (is_glob(text) && p.matches(&f.name)));
+            if !chosen {
                 continue;
             }
             let ll = work.join(format!("{}.ll", f.name));
@@ -598,7 +633,15 @@ fn validate(
                 .collect()],
             _ => Vec::new(),
         };
-        fold::check(spec, &text, &u.func, &ptx.program, count, counterexample_row, folder)
+        fold::check(
+            spec,
+            &text,
+            &u.func,
+            &ptx.program,
+            count,
+            counterexample_row,
+            folder,
+        )
     });
     let verdict = |kind, detail, counterexample| Verdict {
         kind,

@@ -29,12 +29,7 @@ pub fn write(dir: &Path, case: &Case, verdict: &Verdict, cex: &Counterexample) -
     std::fs::create_dir_all(&out).map_err(|e| anyhow!("cannot create {}: {e}", out.display()))?;
     let ll = format!("{}.ll", case.func);
     let ptx = format!("{}.ptx", case.func);
-    let command = format!(
-        "llc-{} -O2 -mtriple={} -mcpu={} {ll} -o {ptx}",
-        case.major,
-        super::compile::TRIPLE,
-        case.sm
-    );
+    let command = command(case);
     std::fs::write(out.join(&ll), case.ll_text)?;
     std::fs::write(out.join(&ptx), case.ptx_text)?;
     std::fs::write(
@@ -59,13 +54,25 @@ pub fn write(dir: &Path, case: &Case, verdict: &Verdict, cex: &Counterexample) -
         out.join("counterexample.json"),
         serde_json::to_string_pretty(&json)? + "\n",
     )?;
-    std::fs::write(out.join("REPORT.md"), report(case, cex, &command))?;
+    std::fs::write(out.join("REPORT.md"), report(case, cex))?;
     Ok(out)
 }
 
+/// The llc command that compiles the reproducer's `FUNC.ll` into `FUNC.ptx`.
+fn command(case: &Case) -> String {
+    format!(
+        "llc-{} -O2 -mtriple={} -mcpu={} {f}.ll -o {f}.ptx",
+        case.major,
+        super::compile::TRIPLE,
+        case.sm,
+        f = case.func
+    )
+}
+
 /// The bug report, in the shape LLVM's issue tracker asks for: a title, the reproducer, what
-/// was expected and what happened.
-fn report(case: &Case, cex: &Counterexample, command: &str) -> String {
+/// was expected and what happened. `REPORT.md` of the reproducer, and what `--report` posts.
+pub fn report(case: &Case, cex: &Counterexample) -> String {
+    let command = command(case);
     let mut r = String::new();
     let inputs: Vec<String> = cex
         .inputs
