@@ -111,6 +111,9 @@ pub struct Compiled {
     /// Every part's accept set in a row of values: the compiled code has resolved the
     /// outcome trees' selects, so only the selected leaf is left to turn into a set.
     parts: Vec<PartReader>,
+    /// Where every part's outcome is one exact value (PTX functions' results, most exact
+    /// variants): the column of each, so a row's sets are copied out with no per-part lookup.
+    exact: Option<Vec<usize>>,
     /// Values per row.
     n_values: usize,
     /// The column of a row's values that says whether it met an open intermediate choice
@@ -307,6 +310,10 @@ pub fn compile(program: &Program) -> Result<Compiled, Unsupported> {
         values,
         rejects,
         n_inputs: program.input_widths.len(),
+        exact: readers
+            .iter()
+            .map(|r| matches!(r.leaves[..], [Leaf::Exact]).then_some(r.slots))
+            .collect(),
         parts: readers,
         n_values,
         open_column,
@@ -569,15 +576,29 @@ impl<'p> Evaluator<'p> {
                     )
                 };
                 let nv = code.n_values;
-                for (r, res) in out.chunks_exact_mut(np.max(1)).enumerate() {
-                    let row = values.get(r * nv..).unwrap_or(&[]);
-                    for (o, part) in res.iter_mut().zip(&code.parts) {
-                        let leaf = part.leaf_column.map_or(0, |c| row[c] as usize);
-                        *o = match &part.leaves[leaf] {
-                            Leaf::Exact => Accept::Exact(row[part.slots]),
-                            Leaf::Fixed(set) => *set,
-                            Leaf::Resolved(o) => resolver.resolve(o, &row[part.slots..]),
-                        };
+                match &code.exact {
+                    Some(columns) => {
+                        let rows = out
+                            .chunks_exact_mut(np.max(1))
+                            .zip(values.chunks(nv.max(1)));
+                        for (res, row) in rows {
+                            for (o, &c) in res.iter_mut().zip(columns) {
+                                *o = Accept::Exact(row[c]);
+                            }
+                        }
+                    }
+                    None => {
+                        for (r, res) in out.chunks_exact_mut(np.max(1)).enumerate() {
+                            let row = values.get(r * nv..).unwrap_or(&[]);
+                            for (o, part) in res.iter_mut().zip(&code.parts) {
+                                let leaf = part.leaf_column.map_or(0, |c| row[c] as usize);
+                                *o = match &part.leaves[leaf] {
+                                    Leaf::Exact => Accept::Exact(row[part.slots]),
+                                    Leaf::Fixed(set) => *set,
+                                    Leaf::Resolved(o) => resolver.resolve(o, &row[part.slots..]),
+                                };
+                            }
+                        }
                     }
                 }
                 if let Some(c) = code.open_column {

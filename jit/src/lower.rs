@@ -306,11 +306,10 @@ impl<'a, 'b> RowLowering<'a, 'b> {
                 let Some(&w) = program.input_widths.get(k as usize) else {
                     return Err(Unsupported(format!("input {k} is not a source operand")));
                 };
-                // The inputs never change while the code runs: a pure load, which the egraph
-                // places near its first use; a side-effecting one stays at the top of the row,
-                // where every input is live (and spilled) across the whole body.
-                let pure = MemFlagsData::trusted().with_readonly().with_can_move();
-                let x = self.b.ins().load(I64, pure, inputs, i32::from(k) * 8);
+                let x = self
+                    .b
+                    .ins()
+                    .load(I64, MemFlagsData::trusted(), inputs, i32::from(k) * 8);
                 self.mask(x, w)
             }
             Op::Const(c) => self.b.ins().iconst(I64, c as i64),
