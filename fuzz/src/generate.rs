@@ -128,6 +128,8 @@ pub struct Inputs<'s> {
     witnesses: Vec<Vec<u64>>,
     /// The boundary stream, reseeded per chunk (its tables are built once).
     samples: Samples,
+    /// How many values each source operand takes ([`radix`]), for `exhaustive`.
+    radices: Vec<u128>,
 }
 
 impl<'s> Inputs<'s> {
@@ -148,6 +150,9 @@ impl<'s> Inputs<'s> {
             seed: mix(seed, text_hash(&variant.text)),
             witnesses: Vec::new(),
             samples: Samples::new(spec, variant, 0),
+            radices: (0..variant.sources.len())
+                .map(|k| radix(variant, k))
+                .collect(),
         })
     }
 
@@ -202,21 +207,25 @@ impl<'s> Inputs<'s> {
                 // The last operand varies fastest. The chunk's first row is its index in
                 // mixed radix; each later row counts on from the one before (a `u128`
                 // division per operand and row cost as much as evaluating the case).
-                let sources = self.variant.sources.len();
                 let mut index = u128::from(start);
-                for k in (0..sources).rev() {
-                    let r = radix(self.variant, k);
+                for (k, &r) in self.radices.iter().enumerate().rev() {
                     out[k] = (index % r) as u64;
                     index /= r;
                 }
+                // Value by value, not a slice copy: a copy of a run-time length is a `memmove`
+                // call per row, which cost a fifth of an exhaustive campaign.
                 for at in (n..out.len()).step_by(n) {
-                    out.copy_within(at - n..at, at);
-                    for k in (0..sources).rev() {
-                        out[at + k] += 1;
-                        if u128::from(out[at + k]) < radix(self.variant, k) {
-                            break;
-                        }
-                        out[at + k] = 0;
+                    let mut carry = true;
+                    for (k, &r) in self.radices.iter().enumerate().rev() {
+                        let last = out[at - n + k];
+                        out[at + k] = match carry {
+                            true if u128::from(last) + 1 < r => {
+                                carry = false;
+                                last + 1
+                            }
+                            true => 0,
+                            false => last,
+                        };
                     }
                 }
             }
