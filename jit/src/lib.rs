@@ -1,8 +1,9 @@
 //! A variant's IR [`Program`] compiled to native code with Cranelift: the default evaluator.
 //!
-//! [`compile`] turns a program into two native loops over a batch of input rows: one writes
-//! the values the outcome trees read (resolved into accept sets by the interpreter's own
-//! [`Resolver`]), the other tests a backend's destination bits against the accept sets and
+//! [`compile`] turns a program into two native loops over a batch of input rows: one writes,
+//! for each destination part, which leaf of its outcome tree the row's selects reach and the
+//! values that leaf reads (turned into an accept set by the interpreter's own [`Resolver`]),
+//! the other tests a backend's destination bits against the accept sets and
 //! flags the rows some part rejects, so a campaign resolves accept sets only for those.
 //! Bit operations, selects, classification, comparisons and f32/f64 `.rn` arithmetic are
 //! native instructions; add/sub/mul/fma and conversions of the narrow formats (f16, bf16,
@@ -23,7 +24,7 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, FuncId, Linkage, Module};
 use semfuzz_spec::eval::Resolver;
-use semfuzz_spec::ir::{Outcome, Part, Program, ValueId};
+use semfuzz_spec::ir::{Outcome, Part, Program};
 use semfuzz_spec::outcome::Accept;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -67,20 +68,54 @@ type ValuesFn = unsafe extern "C" fn(*const u64, u64, u64, *mut u64);
 /// `rejects(inputs, input stride in bytes, rows, got, flags)`.
 type RejectsFn = unsafe extern "C" fn(*const u64, u64, u64, *const u64, *mut u8);
 
+/// Where one destination part's accept set lies in a row of the values `values` writes.
+struct PartReader {
+    /// The column of the index (in [`Outcome::leaves`] order) of the leaf the row's
+    /// conditions select; `None` where the outcome is one leaf.
+    leaf_column: Option<usize>,
+    /// The first of the columns holding the values the selected leaf reads.
+    slots: usize,
+    /// The part's leaves.
+    leaves: Vec<Leaf>,
+}
+
+/// One leaf of a part's outcome tree, as a row's accept set is made from it.
+enum Leaf {
+    /// Exactly the value in the part's first slot: the common case, made without a call.
+    Exact,
+    /// The same set in every row (`any_nan`, `any`), resolved once when compiling.
+    Fixed(Accept),
+    /// A set the resolver makes from the slots (`one_of`, bounded), the leaf reading slot `k`
+    /// for its `k`-th value ([`lower::on_slots`]).
+    Resolved(Outcome),
+}
+
+impl Leaf {
+    fn of(leaf: &Outcome) -> Leaf {
+        match leaf {
+            Outcome::Exact(_) => Leaf::Exact,
+            Outcome::AnyNan(_) | Outcome::Any(_) => {
+                Leaf::Fixed(Resolver::new([leaf]).resolve(leaf, &[]))
+            }
+            _ => Leaf::Resolved(lower::on_slots(leaf)),
+        }
+    }
+}
+
 /// A program compiled to native code. Cheap to share: the code is immutable once built.
 pub struct Compiled {
     module: Option<JITModule>,
     values: ValuesFn,
     rejects: Option<RejectsFn>,
     n_inputs: usize,
-    /// The outcome trees of every part, their value ids renumbered to index a row of the
-    /// values `values` writes.
-    outcomes: Vec<Outcome>,
+    /// Every part's accept set in a row of values: the compiled code has resolved the
+    /// outcome trees' selects, so only the selected leaf is left to turn into a set.
+    parts: Vec<PartReader>,
+    /// Where every part's outcome is one exact value (PTX functions' results, most exact
+    /// variants): the column of each, so a row's sets are copied out with no per-part lookup.
+    exact: Option<Vec<usize>>,
     /// Values per row.
     n_values: usize,
-    /// Where every outcome is one value (PTX functions' results, most exact variants): the
-    /// column of each, so a row's accept sets are read without walking outcome trees.
-    exact: Option<Vec<usize>>,
     /// The column of a row's values that says whether it met an open intermediate choice
     /// ([`Op::Choose`](semfuzz_spec::ir::Op::Choose)); `None` for a program without choices.
     open_column: Option<usize>,
@@ -108,33 +143,6 @@ impl Drop for Compiled {
 
 fn unsupported(e: impl std::fmt::Display) -> Unsupported {
     Unsupported(e.to_string())
-}
-
-/// `o` with its value ids mapped through `map`.
-fn renumber(o: &Outcome, map: &HashMap<ValueId, ValueId>) -> Outcome {
-    let m = |v: &ValueId| map[v];
-    match o {
-        Outcome::Exact(v) => Outcome::Exact(m(v)),
-        Outcome::AnyNan(f) => Outcome::AnyNan(*f),
-        Outcome::OneOf(vs) => Outcome::OneOf(vs.iter().map(m).collect()),
-        Outcome::Select(c, a, b) => {
-            Outcome::Select(m(c), Box::new(renumber(a, map)), Box::new(renumber(b, map)))
-        }
-        Outcome::Within {
-            func,
-            args,
-            format,
-            bound,
-            ftz,
-        } => Outcome::Within {
-            func: *func,
-            args: args.iter().map(m).collect(),
-            format: *format,
-            bound: *bound,
-            ftz: *ftz,
-        },
-        Outcome::Any(f) => Outcome::Any(*f),
-    }
 }
 
 /// Builds one function of `module` with the pointer-sized parameters `n_params`.
@@ -190,42 +198,74 @@ pub fn compile(program: &Program) -> Result<Compiled, Unsupported> {
     let cc = isa.default_call_conv();
     let mut module = JITModule::new(JITBuilder::with_isa(isa, default_libcall_names()));
 
-    // The values the outcome trees read, each stored once per row.
     let parts: Vec<&Part> = program.dests.iter().flat_map(|d| &d.parts).collect();
-    let mut exported: Vec<ValueId> = Vec::new();
+    let mut read = Vec::new();
     for p in &parts {
-        p.outcome.values(&mut exported);
+        p.outcome.values(&mut read);
     }
-    exported.sort_unstable();
-    exported.dedup();
-    if let Some(&v) = exported.iter().find(|&&v| v as usize >= program.ops.len()) {
+    if let Some(&v) = read.iter().find(|&&v| v as usize >= program.ops.len()) {
         return Err(Unsupported(format!(
             "an outcome reads value {v}, which no op defines"
         )));
     }
-    let map: HashMap<ValueId, ValueId> = exported
-        .iter()
-        .enumerate()
-        .map(|(i, &v)| (v, i as ValueId))
-        .collect();
 
-    // A row of values ends with the open-choice flag where the program has choices.
-    let open_column = (!program.choices.is_empty()).then_some(exported.len());
-    let n_values = exported.len() + usize::from(open_column.is_some());
+    // A row of values: for each part, the index of its selected leaf (where it has more than
+    // one) and the values that leaf reads; then the open-choice flag where the program has
+    // choices. Resolving the selects here, in native code, leaves the Rust side one leaf per
+    // part to turn into a set, with no tree walk and no branch per select.
+    let mut n_values = 0;
+    let mut readers = Vec::with_capacity(parts.len());
+    let mut arities = Vec::with_capacity(parts.len());
+    for p in &parts {
+        let mut leaves = Vec::new();
+        p.outcome.leaves(&mut leaves);
+        let arity = leaves
+            .iter()
+            .map(|l| {
+                let mut vs = Vec::new();
+                l.values(&mut vs);
+                vs.len()
+            })
+            .max()
+            .unwrap_or(0);
+        let leaf_column = (leaves.len() > 1).then_some(n_values);
+        n_values += usize::from(leaf_column.is_some());
+        readers.push(PartReader {
+            leaf_column,
+            slots: n_values,
+            leaves: leaves.into_iter().map(Leaf::of).collect(),
+        });
+        arities.push(arity);
+        n_values += arity;
+    }
+    let open_column = (!program.choices.is_empty()).then_some(n_values);
+    n_values += usize::from(open_column.is_some());
     let mut bounded = Vec::new();
     let values_id = define(&mut module, "values", 4, |b, p| {
         let shim_sig = b.import_signature(lower::shim_signature(cc));
         let out_stride = b.ins().iconst(types::I64, n_values as i64 * 8);
         lower::row_loop(b, p[2], &[(p[0], p[1]), (p[3], out_stride)], |b, at| {
-            let l = lower::RowLowering::lower(b, shim_sig, program, at[0], &mut bounded)?;
-            let mut vals: Vec<_> = exported.iter().map(|&v| l.value(v)).collect();
-            let open = l.met_open_choice();
-            if open_column.is_some() {
-                vals.push(b.ins().uextend(types::I64, open));
+            let mut l = lower::RowLowering::lower(b, shim_sig, program, at[0], &mut bounded)?;
+            let mut stores = Vec::with_capacity(n_values);
+            for ((part, reader), &arity) in parts.iter().zip(&readers).zip(&arities) {
+                let (index, slots) = l.selected_leaf(&part.outcome, arity);
+                if let Some(c) = reader.leaf_column {
+                    stores.push((c, index));
+                }
+                stores.extend(
+                    slots
+                        .into_iter()
+                        .enumerate()
+                        .map(|(k, x)| (reader.slots + k, x)),
+                );
             }
-            for (k, v) in vals.into_iter().enumerate() {
+            if let Some(c) = open_column {
+                let open = l.met_open_choice();
+                stores.push((c, b.ins().uextend(types::I64, open)));
+            }
+            for (column, x) in stores {
                 b.ins()
-                    .store(MemFlagsData::trusted(), v, at[1], k as i32 * 8);
+                    .store(MemFlagsData::trusted(), x, at[1], column as i32 * 8);
             }
             Ok(())
         })
@@ -249,7 +289,7 @@ pub fn compile(program: &Program) -> Result<Compiled, Unsupported> {
                     let bad = l
                         .rejects(&d.parts, got)
                         .ok_or_else(|| Unsupported("a bounded outcome".into()))?;
-                    l.store_u8(bad, at[2]);
+                    b.ins().store(MemFlagsData::trusted(), bad, at[2], 0);
                     Ok(())
                 },
             )
@@ -270,14 +310,11 @@ pub fn compile(program: &Program) -> Result<Compiled, Unsupported> {
         values,
         rejects,
         n_inputs: program.input_widths.len(),
-        exact: parts
+        exact: readers
             .iter()
-            .map(|p| match p.outcome {
-                Outcome::Exact(v) => Some(map[&v] as usize),
-                _ => None,
-            })
+            .map(|r| matches!(r.leaves[..], [Leaf::Exact]).then_some(r.slots))
             .collect(),
-        outcomes: parts.iter().map(|p| renumber(&p.outcome, &map)).collect(),
+        parts: readers,
         n_values,
         open_column,
         _bounded: bounded,
@@ -429,7 +466,16 @@ impl<'p> Evaluator<'p> {
 
     /// Native code compiled from `program` (by [`compile`]).
     pub fn compiled(program: &'p Program, code: Arc<Compiled>) -> Evaluator<'p> {
-        let resolver = Resolver::new(&code.outcomes);
+        let resolver =
+            Resolver::new(
+                code.parts
+                    .iter()
+                    .flat_map(|p| &p.leaves)
+                    .filter_map(|l| match l {
+                        Leaf::Resolved(o) => Some(o),
+                        _ => None,
+                    }),
+            );
         Evaluator {
             program,
             inner: Inner::Jit {
@@ -529,10 +575,13 @@ impl<'p> Evaluator<'p> {
                         values.as_mut_ptr(),
                     )
                 };
-                let nv = code.n_values.max(1);
+                let nv = code.n_values;
                 match &code.exact {
                     Some(columns) => {
-                        for (res, row) in out.chunks_exact_mut(np.max(1)).zip(values.chunks(nv)) {
+                        let rows = out
+                            .chunks_exact_mut(np.max(1))
+                            .zip(values.chunks(nv.max(1)));
+                        for (res, row) in rows {
                             for (o, &c) in res.iter_mut().zip(columns) {
                                 *o = Accept::Exact(row[c]);
                             }
@@ -541,8 +590,13 @@ impl<'p> Evaluator<'p> {
                     None => {
                         for (r, res) in out.chunks_exact_mut(np.max(1)).enumerate() {
                             let row = values.get(r * nv..).unwrap_or(&[]);
-                            for (o, outcome) in res.iter_mut().zip(&code.outcomes) {
-                                *o = resolver.resolve(outcome, row);
+                            for (o, part) in res.iter_mut().zip(&code.parts) {
+                                let leaf = part.leaf_column.map_or(0, |c| row[c] as usize);
+                                *o = match &part.leaves[leaf] {
+                                    Leaf::Exact => Accept::Exact(row[part.slots]),
+                                    Leaf::Fixed(set) => *set,
+                                    Leaf::Resolved(o) => resolver.resolve(o, &row[part.slots..]),
+                                };
                             }
                         }
                     }

@@ -632,12 +632,7 @@ impl<'a, 'b> RowLowering<'a, 'b> {
             }
             Outcome::Within { args, .. } => {
                 // The shim reads the arguments as values 0 and 1 of its own.
-                let mut leaf = choice.clone();
-                let slots: Vec<ValueId> = (0..args.len() as ValueId).collect();
-                if let Outcome::Within { args, .. } = &mut leaf {
-                    args.copy_from_slice(&slots);
-                }
-                let leaf = Box::new(leaf);
+                let leaf = Box::new(on_slots(choice));
                 let at = &*leaf as *const Outcome as usize as i64;
                 self.bounded.push(leaf);
                 let zero = self.b.ins().iconst(I64, 0);
@@ -661,16 +656,6 @@ impl<'a, 'b> RowLowering<'a, 'b> {
     /// The `u64` at `at`.
     pub fn load_u64(&mut self, at: Value) -> Value {
         self.b.ins().load(I64, MemFlagsData::trusted(), at, 0)
-    }
-
-    /// Stores the `i8` `x` at `at`.
-    pub fn store_u8(&mut self, x: Value, at: Value) {
-        self.b.ins().store(MemFlagsData::trusted(), x, at, 0);
-    }
-
-    /// The IR value `id`'s Cranelift value.
-    pub fn value(&self, id: ValueId) -> Value {
-        self.v(id)
     }
 
     /// Whether `bits` is in the accept set of `outcome` (an `i8` predicate), or `None` for a
@@ -701,6 +686,53 @@ impl<'a, 'b> RowLowering<'a, 'b> {
         })
     }
 
+    /// The leaf of `outcome` this row's conditions select, as its index in
+    /// [`Outcome::leaves`] order (an `i64`), and the values that leaf reads, in
+    /// [`Outcome::values`] order, in `arity` slots: what [`on_slots`] of the leaf resolves
+    /// from. A slot the selected leaf does not read holds another leaf's value or 0.
+    pub fn selected_leaf(&mut self, outcome: &Outcome, arity: usize) -> (Value, Vec<Value>) {
+        let mut next_leaf = 0;
+        let (index, slots) = self.select_leaf(outcome, arity, &mut next_leaf);
+        let slots = slots
+            .into_iter()
+            .map(|x| x.unwrap_or_else(|| self.b.ins().iconst(I64, 0)))
+            .collect();
+        (index, slots)
+    }
+
+    fn select_leaf(
+        &mut self,
+        outcome: &Outcome,
+        arity: usize,
+        next_leaf: &mut i64,
+    ) -> (Value, Vec<Option<Value>>) {
+        if let Outcome::Select(c, a, b) = outcome {
+            let (index_a, slots_a) = self.select_leaf(a, arity, next_leaf);
+            let (index_b, slots_b) = self.select_leaf(b, arity, next_leaf);
+            let c = self.v(*c);
+            let index = self.b.ins().select(c, index_a, index_b);
+            // Where only one side reads a slot, it holds that side's value whichever way
+            // `c` goes: the other side's leaf does not look at it.
+            let slots = slots_a
+                .into_iter()
+                .zip(slots_b)
+                .map(|slot| match slot {
+                    (Some(x), Some(y)) if x != y => Some(self.b.ins().select(c, x, y)),
+                    (Some(x), _) | (None, Some(x)) => Some(x),
+                    (None, None) => None,
+                })
+                .collect();
+            return (index, slots);
+        }
+        let index = self.b.ins().iconst(I64, *next_leaf);
+        *next_leaf += 1;
+        let mut read = Vec::new();
+        outcome.values(&mut read);
+        let mut slots: Vec<Option<Value>> = read.iter().map(|&v| Some(self.v(v))).collect();
+        slots.resize(arity, None);
+        (index, slots)
+    }
+
     /// 1 (`i8`) when some part rejects its bits of `got`, else 0; `None` when a part's set
     /// needs MPFR.
     pub fn rejects(&mut self, parts: &[Part], got: Value) -> Option<Value> {
@@ -713,6 +745,32 @@ impl<'a, 'b> RowLowering<'a, 'b> {
             rejected = self.b.ins().bor(rejected, bad);
         }
         Some(rejected)
+    }
+}
+
+/// The leaf `leaf` reading slot `k` for the `k`-th value it reads (in [`Outcome::values`]
+/// order) instead of the program's values: how a leaf is resolved from the values compiled
+/// code selected for it ([`RowLowering::selected_leaf`]).
+pub fn on_slots(leaf: &Outcome) -> Outcome {
+    let slots = |n: usize| (0..n as ValueId).collect::<Vec<_>>();
+    match leaf {
+        Outcome::Exact(_) => Outcome::Exact(0),
+        Outcome::OneOf(vs) => Outcome::OneOf(slots(vs.len())),
+        Outcome::Within {
+            func,
+            args,
+            format,
+            bound,
+            ftz,
+        } => Outcome::Within {
+            func: *func,
+            args: slots(args.len()),
+            format: *format,
+            bound: *bound,
+            ftz: *ftz,
+        },
+        // No values to renumber (a `Select` is not a leaf, and is left as it is).
+        Outcome::AnyNan(_) | Outcome::Any(_) | Outcome::Select(..) => leaf.clone(),
     }
 }
 
