@@ -12,20 +12,30 @@ const T0: &str = "2026-01-01T00:00:00Z";
 const T1: &str = "2026-01-02T00:00:00Z";
 const T2: &str = "2026-01-03T00:00:00Z";
 
-async fn post_findings(app: &TestApp, batch: &Value, key: Option<&str>) -> (StatusCode, Value) {
+/// Posts `batch` to the batch endpoint `path` with the test token, under an idempotency key.
+async fn post_batch(
+    app: &TestApp,
+    path: &str,
+    batch: &Value,
+    key: Option<&str>,
+) -> (StatusCode, Value) {
     let headers: Vec<(&str, &str)> = key
         .map(|k| vec![("idempotency-key", k)])
         .unwrap_or_default();
     let (s, v, _) = app
         .send(
             Method::POST,
-            "/api/v1/findings",
+            path,
             Some(&app.token.clone()),
             Some(batch.to_string().into_bytes()),
             &headers,
         )
         .await;
     (s, v)
+}
+
+async fn post_findings(app: &TestApp, batch: &Value, key: Option<&str>) -> (StatusCode, Value) {
+    post_batch(app, "/api/v1/findings", batch, key).await
 }
 
 both_databases!(
@@ -816,19 +826,7 @@ both_databases!(
 );
 
 async fn post_llc(app: &TestApp, batch: &Value, key: Option<&str>) -> (StatusCode, Value) {
-    let headers: Vec<(&str, &str)> = key
-        .map(|k| vec![("idempotency-key", k)])
-        .unwrap_or_default();
-    let (s, v, _) = app
-        .send(
-            Method::POST,
-            "/api/v1/llc-verdicts",
-            Some(&app.token.clone()),
-            Some(batch.to_string().into_bytes()),
-            &headers,
-        )
-        .await;
-    (s, v)
+    post_batch(app, "/api/v1/llc-verdicts", batch, key).await
 }
 
 /// The functions of a page of `GET /api/v1/llc-verdicts`, in its order.
