@@ -14,10 +14,15 @@ fn root() -> PathBuf {
 
 /// Runs `semfuzz ARGS` at the workspace root: (exit code, stdout, stderr).
 fn semfuzz(args: &[&str]) -> (i32, String, String) {
+    semfuzz_in(&root(), args)
+}
+
+/// Runs `semfuzz ARGS` in `dir` (so with its own `.semfuzz-cache`).
+fn semfuzz_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
     let out = Command::cargo_bin("semfuzz")
         .expect("binary built")
         .args(args)
-        .current_dir(root())
+        .current_dir(dir)
         .output()
         .expect("runs");
     (
@@ -252,4 +257,100 @@ fn folding_is_judged_against_the_ir_and_the_ptx() {
         fneg.contains("opt-level (the IR allows 0x000000"),
         "an example with what the IR allows:\n{fneg}"
     );
+}
+
+/// A two-lane IR vector is proved one lane at a time: one query per lane (`NAME.laneJ`),
+/// in which that lane's NaN is the lane's own outcome, with nothing under `exists`.
+#[test]
+fn a_two_lane_vector_is_proved_lane_by_lane() {
+    let work = tempfile::tempdir().expect("temp dir");
+    let ll = root().join("cli/tests/llc/vector.ll");
+    let (code, out, err) = semfuzz_in(
+        work.path(),
+        &[
+            "validate-llc",
+            ll.to_str().expect("utf-8"),
+            "--sm",
+            "sm_90",
+            "--work",
+            "llc",
+        ],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    for func in ["fadd_v2f32", "fadd_v2bf16"] {
+        assert_eq!(verdict(&out, func, "sm_90"), "proved", "{out}{err}");
+    }
+    // The same rule through `semfuzz prove`, which writes the queries it poses.
+    let rules = work.path().join("v.rules");
+    let mut text = String::new();
+    for func in ["fadd_v2f32", "fadd_v2bf16"] {
+        text.push_str(&format!(
+            "name: {func}\n  @{}:{func} d, a, b\n=>\n  @llc/llvmlite/vector.{func}-sm_90.ptx:{func} d, a, b\n\n",
+            ll.display()
+        ));
+    }
+    std::fs::write(&rules, text).expect("written");
+    let (code, out, err) = semfuzz_in(
+        work.path(),
+        &["prove", "--no-cache", "--emit-smt2", "smt", "v.rules"],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    for func in ["fadd_v2f32", "fadd_v2bf16"] {
+        assert!(out.contains(&format!("{func}: proved")), "{out}{err}");
+        let smt = work.path().join("smt");
+        assert!(
+            !smt.join(format!("{func}.smt2")).exists(),
+            "not posed whole"
+        );
+        for lane in 0..2 {
+            let query = std::fs::read_to_string(smt.join(format!("{func}.lane{lane}.smt2")))
+                .unwrap_or_else(|e| panic!("{func} lane {lane}: {e}"));
+            assert!(!query.contains("exists"), "{func} lane {lane}:\n{query}");
+        }
+    }
+}
+
+/// An unknown is cached with the timeout it gave up within: the same timeout reads it back
+/// (saying so), a longer one solves again, and the longer one is what is kept.
+#[test]
+fn a_cached_unknown_is_reused_under_the_same_timeout_and_solved_again_under_a_longer_one() {
+    let work = tempfile::tempdir().expect("temp dir");
+    let ll = root().join("cli/tests/llc/vector.ll");
+    // sm_70 has no bf16 add: the f32 sum rounded to bf16 by integer arithmetic, which no
+    // solver proves equal to one rounding within a millisecond.
+    let run = |timeout: &str| {
+        let (code, out, err) = semfuzz_in(
+            work.path(),
+            &[
+                "validate-llc",
+                ll.to_str().expect("utf-8"),
+                "--sm",
+                "sm_70",
+                "--work",
+                "llc",
+                "--timeout",
+                timeout,
+            ],
+        );
+        assert_eq!(code, 1, "an unknown exits 1:\n{out}{err}");
+        assert_eq!(
+            verdict(&out, "fadd_v2bf16", "sm_70"),
+            "unknown",
+            "{out}{err}"
+        );
+        out.lines()
+            .find(|l| l.starts_with("fadd_v2bf16 sm_70: "))
+            .expect("a verdict line")
+            .to_string()
+    };
+    let first = run("1ms");
+    assert!(!first.contains("cached"), "{first}");
+    let again = run("1ms");
+    assert!(again.contains("d[0]: cached: z3"), "{again}");
+    assert!(again.contains("gave up within 1 ms"), "{again}");
+    let longer = run("2ms");
+    assert!(!longer.contains("cached"), "solved again: {longer}");
+    assert!(longer.contains("timeout after 2 ms"), "{longer}");
+    let after = run("1ms");
+    assert!(after.contains("gave up within 2 ms"), "{after}");
 }

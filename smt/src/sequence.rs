@@ -335,7 +335,12 @@ fn resolve_function<'s>(
     let (inputs, results, program) = if path.ends_with(".ll") {
         let f =
             semfuzz_llir::load(spec, &name, &text, Some(func)).map_err(|d| relocate(d, &head))?;
-        (f.inputs, f.results, f.program)
+        // A vector of floats is read as its lanes, each with its own outcome, so that the
+        // refinement can be posed lane by lane ([`Query::lanes`]).
+        let program = float_lanes(&name, &text, func)
+            .and_then(|(n, kind)| crate::lanes::split(&f.program, n, kind))
+            .unwrap_or(f.program);
+        (f.inputs, f.results, program)
     } else {
         let f =
             semfuzz_ptx::load(spec, &name, &text, Some(func)).map_err(|d| relocate(d, &head))?;
@@ -413,6 +418,28 @@ fn resolve_function<'s>(
         dest,
         text: line.text.clone(),
     })
+}
+
+/// How many lanes the IR function `func` of `text` returns and how each reads, where its
+/// result is a vector of floating-point values.
+fn float_lanes(name: &str, text: &str, func: &str) -> Option<(u32, PartKind)> {
+    use semfuzz_fp::Format;
+    use semfuzz_llir::syntax::{FloatTy, Type};
+    let module = semfuzz_llir::parse(&SourceFile::new(name, text)).ok()?;
+    let f = module.functions.iter().find(|f| f.name == func)?;
+    let Type::Vector(n, elem) = &f.ret else {
+        return None;
+    };
+    let Type::Float(t) = **elem else {
+        return None;
+    };
+    let format = match t {
+        FloatTy::Half => Format::F16,
+        FloatTy::BFloat => Format::BF16,
+        FloatTy::Float => Format::F32,
+        FloatTy::Double => Format::F64,
+    };
+    Some((*n, PartKind::Float(format)))
 }
 
 /// A PTX operand: a hex constant of the operand's width, or a variable.
@@ -802,6 +829,48 @@ struct SideTerm {
 }
 
 impl<'s> Query<'s> {
+    /// The rule as one query per part of its output, when that is the same question: the
+    /// source is one function (one alternative, one step) whose output parts depend on no
+    /// common intermediate choice ([`crate::lanes::independent`]: an LLVM IR vector's lanes).
+    ///
+    /// Why it is sound: the source allows an output when some choice `c` makes every part's
+    /// formula hold, `∃c. S₀(out₀, c) ∧ S₁(out₁, c)`. With the choices split into disjoint
+    /// `c₀` (all that part 0 reads) and `c₁`, that is `(∃c₀. S₀) ∧ (∃c₁. S₁)`, so "every
+    /// target output is allowed" is the conjunction over the parts of "every target output's
+    /// part j is allowed by part j". Query j keeps the whole target (its other parts are then
+    /// unconstrained bits of `out`) and the source's part j alone, with only its choices under
+    /// `exists`: proved when every part is; a counterexample of one part is one of the whole
+    /// (no choice allows that part, so none allows the output), which [`Query::confirm`] on
+    /// the whole rule re-runs. `None` when the split does not apply.
+    pub fn lanes(&self) -> Option<Vec<Query<'s>>> {
+        let [steps] = self.source.as_slice() else {
+            return None;
+        };
+        let [step] = steps.as_slice() else {
+            return None;
+        };
+        let Code::Function(f) = &step.code else {
+            return None;
+        };
+        if !crate::lanes::independent(f) {
+            return None;
+        }
+        Some(
+            (0..f.dests[0].parts.len())
+                .map(|j| Query {
+                    vars: self.vars.clone(),
+                    output: self.output,
+                    source: vec![vec![Step {
+                        code: Code::Function(Arc::new(crate::lanes::project(f, j))),
+                        ..step.clone()
+                    }]],
+                    target: self.target.clone(),
+                    pre: self.pre.clone(),
+                })
+                .collect(),
+        )
+    }
+
     /// The input variables in order.
     pub fn inputs(&self) -> Vec<usize> {
         (0..self.vars.len())
@@ -1586,13 +1655,43 @@ pub struct Proof<'s> {
     pub size: Option<crate::solve::QuerySize>,
 }
 
-/// Resolves, poses and (for a counterexample) confirms one rule.
+/// Resolves, poses and (for a counterexample) confirms one rule: lane by lane where
+/// [`Query::lanes`] splits it.
 pub fn prove<'s>(
     spec: &'s Spec,
     rule: &Rule,
     opts: &crate::solve::Options,
 ) -> Result<Proof<'s>, Diagnostic> {
     let query = resolve(spec, rule)?;
+    let solved = match query.lanes() {
+        Some(lanes) => by_lane(&query, &lanes, &rule.name, opts),
+        None => pose(&query, &rule.name, opts),
+    };
+    let (solved, size) = solved.map_err(|e| {
+        at(
+            &rule.span,
+            format!("cannot write the cache or the SMT-LIB2 file: {e}"),
+        )
+    })?;
+    let confirmation = match &solved.answer {
+        Answer::Counterexample(values) => Some(query.confirm(values)),
+        _ => None,
+    };
+    Ok(Proof {
+        query,
+        solved,
+        confirmation,
+        size,
+    })
+}
+
+/// One query of a rule (the whole rule, or one lane of it) posed on the route `opts` names:
+/// the evaluator's sample inputs first (the default route), then the solvers or the cache.
+fn pose(
+    query: &Query,
+    name: &str,
+    opts: &crate::solve::Options,
+) -> std::io::Result<(crate::solve::Solved, Option<crate::solve::QuerySize>)> {
     // Each rule gets a fresh Z3 context (the `z3` crate keeps one per thread): solving in a
     // context full of earlier rules' terms changes Z3's internal order and, measured, turned
     // 1 s counterexamples into 60 s timeouts.
@@ -1608,7 +1707,7 @@ pub fn prove<'s>(
         })
         .join()
     });
-    let (solved, size) = std::thread::scope(|s| {
+    std::thread::scope(|s| {
         s.spawn(|| {
             let (text, names) = exported
                 .map_err(|_| std::io::Error::other("building the SMT-LIB2 text panicked"))?;
@@ -1622,7 +1721,7 @@ pub fn prove<'s>(
             };
             let mut solved = match sampled {
                 Some(values) => {
-                    crate::solve::export(&rule.name, &text, opts)?;
+                    crate::solve::export(name, &text, opts)?;
                     crate::solve::Solved {
                         answer: Answer::Counterexample(values),
                         seconds: start.elapsed().as_secs_f64(),
@@ -1630,7 +1729,7 @@ pub fn prove<'s>(
                         solver: Some(crate::solve::EVALUATOR.into()),
                     }
                 }
-                None => crate::solve::solve(&rule.name, &text, &names, opts, || {
+                None => crate::solve::solve(name, &text, &names, opts, || {
                     posed.answer(opts.timeout_ms)
                 })?,
             };
@@ -1655,20 +1754,59 @@ pub fn prove<'s>(
             ))
         })
     })
-    .map_err(|e| {
-        at(
-            &rule.span,
-            format!("cannot write the cache or the SMT-LIB2 file: {e}"),
-        )
-    })?;
-    let confirmation = match &solved.answer {
-        Answer::Counterexample(values) => Some(query.confirm(values)),
-        _ => None,
+}
+
+/// The queries of [`Query::lanes`] posed one after the other, and their one verdict: the
+/// first counterexample (the later lanes are not posed), else unknown where a lane is (each
+/// such lane's reason, named by its part), else proved; the time is the lanes' sum.
+fn by_lane(
+    query: &Query,
+    lanes: &[Query],
+    name: &str,
+    opts: &crate::solve::Options,
+) -> std::io::Result<(crate::solve::Solved, Option<crate::solve::QuerySize>)> {
+    let d = &query.source[0][0].code.program().dests[0];
+    let (mut seconds, mut cached) = (0.0, true);
+    let (mut unknown, mut solvers, mut size) =
+        (Vec::new(), Vec::new(), None::<crate::solve::QuerySize>);
+    for (j, lane) in lanes.iter().enumerate() {
+        let (solved, lane_size) = pose(lane, &format!("{name}.lane{j}"), opts)?;
+        seconds += solved.seconds;
+        cached &= solved.cached;
+        // `--explain` shows the largest lane's query.
+        size = match (size, lane_size) {
+            (Some(a), Some(b)) => Some(if b.terms > a.terms { b } else { a }),
+            (a, b) => a.or(b),
+        };
+        match solved.answer {
+            Answer::Counterexample(_) => {
+                return Ok((
+                    crate::solve::Solved {
+                        seconds,
+                        cached,
+                        ..solved
+                    },
+                    size,
+                ))
+            }
+            Answer::Unknown(why) => unknown.push(format!("{}: {why}", d.part_name(j))),
+            Answer::Proved => solvers.extend(solved.solver),
+        }
+    }
+    solvers.sort();
+    solvers.dedup();
+    let (answer, solver) = if unknown.is_empty() {
+        (Answer::Proved, Some(solvers.join("+")))
+    } else {
+        (Answer::Unknown(unknown.join("; ")), None)
     };
-    Ok(Proof {
-        query,
-        solved,
-        confirmation,
+    Ok((
+        crate::solve::Solved {
+            answer,
+            seconds,
+            cached,
+            solver,
+        },
         size,
-    })
+    ))
 }

@@ -1,9 +1,12 @@
 //! Posing a query: Z3 in process with a timeout or the portfolio over the SMT-LIB2 text, and
 //! a result cache keyed by a hash of that text (so CI re-solves only the rules that changed).
 //!
-//! The cache holds definite answers only, which are facts about the text whichever sound
-//! solver found them; so its key is the text alone, and an `unknown` (never cached) cannot
-//! hide the answer a later run with more time or another solver finds.
+//! A definite answer is a fact about the text whichever sound solver found it; so its key is
+//! the text alone. An `unknown` is a fact about one route and one timeout only (which
+//! solvers gave up, within how long, on a machine under some load): it is cached apart, keyed
+//! by the text and the solvers asked, with its timeout, and read back only for a timeout no
+//! larger than the one it gave up within; so a later run with more time or other solvers
+//! still finds the answer, and a definite answer found since always wins.
 
 use crate::portfolio::{self, Solver};
 use std::collections::HashMap;
@@ -214,13 +217,27 @@ pub fn solve(
         .cache
         .as_ref()
         .map(|d| d.join(format!("{:016x}", hash(text))));
+    let gave_up = key.as_ref().map(|k| unknown_path(k, opts));
+    let cached = |answer, solver| Solved {
+        answer,
+        seconds: start.elapsed().as_secs_f64(),
+        cached: true,
+        solver,
+    };
     if let Some((answer, solver)) = key.as_deref().and_then(read_cache) {
-        return Ok(Solved {
-            answer,
-            seconds: start.elapsed().as_secs_f64(),
-            cached: true,
-            solver: Some(solver),
-        });
+        return Ok(cached(answer, Some(solver)));
+    }
+    let earlier = gave_up.as_deref().and_then(read_unknown);
+    if let Some((within_ms, why)) = earlier
+        .as_ref()
+        .filter(|(within_ms, _)| *within_ms >= opts.timeout_ms)
+    {
+        let why = format!(
+            "cached: {} gave up within {}; {why}",
+            route(opts).replace(',', ", "),
+            duration(*within_ms)
+        );
+        return Ok(cached(Answer::Unknown(why), None));
     }
     let processes = |solvers: &[Solver], timeout_ms: u32, settled: &AtomicBool| {
         let file = std::env::temp_dir().join(format!(
@@ -288,8 +305,19 @@ pub fn solve(
             })
         })?
     };
-    if let (Some(path), Some(solver)) = (&key, &solver) {
-        write_cache(path, &answer, solver)?;
+    match (&key, &solver, &answer, &gave_up) {
+        (Some(path), Some(solver), _, _) => write_cache(path, &answer, solver)?,
+        // A retry under a shorter timeout that gave up again says less than what is kept.
+        (_, None, Answer::Unknown(why), Some(path))
+            if earlier.is_none_or(|(within_ms, _)| within_ms <= opts.timeout_ms) =>
+        {
+            let why = why.replace('\n', " ");
+            write_atomically(
+                path,
+                &format!("unknown within {} ms\n{why}\n", opts.timeout_ms),
+            )?
+        }
+        _ => {}
     }
     Ok(Solved {
         answer,
@@ -398,11 +426,59 @@ fn write_cache(path: &Path, answer: &Answer, solver: &str) -> std::io::Result<()
         }
         Answer::Unknown(_) => return Ok(()),
     };
+    write_atomically(path, &text)
+}
+
+/// Who is asked on the route `opts` names, in order: `z3,bitwuzla,cvc5` on the default route
+/// (Z3 in process and its fallback), the portfolio's members with `--solver`.
+fn route(opts: &Options) -> String {
+    let names: Vec<&str> = if opts.portfolio.is_empty() {
+        std::iter::once(IN_PROCESS)
+            .chain(opts.fallback.iter().map(|s| s.name()))
+            .collect()
+    } else {
+        opts.portfolio.iter().map(|s| s.name()).collect()
+    };
+    names.join(",")
+}
+
+/// Where the `unknown` of the query cached at `key` is kept for the route of `opts`.
+fn unknown_path(key: &Path, opts: &Options) -> PathBuf {
+    let mut name = key.as_os_str().to_owned();
+    name.push(format!(".unknown-{}", route(opts).replace(',', "+")));
+    PathBuf::from(name)
+}
+
+/// A cached `unknown`: the timeout it gave up within (ms) and why. Its first line is
+/// `unknown within 10000 ms`, its second the solvers' reasons.
+fn read_unknown(path: &Path) -> Option<(u32, String)> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let mut lines = text.lines();
+    let within_ms = lines
+        .next()?
+        .strip_prefix("unknown within ")?
+        .strip_suffix(" ms")?
+        .parse()
+        .ok()?;
+    Some((within_ms, lines.next().unwrap_or_default().to_string()))
+}
+
+/// `10 s`, `500 ms`.
+fn duration(ms: u32) -> String {
+    if ms.is_multiple_of(1000) {
+        format!("{} s", ms / 1000)
+    } else {
+        format!("{ms} ms")
+    }
+}
+
+fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
     }
     // Write then rename, so a concurrent reader never sees half a file.
-    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(format!(".tmp{}", std::process::id()));
     std::fs::write(&tmp, text)?;
     std::fs::rename(tmp, path)
 }
@@ -495,5 +571,66 @@ impl std::fmt::Display for QuerySize {
             write!(f, "; {} quantifier(s)", self.quantifiers)?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::Cell;
+
+    /// An unknown is reused while the timeout is no longer than the one it gave up within,
+    /// and solved again under a longer one; the definite answer found then wins for good.
+    #[test]
+    fn a_cached_unknown_is_reused_under_its_timeout_and_retried_under_a_longer_one() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let text = "(assert false)\n(check-sat)\n";
+        let opts = |timeout_ms| Options {
+            timeout_ms,
+            cache: Some(dir.path().to_path_buf()),
+            ..Options::default()
+        };
+        let calls = Cell::new(0);
+        let run = |timeout_ms, answer: Answer| {
+            solve("q", text, &[], &opts(timeout_ms), || {
+                calls.set(calls.get() + 1);
+                answer
+            })
+            .expect("the cache is writable")
+        };
+        let gave_up = || Answer::Unknown("timeout".into());
+        let first = run(100, gave_up());
+        assert!(!first.cached && calls.get() == 1);
+        for timeout_ms in [100, 50] {
+            let again = run(timeout_ms, Answer::Proved);
+            assert_eq!(calls.get(), 1, "not solved again within {timeout_ms} ms");
+            assert!(again.cached);
+            assert_eq!(
+                again.answer,
+                Answer::Unknown("cached: z3 gave up within 100 ms; z3: timeout".into())
+            );
+        }
+        let longer = run(1000, Answer::Proved);
+        assert_eq!(calls.get(), 2, "solved again under a longer timeout");
+        assert!(!longer.cached && longer.answer == Answer::Proved);
+        let after = run(50, gave_up());
+        assert!(after.cached && after.answer == Answer::Proved && calls.get() == 2);
+    }
+
+    /// Another route is another question: its solvers were not the ones that gave up.
+    #[test]
+    fn a_cached_unknown_is_not_read_on_another_route() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut opts = Options {
+            timeout_ms: 100,
+            cache: Some(dir.path().to_path_buf()),
+            ..Options::default()
+        };
+        let text = "(check-sat)\n";
+        let unknown = || Answer::Unknown("timeout".into());
+        solve("q", text, &[], &opts, unknown).expect("writes");
+        opts.fallback = vec![Solver::Bitwuzla];
+        let other = solve("q", text, &[], &opts, || Answer::Proved).expect("reads");
+        assert!(!other.cached, "{:?}", other.answer);
     }
 }
