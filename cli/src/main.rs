@@ -272,6 +272,11 @@ enum Command {
         /// the PTX (a result that changes with the optimisation level).
         #[arg(long, value_name = "N", default_value_t = 0)]
         fold: usize,
+        /// Do not validate here: post the catalogue run to the --report service as a campaign,
+        /// one work unit per function, target and compiler (--llc all: every one this machine
+        /// has), for the `semfuzz worker`s that have the compiler.
+        #[arg(long, requires = "report", conflicts_with_all = ["files", "json", "repro", "fold"])]
+        campaign: bool,
         #[command(flatten)]
         report: serve::ReportArgs,
     },
@@ -433,16 +438,10 @@ fn run(cli: Cli) -> Result<bool> {
             repro,
             only,
             fold,
+            campaign,
             report,
         } => {
-            let opts = semfuzz_smt::solve::Options {
-                timeout_ms: timeout,
-                cache: Some(prove::default_cache().into()),
-                emit_smt2: None,
-                portfolio: Vec::new(),
-                fallback: semfuzz_smt::solve::Options::default_fallback(),
-                explain: false,
-            };
+            let opts = llc::campaign::options(timeout);
             let args = llc::Args {
                 files,
                 llc,
@@ -453,7 +452,10 @@ fn run(cli: Cli) -> Result<bool> {
                 only,
                 fold,
             };
-            llc::run(&spec, &args, &opts, report.reporter().as_ref())
+            match report.reporter() {
+                Some(service) if campaign => llc::campaign::create(&args, &service),
+                reporter => llc::run(&spec, &args, &opts, reporter.as_ref()),
+            }
         }
         Command::Serve(args) => serve::serve(spec, args).map(|()| true),
         Command::Token(cmd) => serve::token(cmd).map(|()| true),

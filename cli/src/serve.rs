@@ -2,6 +2,7 @@
 //! (the service itself is the `semfuzz-service` crate; the worker runs units with the campaign
 //! engine).
 
+use crate::llc::{self, campaign::LlcRunner};
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use semfuzz_backend::{Backend, BackendError, Identity, Support, Verdict};
@@ -243,6 +244,7 @@ fn start_local_worker(
                 server: format!("http://{}", serving.addr),
                 token: token.clone(),
                 backends: vec![backend.clone()],
+                llcs: Vec::new(),
                 name: format!("local:{}:{backend}", std::process::id()),
                 lease_seconds: 60,
                 exit_when_idle: false,
@@ -270,7 +272,8 @@ fn start_local_worker(
 
 /// One backend's worker of `serve --local-worker`, until `stop`.
 fn local_worker(cfg: WorkerConfig, spec: Arc<Spec>, stop: &AtomicBool) {
-    let mut runner = EngineRunner::new(spec);
+    // It leases no validate-llc unit (its `llcs` are empty): their solver timeout is unused.
+    let mut runner = EngineRunner::new(spec, 10_000);
     // A unit that fails (a backend that breaks mid-campaign) is logged; the worker goes on
     // with the next one, and the failed unit's lease runs out for a retry.
     while !stop.load(Ordering::SeqCst) {
@@ -428,6 +431,14 @@ pub struct WorkerArgs {
     /// A backend this worker runs (repeatable; default: any the campaign names).
     #[arg(long = "backend", value_name = "B")]
     backends: Vec<String>,
+    /// An LLVM compiler this worker runs `validate-llc` campaign units with (repeatable:
+    /// llvmlite, llc-16, a path; `none` for no such units; default: every one this machine
+    /// has, as `validate-llc --llc all` finds them).
+    #[arg(long = "llc", value_name = "NAME")]
+    llcs: Vec<String>,
+    /// The solver's timeout per query of a `validate-llc` unit: 5s, 500ms, 1m.
+    #[arg(long, default_value = "10s", value_parser = crate::prove::parse_timeout)]
+    timeout: u32,
     /// Lease length in seconds; heartbeats go every third of it.
     #[arg(long, default_value_t = 60)]
     lease_seconds: i64,
@@ -437,10 +448,11 @@ pub struct WorkerArgs {
 }
 
 /// Runs leased units with the campaign engine, one unit at a time, keeping each backend it
-/// opened for the next unit.
+/// opened for the next unit; `validate-llc` units go to [`LlcRunner`].
 struct EngineRunner {
     spec: Arc<Spec>,
     open: HashMap<String, Kept>,
+    llc: LlcRunner,
 }
 
 /// A backend kept open across units, and who it is.
@@ -479,8 +491,9 @@ impl Backend for SharedBackend {
 }
 
 impl EngineRunner {
-    fn new(spec: Arc<Spec>) -> EngineRunner {
+    fn new(spec: Arc<Spec>, llc_timeout_ms: u32) -> EngineRunner {
         EngineRunner {
+            llc: LlcRunner::new(spec.clone(), llc::campaign::options(llc_timeout_ms)),
             spec,
             open: HashMap::new(),
         }
@@ -500,6 +513,18 @@ impl EngineRunner {
 
 impl UnitRunner for EngineRunner {
     fn run(&mut self, lease: &Lease, stop: &AtomicBool) -> Result<UnitResult, String> {
+        if lease.target.is_some() {
+            let verdict = self.llc.run(lease).map_err(|e| {
+                format!(
+                    "unit {} ({} at {:?} with {}): {e:#}",
+                    lease.unit, lease.variant, lease.target, lease.backend
+                )
+            })?;
+            return Ok(UnitResult {
+                llc_verdicts: vec![verdict],
+                ..UnitResult::default()
+            });
+        }
         // Every variant the text spells (`min.f32` with two or three sources).
         let spec = self.spec.clone();
         let variants: Vec<&Variant> = spec
@@ -554,6 +579,7 @@ impl UnitRunner for EngineRunner {
             unsupported: (report.variants_run == 0)
                 .then(|| report.skipped.into_iter().next().map(|(_, why)| why))
                 .flatten(),
+            llc_verdicts: Vec::new(),
         })
     }
 }
@@ -573,19 +599,25 @@ pub fn worker(spec: Spec, args: WorkerArgs) -> Result<()> {
         ctrlc::set_handler(move || stop.store(true, Ordering::SeqCst))
             .context("installing the Ctrl-C handler")?;
     }
+    let llcs = match args.llcs.as_slice() {
+        [] => llc::campaign::available(),
+        [none] if none == "none" => Vec::new(),
+        named => named.to_vec(),
+    };
     let cfg = WorkerConfig {
         server: args.server,
         token: args.token,
         backends: args.backends,
+        llcs,
         name,
         lease_seconds: args.lease_seconds,
         exit_when_idle: args.exit_when_idle,
     };
-    let mut runner = EngineRunner::new(Arc::new(spec));
+    let mut runner = EngineRunner::new(Arc::new(spec), args.timeout);
     let s = run_worker(cfg, &mut runner, &stop)?;
     eprintln!(
-        "semfuzz worker: {} units, {} cases, {} findings posted, {} units lost to expired leases",
-        s.units, s.cases, s.findings, s.lost
+        "semfuzz worker: {} units, {} cases, {} findings and {} validate-llc verdicts posted, {} units lost to expired leases",
+        s.units, s.cases, s.findings, s.verdicts, s.lost
     );
     Ok(())
 }

@@ -930,3 +930,121 @@ fn validate_llc_reports_its_verdicts() {
         );
     });
 }
+
+/// `validate-llc --campaign` shares the catalogue out as work units: after a worker died
+/// holding one (its lease runs out), two worker processes with llvmlite prove each unit once
+/// through the path `validate-llc` takes, and the verdicts fill the LLVM version's matrix.
+#[test]
+fn validate_llc_campaign_runs_on_workers() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("llc-campaign.db");
+    let tok = token(&db);
+    while_serving(&db, &[], |url| {
+        let out = semfuzz()
+            .current_dir(dir.path())
+            .args(["validate-llc", "--campaign", "--only", "fadd_f32,fmul_f64"])
+            .args(["--sm", "sm_70", "--report", url, "--token", &tok])
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{stdout}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            stdout.contains(": 2 units (2 functions × 1 targets × llvmlite)"),
+            "{stdout}"
+        );
+        let id: i64 = stdout
+            .trim_start_matches("campaign ")
+            .split(':')
+            .next()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("{stdout}"));
+        let auth = format!("Bearer {tok}");
+        let dead: serde_json::Value = ureq::post(&format!("{url}/api/v1/units/lease"))
+            .set("authorization", &auth)
+            .send_json(
+                serde_json::json!({"worker": "dies", "llcs": ["llvmlite"], "lease_seconds": 1}),
+            )
+            .unwrap()
+            .into_json()
+            .unwrap();
+        let dead = &dead["leases"][0];
+        assert_eq!(dead["target"], "sm_70", "{dead}");
+        std::thread::sleep(Duration::from_millis(1100));
+        let workers: Vec<Child> = (0..2)
+            .map(|_| {
+                semfuzz()
+                    .current_dir(dir.path())
+                    .args([
+                        "worker", "--server", url, "--token", &tok, "--llc", "llvmlite",
+                    ])
+                    .args(["--lease-seconds", "5", "--exit-when-idle"])
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        let mut said = String::new();
+        let mut units = 0;
+        for w in workers {
+            let out = w.wait_with_output().unwrap();
+            let err = String::from_utf8_lossy(&out.stderr).to_string();
+            assert!(out.status.success(), "{err}");
+            units += err
+                .lines()
+                .filter_map(|l| {
+                    l.strip_prefix("semfuzz worker: ")?
+                        .split(" units,")
+                        .next()?
+                        .parse::<u64>()
+                        .ok()
+                })
+                .sum::<u64>();
+            said.push_str(&err);
+        }
+        assert_eq!(units, 2, "each unit completed once: {said}");
+        for f in ["fadd_f32 sm_70: proved", "fmul_f64 sm_70: proved"] {
+            assert!(said.contains(f), "{said}");
+        }
+        let c = get_json(&format!("{url}/api/v1/campaigns/{id}"));
+        assert_eq!(c["units_done"], 2, "{c}");
+        let late = ureq::post(&format!("{url}/api/v1/units/{}/complete", dead["unit"]))
+            .set("authorization", &auth)
+            .send_json(
+                serde_json::json!({"lease_token": dead["lease_token"], "cases": 0, "findings": []}),
+            );
+        assert!(
+            matches!(late, Err(ureq::Error::Status(409, _))),
+            "the dead worker's unit is done by another"
+        );
+        let stored = get_json(&format!("{url}/api/v1/llc-verdicts"));
+        let rows = stored["verdicts"].as_array().unwrap();
+        let mut cells: Vec<String> = rows
+            .iter()
+            .map(|r| format!("{} {} {}", r["function"], r["target"], r["verdict"]))
+            .collect();
+        cells.sort();
+        assert_eq!(
+            cells,
+            [
+                r#""fadd_f32" "sm_70" "proved""#,
+                r#""fmul_f64" "sm_70" "proved""#
+            ],
+            "{stored}"
+        );
+        let llvm = rows[0]["llvm"].as_str().unwrap();
+        assert!(llvm.starts_with("22."), "{stored}");
+        let page = ureq::get(&format!("{url}/llc/{llvm}"))
+            .call()
+            .unwrap()
+            .into_string()
+            .unwrap();
+        assert!(
+            page.contains("fadd_f32") && page.contains("fmul_f64"),
+            "{page}"
+        );
+    });
+}

@@ -186,7 +186,7 @@ const FINDING_RULES: &str = "Out of range, or a finding's time is no calendar da
         the server answers 422 (body) or 400 (query) on either database."),
     paths(
         post_findings, list_findings, get_finding, patch_finding,
-        create_campaign, list_campaigns, get_campaign, patch_campaign,
+        create_campaign, create_llc_campaign, list_campaigns, get_campaign, patch_campaign,
         lease_units, heartbeat_unit, complete_unit, post_proofs, list_proofs,
         post_llc_verdicts, list_llc_verdicts
     ),
@@ -292,6 +292,7 @@ pub fn routes() -> Router<AppState> {
             "/api/v1/campaigns",
             post(create_campaign).get(list_campaigns),
         )
+        .route("/api/v1/llc-campaigns", post(create_llc_campaign))
         .route(
             "/api/v1/campaigns/{id}",
             get(get_campaign).patch(patch_campaign),
@@ -421,6 +422,24 @@ async fn create_campaign(
 ) -> Result<Response, ApiError> {
     require_token(&s, &headers).await?;
     let campaign = s.db.create_campaign(&c, &s.config.variants).await?;
+    Ok((StatusCode::CREATED, Json(campaign)).into_response())
+}
+
+/// Creates a `semfuzz validate-llc` campaign: one work unit per function × target × LLVM
+/// compiler, leased to workers that name the compiler among their `llcs`; each posts its
+/// verdict to `/api/v1/llc-verdicts` and completes the unit. The campaign is listed with the
+/// others (`kind: validate-llc`).
+#[utoipa::path(post, path = "/api/v1/llc-campaigns", request_body = NewLlcCampaign,
+    responses((status = 201, body = Campaign),
+        (status = 422, description = "Out of range, or the campaign would have more than 200000 work units (a rule a schema cannot state: see `NewLlcCampaign`).", body = ErrorBody)),
+    security(("bearer" = [])))]
+async fn create_llc_campaign(
+    State(s): State<AppState>,
+    headers: HeaderMap,
+    Json(c): Json<NewLlcCampaign>,
+) -> Result<Response, ApiError> {
+    require_token(&s, &headers).await?;
+    let campaign = s.db.create_llc_campaign(&c).await?;
     Ok((StatusCode::CREATED, Json(campaign)).into_response())
 }
 

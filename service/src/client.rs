@@ -7,7 +7,7 @@
 //!
 //! One reporting process per spool file: a flush rewrites the file.
 
-use crate::model::{NewLlcVerdict, NewProof};
+use crate::model::{Campaign, NewLlcCampaign, NewLlcVerdict, NewProof};
 use semfuzz_fuzz::Finding;
 use serde::{Deserialize, Serialize};
 use std::io::{BufRead, Write};
@@ -59,6 +59,9 @@ pub enum ReportError {
     /// Reading or writing the spool file failed.
     #[error("spool file {0}: {1}")]
     Spool(PathBuf, std::io::Error),
+    /// A request that is not spooled found no service, or no answer it could read.
+    #[error("the service at {0}: {1}")]
+    Unreachable(String, String),
 }
 
 /// A client that posts findings, proofs and LLVM verdicts to one service, spooling what it cannot send.
@@ -92,6 +95,11 @@ impl Reporter {
         }
     }
 
+    /// The service's URL.
+    pub fn server(&self) -> &str {
+        &self.server
+    }
+
     /// The spool file.
     pub fn spool_path(&self) -> &Path {
         &self.spool
@@ -111,6 +119,26 @@ impl Reporter {
     /// empty).
     pub fn llc_verdicts(&self, verdicts: &[NewLlcVerdict]) -> Result<Delivery, ReportError> {
         self.send(LLC_VERDICTS, verdicts)
+    }
+
+    /// Creates a `validate-llc` campaign. Sent once and never spooled: a campaign created
+    /// twice would be run twice.
+    pub fn llc_campaign(&self, campaign: &NewLlcCampaign) -> Result<Campaign, ReportError> {
+        let unreachable = |e: String| ReportError::Unreachable(self.server.clone(), e);
+        match self
+            .agent
+            .post(&format!("{}/api/v1/llc-campaigns", self.server))
+            .set("authorization", &format!("Bearer {}", self.token))
+            .send_json(campaign)
+        {
+            Ok(r) => r.into_json().map_err(|e| unreachable(e.to_string())),
+            Err(ureq::Error::Status(status, r)) => Err(ReportError::Refused {
+                server: self.server.clone(),
+                status,
+                body: r.into_string().unwrap_or_default(),
+            }),
+            Err(e) => Err(unreachable(e.to_string())),
+        }
     }
 
     fn send(&self, path: &str, items: &[impl Serialize]) -> Result<Delivery, ReportError> {

@@ -699,40 +699,45 @@ async fn campaign(State(s): State<AppState>, headers: HeaderMap, Path(id): Path<
         &format!("Campaign {id}"),
         html! {
             h1 { "Campaign " (id) ": " (c.name) }
-            p { code { (c.variants) } " on " (c.backends.join(", ")) " · generator " (c.generator) " · "
-                (c.cases_per_unit) " cases per unit · " (c.status) " · created " (c.created) }
+            p { code { (c.variants) } " on " (c.backends.join(", "))
+                @if c.kind == "fuzz" { " · generator " (c.generator) " · " (c.cases_per_unit) " cases per unit" }
+                " · " (c.status) " · created " (c.created) }
             (progress(&c))
-            p { (c.cases) " cases run · " (c.findings) " finding occurrences" }
-            h2 { "Passes" }
-            @match pass {
-                Some(p) => { p id="pass" {
-                    "Pass " b { (p + 1) } @if p == 0 { " (the first: every variant once on every backend)" }
-                    ": " (on_it.iter().map(|b| b.left).sum::<i64>()) " variant × backend pairs left"
-                    @match eta { Some(e) => { ", ends in about " b { (duration(e)) } } None => { ", no estimate yet" } }
-                    @if c.status != "running" { " (the campaign is " (c.status) ")" }
-                    "."
-                } }
-                None => { p.muted id="pass" { "No backend of this campaign runs any of its variants." } }
-            }
-            table.passes id="passes" {
-                thead { tr { th { "backend" } th { "pass" } th { "done" } th { "left" } th { "cannot run" } th { "ends in" } } }
-                tbody {
-                    @for b in &passes {
-                        tr {
-                            td { (b.backend) }
-                            td.num { (b.pass.map_or("–".to_string(), |p| (p + 1).to_string())) }
-                            td.num { (b.done) }
-                            td.num { (b.left) }
-                            td.num { (b.unsupported) }
-                            td { (b.eta_seconds.map_or("–".to_string(), duration)) }
+            @if c.kind == "validate-llc" {
+                p id="llc-campaign" { "Each unit proves one IR function at one target under one compiler; " (c.units_leased) " are running now. The verdicts fill each LLVM version's matrix at " a href="/llc" { "/llc" } "." }
+            } @else {
+                p { (c.cases) " cases run · " (c.findings) " finding occurrences" }
+                h2 { "Passes" }
+                @match pass {
+                    Some(p) => { p id="pass" {
+                        "Pass " b { (p + 1) } @if p == 0 { " (the first: every variant once on every backend)" }
+                        ": " (on_it.iter().map(|b| b.left).sum::<i64>()) " variant × backend pairs left"
+                        @match eta { Some(e) => { ", ends in about " b { (duration(e)) } } None => { ", no estimate yet" } }
+                        @if c.status != "running" { " (the campaign is " (c.status) ")" }
+                        "."
+                    } }
+                    None => { p.muted id="pass" { "No backend of this campaign runs any of its variants." } }
+                }
+                table.passes id="passes" {
+                    thead { tr { th { "backend" } th { "pass" } th { "done" } th { "left" } th { "cannot run" } th { "ends in" } } }
+                    tbody {
+                        @for b in &passes {
+                            tr {
+                                td { (b.backend) }
+                                td.num { (b.pass.map_or("–".to_string(), |p| (p + 1).to_string())) }
+                                td.num { (b.done) }
+                                td.num { (b.left) }
+                                td.num { (b.unsupported) }
+                                td { (b.eta_seconds.map_or("–".to_string(), duration)) }
+                            }
                         }
                     }
                 }
+                p.legend { "A pass runs every (variant, backend) pair the backend supports once more; the first with "
+                    (crate::db::FIRST_PASS_CASES) " cases, each later unit of a pair as many cases as it has run so far (up to the campaign's cases per unit). Pairs with findings run ahead of the pass. Estimates come from the units of the pass finished in the last ten minutes." }
+                h2 { "Throughput" }
+                (chart(&samples))
             }
-            p.legend { "A pass runs every (variant, backend) pair the backend supports once more; the first with "
-                (crate::db::FIRST_PASS_CASES) " cases, each later unit of a pair as many cases as it has run so far (up to the campaign's cases per unit). Pairs with findings run ahead of the pass. Estimates come from the units of the pass finished in the last ten minutes." }
-            h2 { "Throughput" }
-            (chart(&samples))
         },
     ))
 }

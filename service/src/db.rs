@@ -98,6 +98,10 @@ pub const MAX_OPERANDS: usize = 16;
 /// Statuses a campaign can have; workers lease units of `running` campaigns only.
 pub const CAMPAIGN_STATUSES: [&str; 3] = ["running", "paused", "stopped"];
 
+/// Kinds a campaign can have: its units run a variant on a backend (`fuzz`), or prove an IR
+/// function at a target under an LLVM compiler (`validate-llc`).
+pub const CAMPAIGN_KINDS: [&str; 2] = ["fuzz", "validate-llc"];
+
 /// Verdicts a stored proof can have (as `semfuzz prove` prints them).
 pub const VERDICTS: [&str; 3] = ["proved", "counterexample", "unknown"];
 
@@ -405,7 +409,7 @@ fn stored_finding(row: &AnyRow) -> std::result::Result<StoredFinding, sqlx::Erro
     })
 }
 
-const CAMPAIGN_COLUMNS: &str = "c.id, c.name, c.variants, c.backends, c.generator, c.cases_per_unit, \
+const CAMPAIGN_COLUMNS: &str = "c.id, c.name, c.kind, c.variants, c.backends, c.generator, c.cases_per_unit, \
     c.continuous, c.status, c.created, c.cases, c.findings, \
     (SELECT COUNT(*) FROM work_units u WHERE u.campaign_id = c.id) AS units, \
     (SELECT COUNT(*) FROM work_units u WHERE u.campaign_id = c.id AND u.status = 'done') AS units_done, \
@@ -416,6 +420,7 @@ fn campaign(row: &AnyRow) -> std::result::Result<Campaign, sqlx::Error> {
     Ok(Campaign {
         id: row.try_get("id")?,
         name: row.try_get("name")?,
+        kind: row.try_get("kind")?,
         variants: row.try_get("variants")?,
         backends: serde_json::from_str(&backends).unwrap_or_default(),
         generator: row.try_get("generator")?,
@@ -933,11 +938,80 @@ impl Db {
                 units.push(NewUnit {
                     variant: v,
                     backend: b,
+                    target: None,
                     seed: unit_seed(id, round),
                     cases: size,
                     priority: round * n + k as i64,
                     pass: round,
                 });
+            }
+        }
+        insert_units(&mut tx, id, &units).await?;
+        tx.commit().await?;
+        self.campaign(id).await
+    }
+
+    /// Creates a `validate-llc` campaign: one unit per function × target × LLVM compiler,
+    /// functions outermost, so that a function's row of the matrix fills before the next.
+    pub async fn create_llc_campaign(&self, c: &NewLlcCampaign) -> Result<Campaign> {
+        bounded("name", &c.name, 200)?;
+        let distinct = |field: &str, names: &[String], max: usize| -> Result<Vec<String>> {
+            let mut seen = std::collections::HashSet::new();
+            for (i, n) in names.iter().enumerate() {
+                bounded(&format!("{field}[{i}]"), n, max)?;
+                // Each names a row, column or page of the dashboard, or a compiler to find.
+                if n.trim().is_empty() {
+                    return Err(Error::Invalid(format!("{field}[{i}]: must not be empty")));
+                }
+            }
+            let names: Vec<String> = names.iter().filter(|n| seen.insert(*n)).cloned().collect();
+            if names.is_empty() {
+                return Err(Error::Invalid(format!("{field}: give one or more")));
+            }
+            Ok(names)
+        };
+        // The limits of a verdict's function and target, and of a campaign's backend.
+        let functions = distinct("functions", &c.functions, 500)?;
+        let targets = distinct("targets", &c.targets, 50)?;
+        let llcs = distinct("llcs", &c.llcs, 200)?;
+        let n = functions.len() * targets.len() * llcs.len();
+        if n > 200_000 {
+            return Err(Error::Invalid(format!(
+                "the campaign would have {n} work units; at most 200000"
+            )));
+        }
+        // What the campaign list shows in its variants column: the functions, or how many.
+        let chosen = if functions.len() <= 5 {
+            functions.join(", ")
+        } else {
+            format!("{} functions", functions.len())
+        };
+        let (_g, mut tx) = self.write().await?;
+        let id: i64 = sqlx::query(
+            "INSERT INTO campaigns (name, kind, variants, backends, generator, cases_per_unit, continuous, status, created) \
+             VALUES ($1, 'validate-llc', $2, $3, 'validate-llc', 1, 0, 'running', $4) RETURNING id",
+        )
+        .bind(&c.name)
+        .bind(format!("{chosen} at {}", targets.join(", ")))
+        .bind(serde_json::to_string(&llcs).unwrap_or_default())
+        .bind(now_text())
+        .fetch_one(&mut *tx)
+        .await?
+        .try_get("id")?;
+        let mut units = Vec::with_capacity(n);
+        for f in &functions {
+            for t in &targets {
+                for l in &llcs {
+                    units.push(NewUnit {
+                        variant: f,
+                        backend: l,
+                        target: Some(t),
+                        seed: 0,
+                        cases: 1,
+                        priority: units.len() as i64,
+                        pass: 0,
+                    });
+                }
             }
         }
         insert_units(&mut tx, id, &units).await?;
@@ -1013,9 +1087,10 @@ impl Db {
         self.campaign(id).await
     }
 
-    /// Leases up to `req.max` queued (or expired) units of running campaigns whose backend
-    /// is one of `req.backends` (any when empty), lowest priority first: a campaign's passes
-    /// in order, families and backends interleaved within each. On PostgreSQL concurrent leases skip each
+    /// Leases up to `req.max` queued (or expired) units of running campaigns: fuzz units whose
+    /// backend is one of `req.backends` (any when empty) and `validate-llc` units whose
+    /// compiler is one of `req.llcs` (none when empty), lowest priority first: a campaign's
+    /// passes in order, families and backends interleaved within each. On PostgreSQL concurrent leases skip each
     /// other's rows (`FOR UPDATE SKIP LOCKED`), so no unit goes to two workers.
     pub async fn lease(&self, req: &LeaseRequest) -> Result<Vec<Lease>> {
         let max = req.max.unwrap_or(1);
@@ -1026,26 +1101,35 @@ impl Db {
             ));
         }
         bounded("worker", &req.worker, 200)?;
-        if req.backends.len() > 50 {
-            return Err(Error::Invalid("backends: at most 50".into()));
+        if req.backends.len() > 50 || req.llcs.len() > 50 {
+            return Err(Error::Invalid("backends, llcs: at most 50 each".into()));
         }
         let now = now_ms();
         let expires = now + secs * 1000;
         let token = random_hex(16)?;
         // Parameters: $1 lease token, $2 worker, $3 expiry, then (PostgreSQL) $4 now, then
-        // the backends.
+        // the backends, then the compilers.
         let first_backend = if self.kind == Kind::Postgres { 5 } else { 4 };
-        let mut backend_cond = String::new();
+        let one_of = |first: usize, n: usize| {
+            let ps: Vec<String> = (first..first + n).map(|i| format!("${i}")).collect();
+            format!("backend IN ({})", ps.join(", "))
+        };
+        // A fuzz unit has no target; a worker without the compiler of a validate-llc unit
+        // leaves it to one that has it.
+        let mut fuzz = "target IS NULL".to_string();
         if !req.backends.is_empty() {
-            let ps: Vec<String> = (0..req.backends.len())
-                .map(|i| format!("${}", i + first_backend))
-                .collect();
-            backend_cond = format!("AND backend IN ({})", ps.join(", "));
+            fuzz = format!("{fuzz} AND {}", one_of(first_backend, req.backends.len()));
         }
+        let backend_cond = if req.llcs.is_empty() {
+            format!("AND {fuzz}")
+        } else {
+            let llc = one_of(first_backend + req.backends.len(), req.llcs.len());
+            format!("AND (({fuzz}) OR (target IS NOT NULL AND {llc}))")
+        };
         let set = "UPDATE work_units SET status = 'leased', lease_token = $1, lease_owner = $2, \
              lease_expires_ms = $3, attempts = attempts + 1";
         let returning =
-            "RETURNING id, campaign_id, variant, backend, seed, cases, attempts, priority, \
+            "RETURNING id, campaign_id, variant, backend, target, seed, cases, attempts, priority, \
              (SELECT generator FROM campaigns c WHERE c.id = work_units.campaign_id) AS generator";
         let bind_all = |sql| {
             let mut q = sqlx::query(sql)
@@ -1055,7 +1139,7 @@ impl Db {
             if self.kind == Kind::Postgres {
                 q = q.bind(now);
             }
-            for b in &req.backends {
+            for b in req.backends.iter().chain(&req.llcs) {
                 q = q.bind(b.clone());
             }
             q
@@ -1119,6 +1203,7 @@ impl Db {
                     campaign: r.try_get("campaign_id")?,
                     variant: r.try_get("variant")?,
                     backend: r.try_get("backend")?,
+                    target: r.try_get("target")?,
                     generator: r.try_get("generator")?,
                     seed: r.try_get("seed")?,
                     cases: r.try_get("cases")?,
@@ -1188,7 +1273,7 @@ impl Db {
         let row = sqlx::query(
             "UPDATE work_units SET status = 'done', done_cases = $1, completed = $2 \
              WHERE id = $3 AND lease_token = $4 AND status = 'leased' \
-             RETURNING campaign_id, variant, backend, seed, cases, lease_owner",
+             RETURNING campaign_id, variant, backend, target, seed, cases, lease_owner",
         )
         .bind(c.cases)
         .bind(now_text())
@@ -1240,49 +1325,54 @@ impl Db {
             .bind(c.cases)
             .execute(&mut *tx)
             .await?;
-        let (variant, backend): (String, String) =
-            (row.try_get("variant")?, row.try_get("backend")?);
-        // The pair's totals, with this unit's: what its successor's size and place follow.
-        let pair = sqlx::query(&format!(
-            "INSERT INTO campaign_pairs (campaign_id, variant, family, backend, units, cases, findings, unsupported) \
-             VALUES ($1, $2, $3, $4, 1, $5, $6, $7) \
-             ON CONFLICT (campaign_id, variant, backend) DO UPDATE SET units = campaign_pairs.units + 1, \
-             cases = {}, findings = {}, unsupported = excluded.unsupported \
-             RETURNING units, cases, findings",
-            saturating_sum("campaign_pairs.cases", "excluded.cases"),
-            saturating_sum("campaign_pairs.findings", "excluded.findings"),
-        ))
-        .bind(campaign_id)
-        .bind(&variant)
-        .bind(family(&variant))
-        .bind(&backend)
-        .bind(c.cases)
-        .bind(occurrences)
-        .bind(c.unsupported.clone())
-        .fetch_one(&mut *tx)
-        .await?;
-        let campaign =
-            sqlx::query("SELECT continuous, cases_per_unit FROM campaigns WHERE id = $1")
-                .bind(campaign_id)
-                .fetch_one(&mut *tx)
-                .await?;
-        // A backend that cannot run the variant gets no successor: it would say so again.
-        if campaign.try_get::<i64, _>("continuous")? != 0 && c.unsupported.is_none() {
-            let seed: i64 = row.try_get("seed")?;
-            let (units, cases, findings): (i64, i64, i64) = (
-                pair.try_get("units")?,
-                pair.try_get("cases")?,
-                pair.try_get("findings")?,
-            );
-            let unit = NewUnit {
-                variant: &variant,
-                backend: &backend,
-                seed: seed.wrapping_add(1),
-                cases: successor_cases(cases, campaign.try_get("cases_per_unit")?),
-                priority: successor_priority(cases, findings),
-                pass: units,
-            };
-            insert_units(&mut tx, campaign_id, &[unit]).await?;
+        // A validate-llc unit's result is its verdict, posted to the verdicts on its own: it
+        // is no pair of the coverage matrix, and has no successor.
+        if row.try_get::<Option<String>, _>("target")?.is_none() {
+            let (variant, backend): (String, String) =
+                (row.try_get("variant")?, row.try_get("backend")?);
+            // The pair's totals, with this unit's: what its successor's size and place follow.
+            let pair = sqlx::query(&format!(
+                "INSERT INTO campaign_pairs (campaign_id, variant, family, backend, units, cases, findings, unsupported) \
+                 VALUES ($1, $2, $3, $4, 1, $5, $6, $7) \
+                 ON CONFLICT (campaign_id, variant, backend) DO UPDATE SET units = campaign_pairs.units + 1, \
+                 cases = {}, findings = {}, unsupported = excluded.unsupported \
+                 RETURNING units, cases, findings",
+                saturating_sum("campaign_pairs.cases", "excluded.cases"),
+                saturating_sum("campaign_pairs.findings", "excluded.findings"),
+            ))
+            .bind(campaign_id)
+            .bind(&variant)
+            .bind(family(&variant))
+            .bind(&backend)
+            .bind(c.cases)
+            .bind(occurrences)
+            .bind(c.unsupported.clone())
+            .fetch_one(&mut *tx)
+            .await?;
+            let campaign =
+                sqlx::query("SELECT continuous, cases_per_unit FROM campaigns WHERE id = $1")
+                    .bind(campaign_id)
+                    .fetch_one(&mut *tx)
+                    .await?;
+            // A backend that cannot run the variant gets no successor: it would say so again.
+            if campaign.try_get::<i64, _>("continuous")? != 0 && c.unsupported.is_none() {
+                let seed: i64 = row.try_get("seed")?;
+                let (units, cases, findings): (i64, i64, i64) = (
+                    pair.try_get("units")?,
+                    pair.try_get("cases")?,
+                    pair.try_get("findings")?,
+                );
+                let unit = NewUnit {
+                    variant: &variant,
+                    backend: &backend,
+                    target: None,
+                    seed: seed.wrapping_add(1),
+                    cases: successor_cases(cases, campaign.try_get("cases_per_unit")?),
+                    priority: successor_priority(cases, findings),
+                    pass: units,
+                };
+                insert_units(&mut tx, campaign_id, &[unit]).await?;
+            }
         }
         tx.commit().await?;
         Ok(IngestResult {
@@ -1682,6 +1772,8 @@ fn unit_seed(campaign: i64, round: i64) -> i64 {
 struct NewUnit<'a> {
     variant: &'a str,
     backend: &'a str,
+    /// A `validate-llc` unit's target; `None` for a fuzz unit.
+    target: Option<&'a str>,
     seed: i64,
     cases: i64,
     priority: i64,
@@ -1689,7 +1781,7 @@ struct NewUnit<'a> {
 }
 
 /// Rows per multi-row `INSERT`: a campaign of 80,000 pairs is 160 statements instead of
-/// 80,000 round trips, and 7 parameters a row stay far below SQLite's 32,766.
+/// 80,000 round trips, and 8 parameters a row stay far below SQLite's 32,766.
 const INSERT_ROWS: usize = 500;
 
 /// `($1, $2, ...{extra}), (...)` for `rows` rows of `width` parameters, each row ending with
@@ -1711,8 +1803,8 @@ async fn insert_units(
 ) -> Result<()> {
     for chunk in units.chunks(INSERT_ROWS) {
         let sql = format!(
-            "INSERT INTO work_units (campaign_id, variant, backend, seed, cases, priority, pass, status) VALUES {}",
-            values(chunk.len(), 7, ", 'queued'")
+            "INSERT INTO work_units (campaign_id, variant, backend, target, seed, cases, priority, pass, status) VALUES {}",
+            values(chunk.len(), 8, ", 'queued'")
         );
         let mut q = sqlx::query(&sql);
         for u in chunk {
@@ -1720,6 +1812,7 @@ async fn insert_units(
                 .bind(campaign)
                 .bind(u.variant)
                 .bind(u.backend)
+                .bind(u.target.map(str::to_string))
                 .bind(u.seed)
                 .bind(u.cases)
                 .bind(u.priority)

@@ -62,6 +62,11 @@ pub fn campaign_status_schema() -> Schema {
     one_of(&db::CAMPAIGN_STATUSES, false)
 }
 
+/// A campaign's kind, from [`db::CAMPAIGN_KINDS`].
+pub fn campaign_kind_schema() -> Schema {
+    one_of(&db::CAMPAIGN_KINDS, false)
+}
+
 /// A proof's verdict, from [`db::VERDICTS`].
 pub fn verdict_schema() -> Schema {
     one_of(&db::VERDICTS, false)
@@ -374,9 +379,13 @@ pub struct Campaign {
     pub id: i64,
     /// Its name.
     pub name: String,
-    /// Variant glob.
+    /// `fuzz` (variants on backends) or `validate-llc` (IR functions of `semfuzz
+    /// validate-llc`'s catalogue at targets, each compiled by the LLVMs in `backends`).
+    #[schema(schema_with = campaign_kind_schema)]
+    pub kind: String,
+    /// Variant glob; for `validate-llc`, the functions chosen.
     pub variants: String,
-    /// Backends.
+    /// Backends; for `validate-llc`, the LLVM compilers (`llvmlite`, `llc-16`).
     pub backends: Vec<String>,
     /// Generator.
     pub generator: String,
@@ -399,6 +408,40 @@ pub struct Campaign {
     pub units_done: i64,
     /// Units under a live lease.
     pub units_leased: i64,
+}
+
+/// A `semfuzz validate-llc` catalogue run to share out: one work unit per function, target and
+/// LLVM compiler, leased to workers that have that compiler. The campaign may have at most
+/// 200,000 units (functions × targets × compilers), a rule of the server answered with 422.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewLlcCampaign {
+    /// A name for people.
+    #[schema(max_length = 200)]
+    pub name: String,
+    /// Names of the catalogue's IR functions (`fadd_f32`).
+    #[schema(schema_with = llc_functions_schema)]
+    pub functions: Vec<String>,
+    /// Targets (`sm_70`).
+    #[schema(schema_with = llc_targets_schema)]
+    pub targets: Vec<String>,
+    /// LLVM compilers as `validate-llc --llc` names them (`llvmlite`, `llc-16`).
+    #[schema(schema_with = backend_names_schema)]
+    pub llcs: Vec<String>,
+}
+
+/// A `validate-llc` campaign's functions: one or more names, none blank.
+pub fn llc_functions_schema() -> ArrayBuilder {
+    ArrayBuilder::new()
+        .items(long_name_schema())
+        .min_items(Some(1))
+}
+
+/// A `validate-llc` campaign's targets: one or more names, none blank.
+pub fn llc_targets_schema() -> ArrayBuilder {
+    ArrayBuilder::new()
+        .items(short_name_schema())
+        .min_items(Some(1))
 }
 
 /// A campaign's status change.
@@ -477,6 +520,11 @@ pub struct LeaseRequest {
     #[serde(default)]
     #[schema(max_items = 50)]
     pub backends: Vec<String>,
+    /// LLVM compilers the worker has (`llvmlite`, `llc-16`; at most 50): it is leased
+    /// `validate-llc` units of these only, and none when empty.
+    #[serde(default)]
+    #[schema(max_items = 50)]
+    pub llcs: Vec<String>,
     /// Units wanted, 1..=100 (default 1).
     #[schema(minimum = 1, maximum = 100)]
     pub max: Option<i64>,
@@ -494,10 +542,12 @@ pub struct Lease {
     pub lease_token: String,
     /// The campaign.
     pub campaign: i64,
-    /// The variant to run.
+    /// The variant to run; of a `validate-llc` unit, the IR function.
     pub variant: String,
-    /// The backend to run it on.
+    /// The backend to run it on; of a `validate-llc` unit, the LLVM compiler.
     pub backend: String,
+    /// The target of a `validate-llc` unit (`sm_70`); null for a fuzz unit.
+    pub target: Option<String>,
     /// The generator.
     pub generator: String,
     /// The generator's seed.

@@ -1,9 +1,12 @@
 //! The worker's side of the work-unit protocol: lease a unit, keep the lease alive with
 //! heartbeats while a [`UnitRunner`] runs it, post its cases and findings, repeat. Completion is
 //! idempotent by lease token, so it is retried until the service answers; a lost lease (409)
-//! drops the unit, whose findings then come from whoever runs it next.
+//! drops the unit, whose findings then come from whoever runs it next. A `validate-llc` unit's
+//! verdict is posted to `/api/v1/llc-verdicts` before the unit is completed, under an
+//! `Idempotency-Key` of the lease, so a retried post stores it once and a unit is never done
+//! without its verdict stored.
 
-use crate::model::{Completion, Lease, LeaseRequest, Leases};
+use crate::model::{Completion, Lease, LeaseRequest, Leases, NewLlcVerdict};
 use semfuzz_fuzz::Finding;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -18,6 +21,8 @@ pub struct UnitResult {
     pub findings: Vec<Finding>,
     /// Why the backend cannot run the unit's variant at all, when it cannot.
     pub unsupported: Option<String>,
+    /// A `validate-llc` unit's verdicts.
+    pub llc_verdicts: Vec<NewLlcVerdict>,
 }
 
 /// Runs one leased unit.
@@ -36,6 +41,8 @@ pub struct WorkerConfig {
     pub token: String,
     /// Backends this worker can run (empty: any).
     pub backends: Vec<String>,
+    /// LLVM compilers this worker has, for `validate-llc` units (empty: none).
+    pub llcs: Vec<String>,
     /// The worker's name on the dashboard.
     pub name: String,
     /// Lease length; heartbeats go every third of it.
@@ -53,6 +60,8 @@ pub struct Summary {
     pub cases: i64,
     /// Findings posted.
     pub findings: u64,
+    /// `validate-llc` verdicts posted.
+    pub verdicts: u64,
     /// Units dropped because their lease was lost.
     pub lost: u64,
 }
@@ -82,18 +91,20 @@ enum Reply {
 }
 
 impl Client {
-    fn post(&self, path: &str, body: &impl serde::Serialize) -> Reply {
+    fn post(&self, path: &str, body: &impl serde::Serialize, key: Option<&str>) -> Reply {
         let url = format!("{}{path}", self.cfg.server.trim_end_matches('/'));
         let body = match serde_json::to_value(body) {
             Ok(b) => b,
             Err(e) => return Reply::Status(0, e.to_string()),
         };
-        match self
+        let mut request = self
             .agent
             .post(&url)
-            .set("authorization", &format!("Bearer {}", self.cfg.token))
-            .send_json(body)
-        {
+            .set("authorization", &format!("Bearer {}", self.cfg.token));
+        if let Some(k) = key {
+            request = request.set("idempotency-key", k);
+        }
+        match request.send_json(body) {
             Ok(r) => match r.into_json() {
                 Ok(v) => Reply::Ok(v),
                 Err(e) => Reply::Unreachable(format!("reading the answer: {e}")),
@@ -110,11 +121,12 @@ impl Client {
         &self,
         path: &str,
         body: &impl serde::Serialize,
+        key: Option<&str>,
         stop: &AtomicBool,
     ) -> Option<Reply> {
         let mut wait = Duration::from_millis(200);
         loop {
-            match self.post(path, body) {
+            match self.post(path, body, key) {
                 Reply::Unreachable(e) => {
                     if stop.load(Ordering::SeqCst) {
                         return None;
@@ -152,10 +164,11 @@ pub fn run_worker(
         let req = LeaseRequest {
             worker: cfg.name.clone(),
             backends: cfg.backends.clone(),
+            llcs: cfg.llcs.clone(),
             max: Some(1),
             lease_seconds: Some(cfg.lease_seconds),
         };
-        let lease = match client.post_retrying("/api/v1/units/lease", &req, stop) {
+        let lease = match client.post_retrying("/api/v1/units/lease", &req, None, stop) {
             None => break,
             Some(Reply::Ok(v)) => serde_json::from_value::<Leases>(v)
                 .map_err(|e| refused(200, e.to_string()))?
@@ -190,7 +203,7 @@ pub fn run_worker(
                     if slept >= every {
                         slept = Duration::ZERO;
                         if let Reply::Status(409, _) =
-                            client.post(&format!("/api/v1/units/{unit}/heartbeat"), &body)
+                            client.post(&format!("/api/v1/units/{unit}/heartbeat"), &body, None)
                         {
                             return;
                         }
@@ -208,8 +221,24 @@ pub fn run_worker(
             cases,
             findings,
             unsupported,
+            llc_verdicts,
         } = result.map_err(|e| WorkerError::Run(lease.unit, e))?;
         let n = findings.len() as u64;
+        if !llc_verdicts.is_empty() {
+            // One key per lease: the retries of this post store the verdicts once; a unit run
+            // again after this worker lost it reports again, as a run of its own.
+            let key = format!("llc-unit-{}-{}", lease.unit, lease.lease_token);
+            match client.post_retrying(
+                "/api/v1/llc-verdicts",
+                &llc_verdicts,
+                Some(&key),
+                &AtomicBool::new(false),
+            ) {
+                Some(Reply::Ok(_)) => summary.verdicts += llc_verdicts.len() as u64,
+                Some(Reply::Status(code, body)) => return Err(refused(code, body)),
+                _ => {}
+            }
+        }
         let completion = Completion {
             lease_token: lease.lease_token.clone(),
             cases,
@@ -219,6 +248,7 @@ pub fn run_worker(
         match client.post_retrying(
             &format!("/api/v1/units/{}/complete", lease.unit),
             &completion,
+            None,
             &AtomicBool::new(false),
         ) {
             Some(Reply::Ok(_)) => {

@@ -13,6 +13,7 @@
 //! The denormal spelling is always validated: preserve-sign inputs *must* be read as zero, so
 //! it allows different results.
 
+pub mod campaign;
 mod catalogue;
 mod compile;
 mod fold;
@@ -157,20 +158,7 @@ pub fn run(spec: &Spec, args: &Args, opts: &Options, reporter: Option<&Reporter>
     } else {
         vec![Compiler::named(&args.llc)?]
     };
-    let sms: Vec<String> = args
-        .sms
-        .split(',')
-        .map(|s| s.trim().to_string())
-        .filter(|s| !s.is_empty())
-        .collect();
-    if let Some(bad) = sms.iter().find(|s| {
-        !s.strip_prefix("sm_")
-            .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_alphanumeric()))
-    }) {
-        return Err(anyhow!(
-            "--sm: `{bad}` is not a target (write sm_70, sm_90a, ...)"
-        ));
-    }
+    let sms = targets(&args.sms)?;
     std::fs::create_dir_all(&args.work)
         .map_err(|e| anyhow!("cannot create {}: {e}", args.work.display()))?;
     let work = std::fs::canonicalize(&args.work)?;
@@ -225,28 +213,17 @@ pub fn run(spec: &Spec, args: &Args, opts: &Options, reporter: Option<&Reporter>
                     v.detail.clone()
                 };
                 bar.suspend(|| outln!("{} {sm}: {} ({detail})", u.func, v.kind));
-                let mut report = String::new();
                 if let Some(c) = &v.counterexample {
                     bar.suspend(|| {
                         for l in c.lines(&compiler.label()) {
                             outln!("{l}");
                         }
                     });
-                    if let (true, Ok(ptx_text)) = (c.confirmed, compiled) {
-                        let case = repro::Case {
-                            func: &u.func,
-                            sm,
-                            ll_text: &std::fs::read_to_string(&u.compiled)?,
-                            ptx_text,
-                            compiler_label: &compiler.label(),
-                            major: compiler.major(),
-                        };
-                        report = repro::report(&case, c);
-                        if let Some(dir) = &args.repro {
-                            let d = repro::write(dir, &case, &v, c)?;
-                            bar.suspend(|| outln!("    reproducer: {}", d.display()));
-                        }
-                    }
+                }
+                let (new, reproducer) =
+                    stored(u, sm, compiled, compiler, &v, args.repro.as_deref())?;
+                if let Some(d) = reproducer {
+                    bar.suspend(|| outln!("    reproducer: {}", d.display()));
                 }
                 if let Some(f) = &v.fold {
                     bar.suspend(|| {
@@ -255,21 +232,7 @@ pub fn run(spec: &Spec, args: &Args, opts: &Options, reporter: Option<&Reporter>
                         }
                     });
                 }
-                posted.push(NewLlcVerdict {
-                    llvm: compiler.version.clone(),
-                    compiler: compiler.label(),
-                    function: u.func.clone(),
-                    target: sm.clone(),
-                    verdict: v.kind.to_string(),
-                    detail: v.detail.clone(),
-                    counterexample: v
-                        .counterexample
-                        .as_ref()
-                        .map(|c| c.lines(&compiler.label()).join("\n"))
-                        .unwrap_or_default(),
-                    report,
-                    seconds: v.seconds,
-                });
+                posted.push(new);
                 rows.push(Row {
                     unit: ui,
                     sm: si,
@@ -318,6 +281,71 @@ pub fn run(spec: &Spec, args: &Args, opts: &Options, reporter: Option<&Reporter>
     Ok(rows
         .iter()
         .all(|r| matches!(r.verdict.kind, "proved" | "unsupported")))
+}
+
+/// The targets of `--sm` (`sm_70,sm_90`).
+fn targets(sms: &str) -> Result<Vec<String>> {
+    let sms: Vec<String> = sms
+        .split(',')
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect();
+    if let Some(bad) = sms.iter().find(|s| {
+        !s.strip_prefix("sm_")
+            .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_alphanumeric()))
+    }) {
+        return Err(anyhow!(
+            "--sm: `{bad}` is not a target (write sm_70, sm_90a, ...)"
+        ));
+    }
+    Ok(sms)
+}
+
+/// A verdict as the service stores it (`--report`, a worker's `validate-llc` unit), with the
+/// bug report of a confirmed counterexample; with `repro`, also that counterexample's
+/// reproducer directory, written into `repro` and returned.
+fn stored(
+    u: &Unit,
+    sm: &str,
+    compiled: &Result<String, String>,
+    compiler: &Compiler,
+    v: &Verdict,
+    repro: Option<&Path>,
+) -> Result<(NewLlcVerdict, Option<PathBuf>)> {
+    let mut report = String::new();
+    let mut reproducer = None;
+    if let (Some(c), Ok(ptx_text)) = (&v.counterexample, compiled) {
+        if c.confirmed {
+            let case = repro::Case {
+                func: &u.func,
+                sm,
+                ll_text: &std::fs::read_to_string(&u.compiled)?,
+                ptx_text,
+                compiler_label: &compiler.label(),
+                major: compiler.major(),
+            };
+            report = repro::report(&case, c);
+            if let Some(dir) = repro {
+                reproducer = Some(repro::write(dir, &case, v, c)?);
+            }
+        }
+    }
+    let new = NewLlcVerdict {
+        llvm: compiler.version.clone(),
+        compiler: compiler.label(),
+        function: u.func.clone(),
+        target: sm.to_string(),
+        verdict: v.kind.to_string(),
+        detail: v.detail.clone(),
+        counterexample: v
+            .counterexample
+            .as_ref()
+            .map(|c| c.lines(&compiler.label()).join("\n"))
+            .unwrap_or_default(),
+        report,
+        seconds: v.seconds,
+    };
+    Ok((new, reproducer))
 }
 
 /// The functions to validate and the modules to compile (name, file, text).

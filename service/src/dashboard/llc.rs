@@ -5,7 +5,7 @@
 
 use super::{copyable, enc, page, readable, Page, PageError};
 use crate::db::LLC_VERDICTS;
-use crate::model::LlcVerdict;
+use crate::model::{Campaign, LlcVerdict};
 use crate::AppState;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -71,6 +71,12 @@ pub(super) async fn versions(State(s): State<AppState>, headers: HeaderMap) -> P
     readable(&s, &headers).await?;
     let mut list = s.db.llc_versions().await?;
     list.sort_by_cached_key(|v| std::cmp::Reverse(natural(&v.llvm)));
+    let campaigns: Vec<Campaign> =
+        s.db.campaigns()
+            .await?
+            .into_iter()
+            .filter(|c| c.kind == "validate-llc")
+            .collect();
     Ok(page(
         "LLVM",
         html! {
@@ -91,6 +97,24 @@ pub(super) async fn versions(State(s): State<AppState>, headers: HeaderMap) -> P
                                 td { a href=(version_link(&v.llvm)) { (v.llvm) } }
                                 @for n in v.cells { td.num { (n) } }
                                 td { (v.last) }
+                            }
+                        }
+                    }
+                }
+            }
+            @if !campaigns.is_empty() {
+                h2 { "Campaigns" }
+                p { "Catalogue runs shared out to " code { "semfuzz worker" } "s (" code { "semfuzz validate-llc --campaign" } "): one unit per function, target and compiler; each verdict lands in its version's matrix above." }
+                table.campaigns id="llc-campaigns" {
+                    thead { tr { th { "#" } th { "functions" } th { "compilers" } th { "status" } th { "progress" } } }
+                    tbody {
+                        @for c in &campaigns {
+                            tr {
+                                td { a href=(format!("/campaigns/{}", c.id)) { (c.id) } }
+                                td { code { (c.variants) } }
+                                td { (c.backends.join(", ")) }
+                                td { (c.status) }
+                                td { (super::progress(c)) }
                             }
                         }
                     }
