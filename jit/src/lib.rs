@@ -14,6 +14,7 @@
 //! The interpreter ([`semfuzz_spec::eval::Evaluator`]) stays the reference: a program with an
 //! op this lowering does not know is [`Unsupported`] and [`Evaluator`] runs it interpreted.
 
+mod guard;
 mod lower;
 mod shims;
 mod wide;

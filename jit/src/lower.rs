@@ -5,11 +5,15 @@
 //! [`Op::exec`] is the meaning, and each lowering below reproduces it bit for bit (the
 //! equivalence tests compare the two on every variant).
 
+use crate::guard;
 use crate::shims::{self, FpOp, Shim};
 use crate::wide;
 use crate::Unsupported;
+use cranelift_codegen::entity::packed_option::ReservedValue;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
-use cranelift_codegen::ir::{types, AbiParam, InstBuilder, MemFlagsData, SigRef, Signature, Value};
+use cranelift_codegen::ir::{
+    types, AbiParam, BlockArg, InstBuilder, MemFlagsData, SigRef, Signature, Value,
+};
 use cranelift_codegen::isa::CallConv;
 use cranelift_frontend::{FunctionBuilder, Variable};
 use semfuzz_fp::{Format, Round};
@@ -52,6 +56,42 @@ fn quiet_bit(f: Format) -> i64 {
     (f.default_nan() ^ f.inf(false)) as i64
 }
 
+/// How many ops [`never_subnormal`] looks back through: a flush and the sign operations
+/// before it (the SASS operand modifiers) are a few.
+const NEVER_SUBNORMAL_DEPTH: u32 = 8;
+
+/// Whether value `v`, an encoding of `f`, is never a subnormal, by its ops: a flush (the
+/// spec's `flush` lowers to `Select(Class(f, Subnormal, x), ±0, x)`), a signed zero (the sign
+/// bit over zeros), a constant, and negations, absolute values and selects of such values.
+/// A widening of such a value needs no subnormal path (`.FTZ` operands of the SASS half
+/// instructions are flushed before every product).
+fn never_subnormal(program: &Program, f: Format, v: ValueId, depth: u32) -> bool {
+    let op = |v: ValueId| &program.ops[v as usize];
+    let sign = 1u64 << (f.width() - 1);
+    let constant = |v: ValueId| match *op(v) {
+        Op::Const(c) => Some(c),
+        _ => None,
+    };
+    if depth == 0 {
+        return false;
+    }
+    let below = |v| never_subnormal(program, f, v, depth - 1);
+    match *op(v) {
+        Op::Const(c) => !f.is_subnormal(c),
+        Op::Select(c, a, b) => {
+            let flushes_b = matches!(*op(c), Op::Class(g, Class::Subnormal, x) if g == f && x == b);
+            below(a) && (flushes_b || below(b))
+        }
+        Op::Concat { hi, lo, lo_width } => {
+            lo_width == f.width() - 1 && program.widths[hi as usize] == 1 && constant(lo) == Some(0)
+        }
+        Op::And(_, x, y) if constant(x) == Some(sign) || constant(y) == Some(sign) => true,
+        Op::And(_, x, m) | Op::And(_, m, x) if constant(m) == Some(sign - 1) => below(x),
+        Op::Xor(_, x, m) | Op::Xor(_, m, x) if constant(m) == Some(sign) => below(x),
+        _ => false,
+    }
+}
+
 /// The native float type whose `.rn` arithmetic is exactly `f`'s.
 fn native(f: Format, r: Round) -> Option<types::Type> {
     match (f, r) {
@@ -73,23 +113,68 @@ impl<'a, 'b> RowLowering<'a, 'b> {
         bounded: &'a mut Vec<Box<Outcome>>,
     ) -> Result<RowLowering<'a, 'b>, Unsupported> {
         let open = b.ins().iconst(types::I8, 0);
+        let n = program.ops.len();
         let mut l = RowLowering {
             b,
             shim_sig,
-            vals: Vec::with_capacity(program.ops.len()),
+            vals: vec![Value::reserved_value(); n],
             open,
             bounded,
         };
+        if let Some((i, a)) = program.ops.iter().enumerate().find_map(|(i, op)| {
+            op.args()
+                .into_iter()
+                .find(|&a| a as usize >= i)
+                .map(|a| (i, a))
+        }) {
+            return Err(Unsupported(format!(
+                "op {i} reads value {a}, which is not defined before it"
+            )));
+        }
+        let plan = guard::plan(program);
         for (i, op) in program.ops.iter().enumerate() {
-            if let Some(a) = op.args().into_iter().find(|&a| a as usize >= i) {
-                return Err(Unsupported(format!(
-                    "op {i} reads value {a}, which is not defined before it"
-                )));
+            for &g in &plan.at[i] {
+                l.guarded(program, &plan.groups[g], inputs)?;
             }
-            let v = l.op(program, op, inputs)?;
-            l.vals.push(v);
+            if plan.group_of[i].is_none() {
+                l.vals[i] = l.op(program, op, inputs)?;
+            }
         }
         Ok(l)
+    }
+
+    /// Emits `group`'s ops in a block entered only when its condition selects them; its
+    /// exported values leave through the join block's parameters (zero on the other path,
+    /// where only the select's other arm is read).
+    fn guarded(
+        &mut self,
+        program: &Program,
+        group: &guard::Group,
+        inputs: Value,
+    ) -> Result<(), Unsupported> {
+        let (then, join) = (self.b.create_block(), self.b.create_block());
+        for _ in &group.exported {
+            self.b.append_block_param(join, I64);
+        }
+        let zero = self.b.ins().iconst(I64, 0);
+        let skipped: Vec<BlockArg> = group.exported.iter().map(|_| zero.into()).collect();
+        let cond = self.v(group.cond);
+        if group.side {
+            self.b.ins().brif(cond, then, &[], join, &skipped);
+        } else {
+            self.b.ins().brif(cond, join, &skipped, then, &[]);
+        }
+        self.b.switch_to_block(then);
+        for &m in &group.members {
+            self.vals[m as usize] = self.op(program, &program.ops[m as usize], inputs)?;
+        }
+        let out: Vec<BlockArg> = group.exported.iter().map(|&m| self.v(m).into()).collect();
+        self.b.ins().jump(join, &out);
+        self.b.switch_to_block(join);
+        for (k, &m) in group.exported.iter().enumerate() {
+            self.vals[m as usize] = self.b.block_params(join)[k];
+        }
+        Ok(())
     }
 
     fn v(&self, id: ValueId) -> Value {
@@ -161,7 +246,14 @@ impl<'a, 'b> RowLowering<'a, 'b> {
     }
 
     /// An arithmetic op: native where exact, else the soft-float shim.
-    fn arith(&mut self, op: FpOp, f: Format, r: Round, args: &[ValueId]) -> Value {
+    fn arith(
+        &mut self,
+        program: &Program,
+        op: FpOp,
+        f: Format,
+        r: Round,
+        args: &[ValueId],
+    ) -> Value {
         let xs: Vec<Value> = args.iter().map(|&a| self.v(a)).collect();
         if let Some(ty) = native(f, r) {
             let fs: Vec<Value> = xs.iter().map(|&x| self.as_float(x, ty)).collect();
@@ -178,7 +270,14 @@ impl<'a, 'b> RowLowering<'a, 'b> {
             return self.fix_nan(f, bits, &xs);
         }
         if wide::fits(f) && !matches!(op, FpOp::Div | FpOp::Sqrt) {
-            let ws: Vec<Value> = xs.iter().map(|&x| wide::widen(self.b, f, x)).collect();
+            let ws: Vec<Value> = args
+                .iter()
+                .zip(&xs)
+                .map(|(&a, &x)| {
+                    let subnormals = !never_subnormal(program, f, a, NEVER_SUBNORMAL_DEPTH);
+                    wide::widen(self.b, f, x, subnormals)
+                })
+                .collect();
             let y = match op {
                 FpOp::Add => wide::sum(self.b, f, r, ws[0], ws[1]),
                 FpOp::Sub => {
@@ -240,7 +339,7 @@ impl<'a, 'b> RowLowering<'a, 'b> {
     /// A conversion between formats that [`wide::fits`]: exact into f64, one rounding out;
     /// a NaN as `semfuzz_fp::convert` makes it (its payload's high bits kept, quieted).
     fn convert_widened(&mut self, from: Format, to: Format, r: Round, x: Value) -> Value {
-        let y = wide::widen(self.b, from, x);
+        let y = wide::widen(self.b, from, x, true);
         let rounded = wide::narrow(self.b, to, r, y);
         let payload = self
             .b
@@ -313,12 +412,12 @@ impl<'a, 'b> RowLowering<'a, 'b> {
                 self.mask(x, w)
             }
             Op::Const(c) => self.b.ins().iconst(I64, c as i64),
-            Op::Add(f, r, a, b) => self.arith(FpOp::Add, f, r, &[a, b]),
-            Op::Sub(f, r, a, b) => self.arith(FpOp::Sub, f, r, &[a, b]),
-            Op::Mul(f, r, a, b) => self.arith(FpOp::Mul, f, r, &[a, b]),
-            Op::Div(f, r, a, b) => self.arith(FpOp::Div, f, r, &[a, b]),
-            Op::Fma(f, r, a, b, c) => self.arith(FpOp::Fma, f, r, &[a, b, c]),
-            Op::Sqrt(f, r, a) => self.arith(FpOp::Sqrt, f, r, &[a]),
+            Op::Add(f, r, a, b) => self.arith(program, FpOp::Add, f, r, &[a, b]),
+            Op::Sub(f, r, a, b) => self.arith(program, FpOp::Sub, f, r, &[a, b]),
+            Op::Mul(f, r, a, b) => self.arith(program, FpOp::Mul, f, r, &[a, b]),
+            Op::Div(f, r, a, b) => self.arith(program, FpOp::Div, f, r, &[a, b]),
+            Op::Fma(f, r, a, b, c) => self.arith(program, FpOp::Fma, f, r, &[a, b, c]),
+            Op::Sqrt(f, r, a) => self.arith(program, FpOp::Sqrt, f, r, &[a]),
             Op::Cvt(from, to, r, a) if wide::fits(from) && wide::fits(to) => {
                 self.convert_widened(from, to, r, self.v(a))
             }
@@ -425,6 +524,22 @@ impl<'a, 'b> RowLowering<'a, 'b> {
                     return Err(Unsupported(format!(
                         "a concatenation over {lo_width} low bits"
                     )));
+                }
+                // A field put back in its place over zeros (the sign of a flushed value):
+                // one mask instead of the extract's shift and mask and this shift.
+                if let (
+                    Op::Const(0),
+                    &Op::Extract {
+                        value,
+                        lo: at,
+                        width,
+                    },
+                ) = (&program.ops[lo as usize], &program.ops[hi as usize])
+                {
+                    if at == lo_width && at + width <= 64 {
+                        let field = (mask(width) << at) as i64;
+                        return Ok(self.b.ins().band_imm_s(self.vals[value as usize], field));
+                    }
                 }
                 let s = self
                     .b

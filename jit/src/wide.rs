@@ -45,8 +45,10 @@ pub fn fits(f: Format) -> bool {
     f.exp_bits() <= 8 && f.precision() <= 24
 }
 
-/// The value of `f`'s encoding `x` as an f64 (exact; a NaN stays some NaN).
-pub fn widen(b: &mut FunctionBuilder<'_>, f: Format, x: Value) -> Value {
+/// The value of `f`'s encoding `x` as an f64 (exact; a NaN stays some NaN). Without
+/// `subnormals` the caller knows `x` is never a subnormal of `f`, and the widening of one (an
+/// integer conversion and a multiply) is left out: a zero exponent field is then a zero.
+pub fn widen(b: &mut FunctionBuilder<'_>, f: Format, x: Value, subnormals: bool) -> Value {
     if f == Format::F32 {
         // The hardware's f32 -> f64 conversion is exact (subnormals included: the process
         // keeps the default floating-point environment, as the native f32 arithmetic also
@@ -65,11 +67,15 @@ pub fn widen(b: &mut FunctionBuilder<'_>, f: Format, x: Value) -> Value {
     let special = b.ins().bor_imm_s(up, F64_EXP);
     // A subnormal (or zero) is frac · 2^(emin - t): frac < 2^23 converts exactly, and the
     // power of two scales exactly since the result is ≥ 2^-149, normal in f64.
-    let scale = b.ins().iconst(I64, (1023 + i64::from(f.emin()) - t) << 52);
-    let scale = b.ins().bitcast(types::F64, MemFlagsData::new(), scale);
-    let small = b.ins().fcvt_from_sint(types::F64, frac);
-    let small = b.ins().fmul(small, scale);
-    let small = b.ins().bitcast(I64, MemFlagsData::new(), small);
+    let small = if subnormals {
+        let scale = b.ins().iconst(I64, (1023 + i64::from(f.emin()) - t) << 52);
+        let scale = b.ins().bitcast(types::F64, MemFlagsData::new(), scale);
+        let small = b.ins().fcvt_from_sint(types::F64, frac);
+        let small = b.ins().fmul(small, scale);
+        b.ins().bitcast(I64, MemFlagsData::new(), small)
+    } else {
+        b.ins().iconst(I64, 0)
+    };
     let is_small = b.ins().icmp_imm_s(IntCC::Equal, field, 0);
     let max_field = i64::from((1u32 << f.exp_bits()) - 1);
     let is_special = b.ins().icmp_imm_s(IntCC::Equal, field, max_field);
