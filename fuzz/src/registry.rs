@@ -51,7 +51,9 @@ pub const BACKENDS: &[Entry] = &[
     Entry {
         name: "llvm",
         usage: "llvm[:OPT]",
-        about: "LLVM's constant folder: llvmlite's LLVM, or an opt binary (llvm:opt-16)",
+        about: "LLVM's constant folder: llvmlite's LLVM, or an opt binary (llvm:opt-16); \
+                llvm+SPELLING[:OPT] writes the cases in one IR spelling (+nvvm, +nvvm+daz, +ir, \
+                +ir+daz)",
         listed: &[None, Some("opt-16")],
         probe: semfuzz_llvm::probe,
         open: semfuzz_llvm::open,
@@ -82,11 +84,14 @@ pub const BACKENDS: &[Entry] = &[
     },
 ];
 
-/// Splits `name:arg` at the first `:`.
+/// Splits `name:arg` at the first `:`. A name with `+` (`llvm+ir+daz:opt-16`, one spelling of
+/// a backend) is the entry before it, whose argument is then everything after the entry's name
+/// (`+ir+daz:opt-16`) for the backend to read; a backend that takes no argument refuses it.
 fn split(text: &str) -> (&str, Option<&str>) {
-    match text.split_once(':') {
-        Some((n, a)) => (n, Some(a)),
+    match text.find([':', '+']) {
         None => (text, None),
+        Some(i) if text[i..].starts_with(':') => (&text[..i], Some(&text[i + 1..])),
+        Some(i) => (&text[..i], Some(&text[i..])),
     }
 }
 
@@ -116,4 +121,19 @@ pub fn open(text: &str) -> Result<Box<dyn Backend>, BackendError> {
 pub fn probe(text: &str) -> Result<Identity, String> {
     let (_, arg) = split(text);
     (entry(text).map_err(|e| e.to_string())?.probe)(arg)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split;
+
+    #[test]
+    fn names_split_at_the_first_colon_or_spelling() {
+        assert_eq!(split("host"), ("host", None));
+        assert_eq!(split("llvm:opt-16"), ("llvm", Some("opt-16")));
+        assert_eq!(split("llvm+ir+daz"), ("llvm", Some("+ir+daz")));
+        assert_eq!(split("llvm+nvvm:opt-16"), ("llvm", Some("+nvvm:opt-16")));
+        // A `+` after the colon belongs to the argument.
+        assert_eq!(split("external:sim +fast"), ("external", Some("sim +fast")));
+    }
 }

@@ -6,11 +6,13 @@
 //! batch runs `instcombine` over the module and prints it; a function folded to a constant
 //! gives the result bits, one left with its call gives [`Verdict::NoVerdict`].
 //!
-//! Backends (the command line's `llvm[:ARG]`):
+//! Backends (the command line's `llvm[+SPELLING][:ARG]`):
 //! - `llvm`: the LLVM inside llvmlite (installed into `.deps/py` by `cargo xtask setup`),
 //!   driven by `fold.py`, which this crate embeds.
 //! - `llvm:opt-16`, `llvm:/path/to/opt`: an `opt` binary (`opt -passes=instcombine -S`),
 //!   looked up on `PATH` unless the argument has a `/`.
+//! - `llvm+nvvm`, `llvm+nvvm+daz`, `llvm+ir`, `llvm+ir+daz` (and `llvm+ir:opt-16`, ...): one
+//!   IR spelling of every variant instead of the default one (README.md, "Spellings").
 
 #![warn(missing_docs)]
 
@@ -18,6 +20,7 @@ pub mod fold_check;
 mod module;
 mod route;
 
+use route::Spelling;
 use semfuzz_backend::{Backend, BackendError, Identity, Support, Verdict};
 use semfuzz_spec::ir::Program;
 use semfuzz_spec::{Spec, Variant};
@@ -187,18 +190,41 @@ fn drain(pipe: Option<impl Read + Send + 'static>) -> std::thread::JoinHandle<St
     })
 }
 
-/// The name a backend has on the command line.
+/// The name a backend has on the command line, from the argument the registry gives it:
+/// `None` (`llvm`), the folder (`opt-16`: `llvm:opt-16`) or a spelling first
+/// (`+ir+daz:opt-16`: `llvm+ir+daz:opt-16`).
 fn name(arg: Option<&str>) -> String {
     match arg {
         None => "llvm".to_string(),
+        Some(a) if a.starts_with('+') => format!("llvm{a}"),
         Some(a) => format!("llvm:{a}"),
     }
 }
 
+/// The spelling and the folder's argument (see [`Folder::find`]) of the backend `arg` names.
+fn parse(arg: Option<&str>) -> Result<(Spelling, Option<&str>), String> {
+    let Some(spelled) = arg.filter(|a| a.starts_with('+')) else {
+        return Ok((Spelling::Default, arg));
+    };
+    let (suffix, folder) = match spelled.split_once(':') {
+        Some((s, f)) => (s, Some(f)),
+        None => (spelled, None),
+    };
+    let spelling = Spelling::parse(suffix).ok_or_else(|| {
+        let known: Vec<&str> = Spelling::ALL[1..].iter().map(|s| s.suffix()).collect();
+        format!(
+            "`{suffix}` is no IR spelling; the spellings are {}",
+            known.join(", ")
+        )
+    })?;
+    Ok((spelling, folder))
+}
+
 /// Whether the LLVM `arg` names is available (`None`: llvmlite's; `Some("opt-16")`: an opt
-/// binary): its identity, or the reason it is not (`opt-99 not found`).
+/// binary; `Some("+nvvm:opt-16")`: that one in a spelling): its identity, or the reason it is
+/// not (`opt-99 not found`).
 pub fn probe(arg: Option<&str>) -> Result<Identity, String> {
-    let folder = Folder::find(arg)?;
+    let folder = Folder::find(parse(arg)?.1)?;
     Ok(Identity {
         name: name(arg),
         version: folder.version()?,
@@ -212,7 +238,8 @@ pub fn open(arg: Option<&str>) -> Result<Box<dyn Backend>, BackendError> {
         backend: name(arg),
         reason,
     };
-    let folder = Folder::find(arg).map_err(unavailable)?;
+    let (spelling, folder) = parse(arg).map_err(unavailable)?;
+    let folder = Folder::find(folder).map_err(unavailable)?;
     let version = folder.version().map_err(unavailable)?;
     Ok(Box::new(Llvm {
         identity: Identity {
@@ -221,6 +248,7 @@ pub fn open(arg: Option<&str>) -> Result<Box<dyn Backend>, BackendError> {
             device: DEVICE.to_string(),
         },
         folder,
+        spelling,
         langref: HashMap::new(),
     }))
 }
@@ -229,6 +257,8 @@ pub fn open(arg: Option<&str>) -> Result<Box<dyn Backend>, BackendError> {
 struct Llvm {
     identity: Identity,
     folder: Folder,
+    /// How every case is written in IR.
+    spelling: Spelling,
     /// Per variant text, the program of the IR function its cases compute, read with the IR
     /// spec (`None` where the IR reader has no spec for it, e.g. an NVVM intrinsic).
     langref: HashMap<String, Option<Program>>,
@@ -242,7 +272,7 @@ impl Backend for Llvm {
     /// A variant is supported when it has a route and, for an NVVM intrinsic, when this LLVM
     /// knows the intrinsic (one process run on a one-case module tells).
     fn supports(&self, variant: &Variant) -> Support {
-        let route = match route::route(variant) {
+        let route = match route::route(variant, self.spelling) {
             Ok(r) => r,
             Err(why) => return Support::No(why),
         };
@@ -274,7 +304,7 @@ impl Backend for Llvm {
         out: &mut [Verdict],
     ) -> Result<(), BackendError> {
         let failed = |message: String| BackendError::failed(&self.identity.name, message);
-        let route = route::route(variant).map_err(failed)?;
+        let route = route::route(variant, self.spelling).map_err(failed)?;
         let n = variant.sources.len();
         if inputs.len() != out.len() * n {
             return Err(failed(format!(
@@ -306,7 +336,7 @@ impl Backend for Llvm {
         inputs: &[u64],
         got: u64,
     ) -> Option<&'static str> {
-        let route = route::route(variant).ok()?;
+        let route = route::route(variant, self.spelling).ok()?;
         let program = self
             .langref
             .entry(variant.text.clone())

@@ -99,7 +99,8 @@ pub(crate) struct Route {
     /// PTX `sub` returns a NaN `b` with its own sign, as `add` does).
     pub negate_b: bool,
     /// Mark the function `"denormal-fp-math-f32"="preserve-sign,preserve-sign"`: how `.ftz`
-    /// reaches plain f32 IR (NVPTX then selects the `.ftz` instruction).
+    /// reaches plain f32 IR (NVPTX then selects the `.ftz` instruction), and the attribute
+    /// context of the `+daz` spellings.
     pub ftz_attribute: bool,
 }
 
@@ -140,8 +141,60 @@ fn arity(opcode: &str) -> Option<usize> {
     })
 }
 
-/// The route of `variant`, or why it has none.
-pub(crate) fn route(variant: &Variant) -> Result<Route, String> {
+/// Which LLVM IR a case is written in (the backend's `+SPELLING`): the operation, and whether
+/// the function carries `"denormal-fp-math-f32"="preserve-sign,preserve-sign"`, the one
+/// denormal attribute clang's CUDA `-fgpu-flush-denormals-to-zero` sets (NVPTX selects `.ftz`
+/// only from it, and only for f32, so there is no separate attribute for other types).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum Spelling {
+    /// The one spelling per variant of README.md's table (the backend `llvm`): the NVVM
+    /// intrinsic where the PTX text names one, else the plain IR, with the attribute where
+    /// `.ftz` needs it.
+    #[default]
+    Default,
+    /// The NVVM intrinsic the PTX text names; its name fixes `.ftz`, so with `daz` the result
+    /// must not change (a folder that lets the attribute change it is a finding).
+    Nvvm {
+        /// Under the attribute.
+        daz: bool,
+    },
+    /// The plain IR operation NVPTX selects the instruction from; on f32 the attribute is
+    /// what makes it `.ftz`.
+    Ir {
+        /// Under the attribute.
+        daz: bool,
+    },
+}
+
+impl Spelling {
+    /// Every spelling, the default first.
+    pub const ALL: [Spelling; 5] = [
+        Spelling::Default,
+        Spelling::Nvvm { daz: false },
+        Spelling::Nvvm { daz: true },
+        Spelling::Ir { daz: false },
+        Spelling::Ir { daz: true },
+    ];
+
+    /// The suffix the backend's name gets (`+nvvm+daz`); empty for the default.
+    pub fn suffix(self) -> &'static str {
+        match self {
+            Spelling::Default => "",
+            Spelling::Nvvm { daz: false } => "+nvvm",
+            Spelling::Nvvm { daz: true } => "+nvvm+daz",
+            Spelling::Ir { daz: false } => "+ir",
+            Spelling::Ir { daz: true } => "+ir+daz",
+        }
+    }
+
+    /// The spelling `suffix` names (`+ir+daz`).
+    pub fn parse(suffix: &str) -> Option<Spelling> {
+        Spelling::ALL.into_iter().find(|s| s.suffix() == suffix)
+    }
+}
+
+/// The route of `variant` in `spelling`, or why the variant has none there.
+pub(crate) fn route(variant: &Variant, spelling: Spelling) -> Result<Route, String> {
     let words = Words::of(variant);
     let no = |why: &str| Err(format!("{}: {why}", variant.text));
     let Some(n) = arity(words.opcode) else {
@@ -159,64 +212,117 @@ pub(crate) fn route(variant: &Variant) -> Result<Route, String> {
     {
         return no("this operand form has no LLVM counterpart (operand count or widths differ)");
     }
-    let mods = &words.modifiers[..words.modifiers.len() - 1];
-    let rounding = words.rounding();
-    let ftz = words.has("ftz");
     let packed_or_16 = ty.lanes > 1 || ty.elem_bits == 16;
-    let args: Vec<usize> = (0..n).collect();
-    let plain = |op: Op, args: Vec<usize>| -> Result<Route, String> {
-        if words.has("sat") {
-            return no("no IR operation saturates, and no NVVM intrinsic exists for it");
-        }
-        if ftz && ty.elem != "float" {
-            return no("NVPTX selects .ftz only for f32 IR (denormal-fp-math-f32)");
-        }
-        Ok(Route {
-            op,
-            ty,
-            args,
-            negate_b: false,
-            ftz_attribute: ftz,
-        })
-    };
-    match words.opcode {
-        // Plain IR: no rounding modifier, or .rn on the types NVVM has no add/mul intrinsics for.
-        "add" | "sub" | "mul" if rounding.is_none() || (rounding == Some("rn") && packed_or_16) => {
-            let instr = match words.opcode {
-                "add" => "fadd",
-                "sub" => "fsub",
-                _ => "fmul",
+    let ftz = words.has("ftz");
+    let spelling = match spelling {
+        Spelling::Default => {
+            let plain = match words.opcode {
+                "add" | "sub" | "mul" => words.rounding().is_none() || packed_or_16,
+                "fma" | "mad" => ty.lanes == 2 && ty.elem == "float",
+                "neg" | "abs" => !ftz,
+                "copysign" => true,
+                _ => false,
             };
-            plain(Op::Instr(instr), args)
-        }
-        "add" | "sub" | "mul" if packed_or_16 => {
-            no("only .rn exists in IR for 16-bit and packed types")
-        }
-        "fma" | "mad" if ty.lanes == 2 && ty.elem == "float" => {
-            if rounding != Some("rn") {
-                return no("only .rn exists in IR for f32x2");
+            match plain {
+                true => Spelling::Ir { daz: ftz },
+                false => Spelling::Nvvm { daz: false },
             }
-            plain(Op::Call(format!("llvm.fma.{}", ty.mangled())), args)
         }
-        "neg" if !ftz => plain(Op::Instr("fneg"), args),
-        "abs" if !ftz => plain(Op::Call(format!("llvm.fabs.{}", ty.mangled())), args),
-        // PTX copysign d, a, b copies a's sign onto b.
-        "copysign" => plain(
-            Op::Call(format!("llvm.copysign.{}", ty.mangled())),
-            vec![1, 0],
-        ),
+        other => other,
+    };
+    let args: Vec<usize> = (0..n).collect();
+    match spelling {
+        Spelling::Ir { daz } => {
+            plain_ir(&words, ty, args, daz).map_err(|why| format!("{}: {why}", variant.text))
+        }
+        _ if words.opcode == "copysign" => no("no NVVM intrinsic computes copysign"),
+        _ if matches!(words.opcode, "add" | "sub" | "mul") && words.rounding().is_none() => {
+            no("NVVM's add and mul intrinsics name a rounding (llvm.nvvm.add.rn.f is add.rn.f32)")
+        }
         _ => Ok(Route {
             op: Op::Call(nvvm_name(
                 words.opcode,
-                mods,
+                &words.modifiers[..words.modifiers.len() - 1],
                 words.ty().unwrap_or_default(),
             )),
             ty,
             args,
             negate_b: words.opcode == "sub",
-            ftz_attribute: false,
+            ftz_attribute: spelling == Spelling::Nvvm { daz: true },
         }),
     }
+}
+
+/// The plain IR route of the PTX text `words` on `ty`, under the attribute when `daz`, where
+/// NVPTX selects exactly that instruction from it (LLVM's default options: no fast-math flags,
+/// IEEE `fdiv` and `llvm.sqrt` on f32), or why there is none.
+fn plain_ir(words: &Words, ty: IrType, args: Vec<usize>, daz: bool) -> Result<Route, String> {
+    let ftz = words.has("ftz");
+    let rounding = words.rounding();
+    let packed_or_16 = ty.lanes > 1 || ty.elem_bits == 16;
+    let call = |name: &str| Op::Call(format!("llvm.{name}.{}", ty.mangled()));
+    let nan = words.has("NaN");
+    let (op, rounds) = match words.opcode {
+        "add" => (Op::Instr("fadd"), true),
+        "sub" => (Op::Instr("fsub"), true),
+        "mul" => (Op::Instr("fmul"), true),
+        "fma" | "mad" => (call("fma"), true),
+        "div" => (Op::Instr("fdiv"), true),
+        "sqrt" => (call("sqrt"), true),
+        "neg" => (Op::Instr("fneg"), false),
+        "abs" => (call("fabs"), false),
+        "copysign" => (call("copysign"), false),
+        "min" if nan => (call("minimum"), false),
+        "max" if nan => (call("maximum"), false),
+        "min" => (call("minnum"), false),
+        "max" => (call("maxnum"), false),
+        _ => return Err("no plain IR operation computes this opcode".into()),
+    };
+    // Everything but the rounding, .ftz, min/max's .NaN and the type needs an NVVM intrinsic.
+    let known = |m: &&str| *m == "ftz" || Some(*m) == rounding || (*m == "NaN" && nan);
+    if let Some(other) = words.modifiers[..words.modifiers.len() - 1]
+        .iter()
+        .find(|m| !known(m))
+    {
+        return Err(format!("no plain IR operation has .{other}"));
+    }
+    let bare = matches!(words.opcode, "add" | "sub" | "mul") && rounding.is_none();
+    match (rounds, rounding) {
+        (true, Some("rn")) => {}
+        (true, None) if bare => {}
+        (true, _) if packed_or_16 => {
+            return Err("only .rn exists in IR for 16-bit and packed types".into())
+        }
+        (true, _) => {
+            return Err(
+                "plain IR rounds to nearest only (.rn; the others are NVVM intrinsics)".into(),
+            )
+        }
+        (false, None) => {}
+        (false, Some(r)) => return Err(format!("no plain IR operation has .{r}")),
+    }
+    // NVPTX selects .ftz from the attribute for f32 operations (copysign has no .ftz form).
+    let flushes = ty.elem == "float" && words.opcode != "copysign";
+    if ftz && !flushes {
+        return Err("NVPTX selects .ftz only for f32 IR (denormal-fp-math-f32)".into());
+    }
+    if flushes && ftz != daz {
+        return Err(match ftz {
+            true => "plain f32 IR is .ftz only under the denormal attribute (+ir+daz)".into(),
+            false => "under the denormal attribute NVPTX selects the .ftz instruction from plain f32 IR (+ir)".into(),
+        });
+    }
+    Ok(Route {
+        op,
+        ty,
+        // PTX copysign d, a, b copies a's sign onto b.
+        args: match words.opcode {
+            "copysign" => args.into_iter().rev().collect(),
+            _ => args,
+        },
+        negate_b: false,
+        ftz_attribute: daz,
+    })
 }
 
 /// The NVVM intrinsic for `opcode.mods.ty`: IntrinsicsNVVM.td names them after the PTX text
@@ -253,7 +359,81 @@ mod tests {
 
     fn route_of(text: &str) -> Result<Route, String> {
         let spec = Spec::embedded().expect("embedded spec");
-        route(spec.lookup(text, None).expect("variant"))
+        route(spec.lookup(text, None).expect("variant"), Spelling::Default)
+    }
+
+    /// The suffixes of the spellings `text` has besides the default.
+    fn spellings(text: &str) -> Vec<&'static str> {
+        let spec = Spec::embedded().expect("embedded spec");
+        let opcode = text.split('.').next().unwrap_or_default();
+        let variant = spec.lookup(text, arity(opcode)).expect("variant");
+        Spelling::ALL[1..]
+            .iter()
+            .filter(|&&s| route(variant, s).is_ok())
+            .map(|s| s.suffix())
+            .collect()
+    }
+
+    #[test]
+    fn each_variant_has_the_spellings_that_mean_it() {
+        let nvvm = ["+nvvm", "+nvvm+daz"];
+        // Plain f32 IR is .ftz exactly under the attribute; an intrinsic's name fixes it.
+        assert_eq!(
+            spellings("add.rn.ftz.f32"),
+            [&nvvm[..], &["+ir+daz"]].concat()
+        );
+        assert_eq!(spellings("add.rn.f32"), [&nvvm[..], &["+ir"]].concat());
+        assert_eq!(spellings("min.f32"), [&nvvm[..], &["+ir"]].concat());
+        assert_eq!(
+            spellings("min.ftz.NaN.f32"),
+            [&nvvm[..], &["+ir+daz"]].concat()
+        );
+        assert_eq!(
+            spellings("div.rn.ftz.f32"),
+            [&nvvm[..], &["+ir+daz"]].concat()
+        );
+        // The attribute does not touch f64, so both contexts spell it.
+        let all = ["+nvvm", "+nvvm+daz", "+ir", "+ir+daz"];
+        assert_eq!(spellings("min.f64"), all);
+        assert_eq!(spellings("sqrt.rn.f64"), all);
+        // Only an NVVM intrinsic has a directed rounding or .xorsign.abs.
+        assert_eq!(spellings("add.rz.f32"), nvvm);
+        assert_eq!(spellings("min.NaN.xorsign.abs.f16"), nvvm);
+        // No NVVM add without a rounding, no NVVM copysign, no .ftz on 16-bit plain IR.
+        assert_eq!(spellings("add.ftz.f32"), ["+ir+daz"]);
+        assert_eq!(spellings("copysign.f32"), ["+ir", "+ir+daz"]);
+        assert_eq!(
+            spellings("add.rn.f16"),
+            ["+nvvm", "+nvvm+daz", "+ir", "+ir+daz"]
+        );
+        assert_eq!(spellings("add.rn.ftz.f16"), nvvm);
+        assert_eq!(spellings("neg.ftz.f32"), [&nvvm[..], &["+ir+daz"]].concat());
+        let names: Vec<&str> = Spelling::ALL.iter().map(|s| s.suffix()).collect();
+        assert_eq!(names, ["", "+nvvm", "+nvvm+daz", "+ir", "+ir+daz"]);
+        assert!(Spelling::ALL
+            .iter()
+            .all(|&s| Spelling::parse(s.suffix()) == Some(s)));
+        assert_eq!(Spelling::parse("+daz"), None);
+    }
+
+    #[test]
+    fn the_default_is_one_of_the_spellings() {
+        let spec = Spec::embedded().expect("embedded spec");
+        let mut defaults = 0;
+        for variant in &spec.variants {
+            let Ok(default) = route(variant, Spelling::Default) else {
+                continue;
+            };
+            defaults += 1;
+            assert!(
+                Spelling::ALL[1..]
+                    .iter()
+                    .any(|&s| route(variant, s).as_ref() == Ok(&default)),
+                "{}: {default:?}",
+                variant.text
+            );
+        }
+        assert!(defaults > 300, "only {defaults} variants have a route");
     }
 
     #[test]

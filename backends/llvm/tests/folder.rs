@@ -2,11 +2,12 @@
 //! case, and the discrepancies found by `examples/survey.rs` are still there (README.md
 //! explains each). Needs `cargo xtask setup` (llvmlite in `.deps/py`, Debian's `opt-16`).
 
+mod common;
+
+use common::accepted;
 use semfuzz_backend::{Backend, BackendError, Support, Verdict};
-use semfuzz_spec::eval::Evaluator;
-use semfuzz_spec::outcome::Accept;
 use semfuzz_spec::samples::Samples;
-use semfuzz_spec::{Spec, Variant};
+use semfuzz_spec::Spec;
 
 fn spec() -> Spec {
     Spec::embedded().expect("the embedded spec loads")
@@ -14,18 +15,6 @@ fn spec() -> Spec {
 
 fn backend(arg: Option<&str>) -> Box<dyn Backend> {
     semfuzz_llvm::open(arg).unwrap_or_else(|e| panic!("{e} (run `cargo xtask setup`)"))
-}
-
-/// Whether the evaluator accepts `bits` for `row`.
-fn accepted(variant: &Variant, row: &[u64], bits: u64) -> bool {
-    let mut eval = Evaluator::new(&variant.program);
-    let mut accepts = vec![Accept::Exact(0); eval.n_parts()];
-    eval.eval(row, &mut accepts);
-    variant.program.dests[0]
-        .parts
-        .iter()
-        .zip(&accepts)
-        .all(|(p, a)| a.accepts(bits >> p.lo & (u64::MAX >> (64 - p.width))))
 }
 
 /// Runs `cases` boundary-heavy samples of `text` (with `sources` operands) in one batch;
