@@ -135,8 +135,8 @@ async fn run_schemathesis(app: TestApp) {
     );
     // A run that tested nothing would also exit 0.
     assert!(
-        report.contains("Tested: 15"),
-        "schemathesis did not test all 15 operations:\n{report}"
+        report.contains("Tested: 16"),
+        "schemathesis did not test all 16 operations:\n{report}"
     );
 }
 
