@@ -2,7 +2,8 @@
 //! many agree, the first disagreements, and the speed (cases/s and the process start-up's share
 //! of a batch, for docs/BENCHMARKS.md).
 //!
-//! `cargo run --release -p semfuzz-llvm --example survey -- [--backend llvm|opt-16] [--cases N] VARIANT[/SOURCES]...`
+//! `cargo run --release -p semfuzz-llvm --example survey -- [--backend llvm|opt-16|+ir+daz|+nvvm:opt-16] [--cases N] VARIANT[/SOURCES]...`
+//! (`--backend` takes what follows `llvm` in the backend's name)
 
 use semfuzz_backend::{Support, Verdict};
 use semfuzz_spec::eval::Evaluator;

@@ -101,6 +101,31 @@ fn an_unknown_spelling_is_refused_with_the_known_ones() {
     assert!(registry::open("host+ir").is_err());
 }
 
+/// `:OPT` follows the spelling, and the attribute reaches LLVM 16 too: `fadd float` of the
+/// smallest normal and minus the largest subnormal is the smallest subnormal; under the
+/// attribute the subnormal operand reads as zero.
+#[test]
+fn a_spelling_takes_an_opt_after_it() {
+    let spec = spec();
+    let variant = spec.lookup("add.f32", Some(2)).expect("variant");
+    let ftz = spec.lookup("add.ftz.f32", Some(2)).expect("variant");
+    let row = [0x0080_0000, 0x807f_ffff];
+    for (name, variant, want) in [
+        ("llvm+ir:opt-16", variant, 1),
+        ("llvm+ir+daz:opt-16", ftz, 0x0080_0000),
+    ] {
+        let mut opt = backend(name);
+        assert!(
+            opt.identity().version.starts_with("LLVM 16."),
+            "{}",
+            opt.identity()
+        );
+        let mut out = [Verdict::Unsupported];
+        opt.run(variant, &row, &mut out).expect("batch runs");
+        assert_eq!(out, [Verdict::Bits(want)], "{name}");
+    }
+}
+
 /// min.ftz.f32 of the smallest subnormal and 1: PTX flushes the subnormal (`+0`), and so does
 /// LLVM 22 folding `llvm.nvvm.fmin.ftz.f` (the default spelling), but its folding of
 /// `llvm.minnum` ignores `"denormal-fp-math-f32"="preserve-sign"` and keeps the subnormal,
