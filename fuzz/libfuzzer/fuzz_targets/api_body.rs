@@ -41,6 +41,7 @@ const ROUTES: &[(Method, &str)] = &[
     // Appended, so that the committed seeds' route bytes keep naming the same routes.
     (Method::POST, "/api/v1/llc-verdicts"),
     (Method::GET, "/api/v1/llc-verdicts"),
+    (Method::POST, "/api/v1/llc-campaigns"),
 ];
 
 struct Service {
