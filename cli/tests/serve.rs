@@ -11,9 +11,14 @@ fn semfuzz() -> Command {
 }
 
 fn token(db: &Path) -> String {
+    token_in(&["--db".as_ref(), db.as_os_str()])
+}
+
+/// `semfuzz token create` in the database `db` names (`--db PATH`, `--database-url URL`).
+fn token_in(db: &[&std::ffi::OsStr]) -> String {
     let out = semfuzz()
-        .args(["token", "create", "--db"])
-        .arg(db)
+        .args(["token", "create"])
+        .args(db)
         .env_remove("DATABASE_URL")
         .output()
         .unwrap();
@@ -39,14 +44,19 @@ fn serve_with(db: &Path, options: &[&str]) -> (Child, String) {
 
 /// [`serve_with`] on `listen`.
 fn serve_at(db: &Path, listen: &str, options: &[&str]) -> (Child, String) {
-    let mut child = semfuzz()
+    let mut serve = semfuzz();
+    serve
         .args(["serve", "--listen", listen, "--db"])
         .arg(db)
         .args(options)
-        .env_remove("DATABASE_URL")
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+        .env_remove("DATABASE_URL");
+    started(serve)
+}
+
+/// Spawns `serve`, a `semfuzz serve` command, and waits for its "dashboard at" line: the
+/// server and its URL.
+fn started(mut serve: Command) -> (Child, String) {
+    let mut child = serve.stderr(Stdio::piped()).spawn().unwrap();
     let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
     let line = lines.next().expect("serve printed nothing").unwrap();
     let url = line
@@ -583,33 +593,7 @@ fn distributed_run(
     workers: usize,
     kill_after: Option<Duration>,
 ) -> (Vec<(String, u64)>, serde_json::Value) {
-    let out = semfuzz()
-        .args(["token", "create", "--database-url", db_url])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let tok = String::from_utf8(out.stdout).unwrap().trim().to_string();
-    let mut server = semfuzz()
-        .args(["serve", "--listen", "127.0.0.1:0", "--database-url", db_url])
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(server.stderr.take().unwrap()).lines();
-    let line = lines.next().unwrap().unwrap();
-    let url = line
-        .split("dashboard at ")
-        .nth(1)
-        .unwrap()
-        .split(' ')
-        .next()
-        .unwrap()
-        .trim_end_matches('/')
-        .to_string();
-    std::thread::spawn(move || for _ in lines {});
+    let (mut server, url, tok) = serve_postgres(db_url);
     let auth = format!("Bearer {tok}");
     let c: serde_json::Value = ureq::post(&format!("{url}/api/v1/campaigns"))
         .set("authorization", &auth)
@@ -703,6 +687,16 @@ fn distributed_run(
     server.kill().unwrap();
     server.wait().unwrap();
     (found, campaign)
+}
+
+/// A token in the PostgreSQL database `db_url`, then `semfuzz serve` on it: the server, its URL
+/// and the token.
+fn serve_postgres(db_url: &str) -> (Child, String, String) {
+    let tok = token_in(&["--database-url".as_ref(), db_url.as_ref()]);
+    let mut serve = semfuzz();
+    serve.args(["serve", "--listen", "127.0.0.1:0", "--database-url", db_url]);
+    let (server, url) = started(serve);
+    (server, url, tok)
 }
 
 /// Cases per unit of the distributed test: long enough that the kill lands mid-unit.
@@ -939,112 +933,124 @@ fn validate_llc_campaign_runs_on_workers() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("llc-campaign.db");
     let tok = token(&db);
-    while_serving(&db, &[], |url| {
-        let out = semfuzz()
-            .current_dir(dir.path())
-            .args(["validate-llc", "--campaign", "--only", "fadd_f32,fmul_f64"])
-            .args(["--sm", "sm_70", "--report", url, "--token", &tok])
-            .output()
-            .unwrap();
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            out.status.success(),
-            "{stdout}{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        assert!(
-            stdout.contains(": 2 units (2 functions × 1 targets × llvmlite)"),
-            "{stdout}"
-        );
-        let id: i64 = stdout
-            .trim_start_matches("campaign ")
-            .split(':')
-            .next()
-            .and_then(|n| n.parse().ok())
-            .unwrap_or_else(|| panic!("{stdout}"));
-        let auth = format!("Bearer {tok}");
-        let dead: serde_json::Value = ureq::post(&format!("{url}/api/v1/units/lease"))
-            .set("authorization", &auth)
-            .send_json(
-                serde_json::json!({"worker": "dies", "llcs": ["llvmlite"], "lease_seconds": 1}),
-            )
-            .unwrap()
-            .into_json()
-            .unwrap();
-        let dead = &dead["leases"][0];
-        assert_eq!(dead["target"], "sm_70", "{dead}");
-        std::thread::sleep(Duration::from_millis(1100));
-        let workers: Vec<Child> = (0..2)
-            .map(|_| {
-                semfuzz()
-                    .current_dir(dir.path())
-                    .args([
-                        "worker", "--server", url, "--token", &tok, "--llc", "llvmlite",
-                    ])
-                    .args(["--lease-seconds", "5", "--exit-when-idle"])
-                    .stderr(Stdio::piped())
-                    .spawn()
-                    .unwrap()
+    while_serving(&db, &[], |url| llc_campaign(url, &tok, dir.path()));
+}
+
+/// [`validate_llc_campaign_runs_on_workers`] on PostgreSQL.
+#[test]
+fn validate_llc_campaign_runs_on_workers_on_postgres() {
+    let Some(pg) = pg::pg() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let (mut server, url, tok) = serve_postgres(&pg.fresh_db());
+    llc_campaign(&url, &tok, dir.path());
+    signal_and_wait(&mut server, "-INT");
+}
+
+/// Creates the campaign on the service at `url`, leases a unit as a worker that dies, runs two
+/// worker processes in `dir` until they are idle, and checks the units and the verdicts.
+fn llc_campaign(url: &str, tok: &str, dir: &Path) {
+    let out = semfuzz()
+        .current_dir(dir)
+        .args(["validate-llc", "--campaign", "--only", "fadd_f32,fmul_f64"])
+        .args(["--sm", "sm_70", "--report", url, "--token", tok])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains(": 2 units (2 functions × 1 targets × llvmlite)"),
+        "{stdout}"
+    );
+    let id: i64 = stdout
+        .trim_start_matches("campaign ")
+        .split(':')
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{stdout}"));
+    let auth = format!("Bearer {tok}");
+    let dead: serde_json::Value = ureq::post(&format!("{url}/api/v1/units/lease"))
+        .set("authorization", &auth)
+        .send_json(serde_json::json!({"worker": "dies", "llcs": ["llvmlite"], "lease_seconds": 1}))
+        .unwrap()
+        .into_json()
+        .unwrap();
+    let dead = &dead["leases"][0];
+    assert_eq!(dead["target"], "sm_70", "{dead}");
+    std::thread::sleep(Duration::from_millis(1100));
+    let workers: Vec<Child> = (0..2)
+        .map(|_| {
+            semfuzz()
+                .current_dir(dir)
+                .args([
+                    "worker", "--server", url, "--token", tok, "--llc", "llvmlite",
+                ])
+                .args(["--lease-seconds", "5", "--exit-when-idle"])
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let mut said = String::new();
+    let mut units = 0;
+    for w in workers {
+        let out = w.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        assert!(out.status.success(), "{err}");
+        units += err
+            .lines()
+            .filter_map(|l| {
+                l.strip_prefix("semfuzz worker: ")?
+                    .split(" units,")
+                    .next()?
+                    .parse::<u64>()
+                    .ok()
             })
-            .collect();
-        let mut said = String::new();
-        let mut units = 0;
-        for w in workers {
-            let out = w.wait_with_output().unwrap();
-            let err = String::from_utf8_lossy(&out.stderr).to_string();
-            assert!(out.status.success(), "{err}");
-            units += err
-                .lines()
-                .filter_map(|l| {
-                    l.strip_prefix("semfuzz worker: ")?
-                        .split(" units,")
-                        .next()?
-                        .parse::<u64>()
-                        .ok()
-                })
-                .sum::<u64>();
-            said.push_str(&err);
-        }
-        assert_eq!(units, 2, "each unit completed once: {said}");
-        for f in ["fadd_f32 sm_70: proved", "fmul_f64 sm_70: proved"] {
-            assert!(said.contains(f), "{said}");
-        }
-        let c = get_json(&format!("{url}/api/v1/campaigns/{id}"));
-        assert_eq!(c["units_done"], 2, "{c}");
-        let late = ureq::post(&format!("{url}/api/v1/units/{}/complete", dead["unit"]))
-            .set("authorization", &auth)
-            .send_json(
-                serde_json::json!({"lease_token": dead["lease_token"], "cases": 0, "findings": []}),
-            );
-        assert!(
-            matches!(late, Err(ureq::Error::Status(409, _))),
-            "the dead worker's unit is done by another"
+            .sum::<u64>();
+        said.push_str(&err);
+    }
+    assert_eq!(units, 2, "each unit completed once: {said}");
+    for f in ["fadd_f32 sm_70: proved", "fmul_f64 sm_70: proved"] {
+        assert!(said.contains(f), "{said}");
+    }
+    let c = get_json(&format!("{url}/api/v1/campaigns/{id}"));
+    assert_eq!(c["units_done"], 2, "{c}");
+    let late = ureq::post(&format!("{url}/api/v1/units/{}/complete", dead["unit"]))
+        .set("authorization", &auth)
+        .send_json(
+            serde_json::json!({"lease_token": dead["lease_token"], "cases": 0, "findings": []}),
         );
-        let stored = get_json(&format!("{url}/api/v1/llc-verdicts"));
-        let rows = stored["verdicts"].as_array().unwrap();
-        let mut cells: Vec<String> = rows
-            .iter()
-            .map(|r| format!("{} {} {}", r["function"], r["target"], r["verdict"]))
-            .collect();
-        cells.sort();
-        assert_eq!(
-            cells,
-            [
-                r#""fadd_f32" "sm_70" "proved""#,
-                r#""fmul_f64" "sm_70" "proved""#
-            ],
-            "{stored}"
-        );
-        let llvm = rows[0]["llvm"].as_str().unwrap();
-        assert!(llvm.starts_with("22."), "{stored}");
-        let page = ureq::get(&format!("{url}/llc/{llvm}"))
-            .call()
-            .unwrap()
-            .into_string()
-            .unwrap();
-        assert!(
-            page.contains("fadd_f32") && page.contains("fmul_f64"),
-            "{page}"
-        );
-    });
+    assert!(
+        matches!(late, Err(ureq::Error::Status(409, _))),
+        "the dead worker's unit is done by another"
+    );
+    let stored = get_json(&format!("{url}/api/v1/llc-verdicts"));
+    let rows = stored["verdicts"].as_array().unwrap();
+    let mut cells: Vec<String> = rows
+        .iter()
+        .map(|r| format!("{} {} {}", r["function"], r["target"], r["verdict"]))
+        .collect();
+    cells.sort();
+    assert_eq!(
+        cells,
+        [
+            r#""fadd_f32" "sm_70" "proved""#,
+            r#""fmul_f64" "sm_70" "proved""#
+        ],
+        "{stored}"
+    );
+    let llvm = rows[0]["llvm"].as_str().unwrap();
+    assert!(llvm.starts_with("22."), "{stored}");
+    let page = ureq::get(&format!("{url}/llc/{llvm}"))
+        .call()
+        .unwrap()
+        .into_string()
+        .unwrap();
+    assert!(
+        page.contains("fadd_f32") && page.contains("fmul_f64"),
+        "{page}"
+    );
 }
