@@ -704,7 +704,7 @@ async fn campaign(State(s): State<AppState>, headers: HeaderMap, Path(id): Path<
                 " · " (c.status) " · created " (c.created) }
             (progress(&c))
             @if c.kind == "validate-llc" {
-                p id="llc-campaign" { "Each unit proves one IR function at one target under one compiler; " (c.units_leased) " are running now. The verdicts fill each LLVM version's matrix at " a href="/llc" { "/llc" } "." }
+                p id="llc-campaign" { "Each unit proves one IR function at one target under one compiler (leased now: " (c.units_leased) "); the verdicts fill each LLVM version's matrix at " a href="/llc" { "/llc" } "." }
             } @else {
                 p { (c.cases) " cases run · " (c.findings) " finding occurrences" }
                 h2 { "Passes" }
