@@ -277,6 +277,10 @@ enum Command {
         /// has), for the `semfuzz worker`s that have the compiler.
         #[arg(long, requires = "report", conflicts_with_all = ["files", "json", "repro", "fold"])]
         campaign: bool,
+        /// Solve again the queries whose cached answer is `unknown` (an unknown is otherwise
+        /// read back for a --timeout no longer than the one it gave up within).
+        #[arg(long)]
+        retry_unknown: bool,
         #[command(flatten)]
         report: serve::ReportArgs,
     },
@@ -410,6 +414,7 @@ fn run(cli: Cli) -> Result<bool> {
                 portfolio,
                 fallback,
                 explain,
+                unknowns: semfuzz_smt::solve::Unknowns::Ask,
             };
             prove::run(&spec, &paths, &opts, report.reporter().as_ref())
         }
@@ -425,6 +430,7 @@ fn run(cli: Cli) -> Result<bool> {
                 portfolio: Vec::new(),
                 fallback: semfuzz_smt::solve::Options::default_fallback(),
                 explain: false,
+                unknowns: semfuzz_smt::solve::Unknowns::Ask,
             };
             validate::run(&spec, &instrs, &archs, &opts)
         }
@@ -439,9 +445,13 @@ fn run(cli: Cli) -> Result<bool> {
             only,
             fold,
             campaign,
+            retry_unknown,
             report,
         } => {
-            let opts = llc::campaign::options(timeout);
+            let mut opts = llc::campaign::options(timeout);
+            if retry_unknown {
+                opts.unknowns = semfuzz_smt::solve::Unknowns::Retry;
+            }
             let args = llc::Args {
                 files,
                 llc,

@@ -311,27 +311,27 @@ fn a_two_lane_vector_is_proved_lane_by_lane() {
 }
 
 /// An unknown is cached with the timeout it gave up within: the same timeout reads it back
-/// (saying so), a longer one solves again, and the longer one is what is kept.
+/// (saying so), a longer one solves again, and the longer one is what is kept;
+/// `--retry-unknown` solves again under any timeout, and its unknown is kept.
 #[test]
 fn a_cached_unknown_is_reused_under_the_same_timeout_and_solved_again_under_a_longer_one() {
     let work = tempfile::tempdir().expect("temp dir");
     let ll = root().join("cli/tests/llc/vector.ll");
     // sm_70 has no bf16 add: the f32 sum rounded to bf16 by integer arithmetic, which no
     // solver proves equal to one rounding within a millisecond.
-    let run = |timeout: &str| {
-        let (code, out, err) = semfuzz_in(
-            work.path(),
-            &[
-                "validate-llc",
-                ll.to_str().expect("utf-8"),
-                "--sm",
-                "sm_70",
-                "--work",
-                "llc",
-                "--timeout",
-                timeout,
-            ],
-        );
+    let run = |timeout: &str, more: &[&str]| {
+        let mut args = vec![
+            "validate-llc",
+            ll.to_str().expect("utf-8"),
+            "--sm",
+            "sm_70",
+            "--work",
+            "llc",
+            "--timeout",
+            timeout,
+        ];
+        args.extend(more);
+        let (code, out, err) = semfuzz_in(work.path(), &args);
         assert_eq!(code, 1, "an unknown exits 1:\n{out}{err}");
         assert_eq!(
             verdict(&out, "fadd_v2bf16", "sm_70"),
@@ -343,14 +343,21 @@ fn a_cached_unknown_is_reused_under_the_same_timeout_and_solved_again_under_a_lo
             .expect("a verdict line")
             .to_string()
     };
-    let first = run("1ms");
+    let first = run("1ms", &[]);
     assert!(!first.contains("cached"), "{first}");
-    let again = run("1ms");
+    let again = run("1ms", &[]);
     assert!(again.contains("d[0]: cached: z3"), "{again}");
     assert!(again.contains("gave up within 1 ms"), "{again}");
-    let longer = run("2ms");
+    let longer = run("2ms", &[]);
     assert!(!longer.contains("cached"), "solved again: {longer}");
     assert!(longer.contains("timeout after 2 ms"), "{longer}");
-    let after = run("1ms");
+    let after = run("1ms", &[]);
     assert!(after.contains("gave up within 2 ms"), "{after}");
+    let retried = run("1ms", &["--retry-unknown"]);
+    assert!(!retried.contains("cached"), "solved again: {retried}");
+    assert!(retried.contains("timeout after 1 ms"), "{retried}");
+    assert!(
+        run("1ms", &[]).contains("gave up within 1 ms"),
+        "the retry is kept"
+    );
 }

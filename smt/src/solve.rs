@@ -3,10 +3,10 @@
 //!
 //! A definite answer is a fact about the text whichever sound solver found it; so its key is
 //! the text alone. An `unknown` is a fact about one route and one timeout only (which
-//! solvers gave up, within how long, on a machine under some load): it is cached apart, keyed
-//! by the text and the solvers asked, with its timeout, and read back only for a timeout no
-//! larger than the one it gave up within; so a later run with more time or other solvers
-//! still finds the answer, and a definite answer found since always wins.
+//! solvers gave up, within how long, on a machine under some load): where [`Unknowns`] asks,
+//! it is cached apart, keyed by the text and the solvers asked, with its timeout, and read
+//! back only for a timeout no longer than the one it gave up within; so a later run with more
+//! time or other solvers still finds the answer, and a definite answer found since always wins.
 
 use crate::portfolio::{self, Solver};
 use std::collections::HashMap;
@@ -66,6 +66,24 @@ pub struct Options {
     pub fallback: Vec<Solver>,
     /// Measure each query ([`QuerySize`], in [`crate::sequence::Proof::size`]).
     pub explain: bool,
+    /// What the cache does with an `unknown`.
+    pub unknowns: Unknowns,
+}
+
+/// What the cache does with an `unknown` (the cache itself is [`Options::cache`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Unknowns {
+    /// Neither kept nor read: every run asks the solvers again (`semfuzz prove`: a rule is
+    /// meant to be decided, and a timeout on a busy machine must not stick to it).
+    #[default]
+    Ask,
+    /// Kept, and read back for a timeout no longer than the one it gave up within
+    /// (`validate-llc`: its catalogue has queries no solver decides in the timeout, which a
+    /// cached run would otherwise spend again).
+    Reuse,
+    /// Kept, never read: asked again, and the new unknown kept (`validate-llc
+    /// --retry-unknown`: the machine was busier then, or a solver has been upgraded).
+    Retry,
 }
 
 impl Options {
@@ -213,32 +231,13 @@ pub fn solve(
 ) -> std::io::Result<Solved> {
     let start = Instant::now();
     export(name, text, opts)?;
-    let key = opts
-        .cache
-        .as_ref()
-        .map(|d| d.join(format!("{:016x}", hash(text))));
-    let gave_up = key.as_ref().map(|k| unknown_path(k, opts));
-    let cached = |answer, solver| Solved {
-        answer,
-        seconds: start.elapsed().as_secs_f64(),
-        cached: true,
-        solver,
-    };
-    if let Some((answer, solver)) = key.as_deref().and_then(read_cache) {
-        return Ok(cached(answer, Some(solver)));
+    if let Some(hit) = cached(text, opts) {
+        return Ok(Solved {
+            seconds: start.elapsed().as_secs_f64(),
+            ..hit
+        });
     }
-    let earlier = gave_up.as_deref().and_then(read_unknown);
-    if let Some((within_ms, why)) = earlier
-        .as_ref()
-        .filter(|(within_ms, _)| *within_ms >= opts.timeout_ms)
-    {
-        let why = format!(
-            "cached: {} gave up within {}; {why}",
-            route(opts).replace(',', ", "),
-            duration(*within_ms)
-        );
-        return Ok(cached(Answer::Unknown(why), None));
-    }
+    let key = cache_key(text, opts);
     let processes = |solvers: &[Solver], timeout_ms: u32, settled: &AtomicBool| {
         let file = std::env::temp_dir().join(format!(
             "semfuzz-{}-{:016x}.smt2",
@@ -305,16 +304,18 @@ pub fn solve(
             })
         })?
     };
-    match (&key, &solver, &answer, &gave_up) {
-        (Some(path), Some(solver), _, _) => write_cache(path, &answer, solver)?,
-        // A retry under a shorter timeout that gave up again says less than what is kept.
-        (_, None, Answer::Unknown(why), Some(path))
-            if earlier.is_none_or(|(within_ms, _)| within_ms <= opts.timeout_ms) =>
-        {
-            let why = why.replace('\n', " ");
+    match (&key, &solver, &answer) {
+        (Some(path), Some(solver), _) => write_cache(path, &answer, solver)?,
+        // Reused, only an unknown within a shorter timeout can be here (`cached` read no
+        // other); retried, the latest is kept.
+        (Some(path), None, Answer::Unknown(why)) if opts.unknowns != Unknowns::Ask => {
             write_atomically(
-                path,
-                &format!("unknown within {} ms\n{why}\n", opts.timeout_ms),
+                &unknown_path(path, opts),
+                &format!(
+                    "unknown within {} ms\n{}\n",
+                    opts.timeout_ms,
+                    why.replace('\n', " ")
+                ),
             )?
         }
         _ => {}
@@ -325,6 +326,40 @@ pub fn solve(
         cached: false,
         solver,
     })
+}
+
+/// What the cache holds for the query `text` on the route `opts` names: a definite answer, or
+/// an `unknown` that gave up within a timeout at least as long as `opts`' (its reason says so).
+pub fn cached(text: &str, opts: &Options) -> Option<Solved> {
+    let start = Instant::now();
+    let key = cache_key(text, opts)?;
+    let (answer, solver) = match read_cache(&key) {
+        Some((answer, solver)) => (answer, Some(solver)),
+        None if opts.unknowns == Unknowns::Reuse => {
+            let (within_ms, why) = read_unknown(&unknown_path(&key, opts))
+                .filter(|(within_ms, _)| *within_ms >= opts.timeout_ms)?;
+            let why = format!(
+                "cached: {} gave up within {}; {why}",
+                route(opts).replace(',', ", "),
+                duration(within_ms)
+            );
+            (Answer::Unknown(why), None)
+        }
+        None => return None,
+    };
+    Some(Solved {
+        answer,
+        seconds: start.elapsed().as_secs_f64(),
+        cached: true,
+        solver,
+    })
+}
+
+/// Where the definite answer to the query `text` is cached, when `opts` has a cache.
+fn cache_key(text: &str, opts: &Options) -> Option<PathBuf> {
+    opts.cache
+        .as_ref()
+        .map(|d| d.join(format!("{:016x}", hash(text))))
 }
 
 /// Writes the query `text` as `NAME.smt2` where `--emit-smt2` asks.
@@ -588,6 +623,7 @@ mod tests {
         let opts = |timeout_ms| Options {
             timeout_ms,
             cache: Some(dir.path().to_path_buf()),
+            unknowns: Unknowns::Reuse,
             ..Options::default()
         };
         let calls = Cell::new(0);
@@ -624,6 +660,7 @@ mod tests {
         let mut opts = Options {
             timeout_ms: 100,
             cache: Some(dir.path().to_path_buf()),
+            unknowns: Unknowns::Reuse,
             ..Options::default()
         };
         let text = "(check-sat)\n";
@@ -632,5 +669,30 @@ mod tests {
         opts.fallback = vec![Solver::Bitwuzla];
         let other = solve("q", text, &[], &opts, || Answer::Proved).expect("reads");
         assert!(!other.cached, "{:?}", other.answer);
+    }
+
+    /// `--retry-unknown` asks again under the same timeout; `semfuzz prove` neither keeps nor
+    /// reads unknowns.
+    #[test]
+    fn unknowns_are_retried_or_not_kept_where_the_options_say() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let text = "(check-sat)\n";
+        let opts = |unknowns| Options {
+            timeout_ms: 100,
+            cache: Some(dir.path().to_path_buf()),
+            unknowns,
+            ..Options::default()
+        };
+        let unknown = |unknowns| {
+            solve("q", text, &[], &opts(unknowns), || {
+                Answer::Unknown("timeout".into())
+            })
+            .expect("the cache is writable")
+        };
+        assert!(!unknown(Unknowns::Ask).cached);
+        assert!(!unknown(Unknowns::Reuse).cached, "Ask kept nothing");
+        assert!(!unknown(Unknowns::Retry).cached);
+        assert!(!unknown(Unknowns::Ask).cached);
+        assert!(unknown(Unknowns::Reuse).cached);
     }
 }

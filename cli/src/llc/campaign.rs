@@ -13,14 +13,15 @@ use super::Args;
 use anyhow::{anyhow, Result};
 use semfuzz_service::client::Reporter;
 use semfuzz_service::model::{Lease, NewLlcCampaign, NewLlcVerdict};
-use semfuzz_smt::solve::Options;
+use semfuzz_smt::solve::{Options, Unknowns};
 use semfuzz_spec::Spec;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
 /// The solver options of `validate-llc` and of a worker's `validate-llc` units: `timeout_ms`
-/// per query, the proof cache `semfuzz prove` keeps, the default fallback solvers.
+/// per query, the proof cache `semfuzz prove` keeps, the default fallback solvers, and
+/// unknowns reused (the catalogue has queries no solver decides within the timeout).
 pub fn options(timeout_ms: u32) -> Options {
     Options {
         timeout_ms,
@@ -29,6 +30,7 @@ pub fn options(timeout_ms: u32) -> Options {
         portfolio: Vec::new(),
         fallback: Options::default_fallback(),
         explain: false,
+        unknowns: Unknowns::Reuse,
     }
 }
 
