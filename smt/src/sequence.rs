@@ -1686,7 +1686,7 @@ pub fn prove<'s>(
 }
 
 /// One query of a rule (the whole rule, or one lane of it) posed on the route `opts` names:
-/// the evaluator's sample inputs first (the default route), then the solvers or the cache.
+/// the cache first, then the evaluator's sample inputs (the default route), then the solvers.
 fn pose(
     query: &Query,
     name: &str,
