@@ -143,6 +143,36 @@ impl<'a, 'b> RowLowering<'a, 'b> {
         Ok(l)
     }
 
+    /// `c ? a : b`. Where `c` is one bit and `a` is `b` under a constant mask (the SASS `-` and
+    /// `|..|` operand modifiers: `neg ? x ^ sign : x`, `abs ? x & !sign : x`), the flag goes
+    /// into the mask instead: no select, and no copy of `b` kept beside the masked one.
+    fn select(&mut self, program: &Program, c: ValueId, a: ValueId, b: ValueId) -> Value {
+        let (flag, x) = (self.v(c), self.v(b));
+        let masked_b = |k: ValueId, y: ValueId| match program.ops[k as usize] {
+            Op::Const(k) if y == b => Some(k as i64),
+            _ => None,
+        };
+        if program.widths[c as usize] == 1 {
+            match program.ops[a as usize] {
+                Op::Xor(_, y, k) | Op::Xor(_, k, y) if masked_b(k, y).is_some() => {
+                    let k = masked_b(k, y).unwrap_or_default();
+                    let on = self.b.ins().ineg(flag);
+                    let m = self.b.ins().band_imm_s(on, k);
+                    return self.b.ins().bxor(x, m);
+                }
+                Op::And(_, y, k) | Op::And(_, k, y) if masked_b(k, y).is_some() => {
+                    let k = masked_b(k, y).unwrap_or_default();
+                    let off = self.b.ins().iadd_imm_s(flag, -1);
+                    let m = self.b.ins().bor_imm_s(off, k);
+                    return self.b.ins().band(x, m);
+                }
+                _ => {}
+            }
+        }
+        let y = self.v(a);
+        self.b.ins().select(flag, y, x)
+    }
+
     /// Emits `group`'s ops in a block entered only when its condition selects them; its
     /// exported values leave through the join block's parameters (zero on the other path,
     /// where only the select's other arm is read).
@@ -562,11 +592,7 @@ impl<'a, 'b> RowLowering<'a, 'b> {
                     self.b.ins().ushr_imm_s(self.vals[a as usize], i64::from(n))
                 }
             }
-            Op::Select(c, a, b) => self.b.ins().select(
-                self.vals[c as usize],
-                self.vals[a as usize],
-                self.vals[b as usize],
-            ),
+            Op::Select(c, a, b) => self.select(program, c, a, b),
             Op::BvSlt(w, a, b) => {
                 let (x, y) = (self.sext(self.v(a), w)?, self.sext(self.v(b), w)?);
                 let p = self.b.ins().icmp(IntCC::SignedLessThan, x, y);
