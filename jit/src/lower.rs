@@ -238,8 +238,8 @@ impl<'a, 'b> RowLowering<'a, 'b> {
         let mut nan = self.b.ins().iconst(I64, f.default_nan() as i64);
         for &x in operands.iter().rev() {
             let is = self.is_nan(f, x);
-            let m = self.mask(x, f.width());
-            let q = self.b.ins().bor_imm_s(m, quiet_bit(f));
+            // `x` holds no bits above its width (module docs), so no mask before the quiet bit.
+            let q = self.b.ins().bor_imm_s(x, quiet_bit(f));
             nan = self.b.ins().select(is, q, nan);
         }
         let r_is_nan = self.is_nan(f, r);

@@ -81,8 +81,8 @@ pub fn widen(b: &mut FunctionBuilder<'_>, f: Format, x: Value, subnormals: bool)
     let is_special = b.ins().icmp_imm_s(IntCC::Equal, field, max_field);
     let m = b.ins().select(is_special, special, normal);
     let m = b.ins().select(is_small, small, m);
+    // `x` holds no bits above f's width (the lowering's values are the interpreter's slots).
     let sign = b.ins().ushr_imm_s(x, i64::from(f.width() - 1));
-    let sign = b.ins().band_imm_s(sign, 1);
     let sign = b.ins().ishl_imm_s(sign, 63);
     let bits = b.ins().bor(m, sign);
     b.ins().bitcast(types::F64, MemFlagsData::new(), bits)
