@@ -233,8 +233,9 @@ impl<'a, 'b> RowLowering<'a, 'b> {
 
     /// A native result with `semfuzz-fp`'s NaN: the first NaN operand quieted, else the
     /// default NaN (hardware picks other NaN bits: x86's default NaN is negative, and ARM
-    /// prefers a signaling operand to an earlier quiet one).
-    fn fix_nan(&mut self, f: Format, r: Value, operands: &[Value]) -> Value {
+    /// prefers a signaling operand to an earlier quiet one). `y` is the native float result,
+    /// whose NaN-ness decides (`r`, its bits in `f`, may be anything when it is a NaN).
+    fn fix_nan(&mut self, f: Format, y: Value, r: Value, operands: &[Value]) -> Value {
         let mut nan = self.b.ins().iconst(I64, f.default_nan() as i64);
         for &x in operands.iter().rev() {
             let is = self.is_nan(f, x);
@@ -242,8 +243,8 @@ impl<'a, 'b> RowLowering<'a, 'b> {
             let q = self.b.ins().bor_imm_s(x, quiet_bit(f));
             nan = self.b.ins().select(is, q, nan);
         }
-        let r_is_nan = self.is_nan(f, r);
-        self.b.ins().select(r_is_nan, nan, r)
+        let y_is_nan = self.b.ins().fcmp(FloatCC::Unordered, y, y);
+        self.b.ins().select(y_is_nan, nan, r)
     }
 
     fn as_float(&mut self, x: Value, ty: types::Type) -> Value {
@@ -297,7 +298,7 @@ impl<'a, 'b> RowLowering<'a, 'b> {
                 FpOp::Sqrt => ins.sqrt(fs[0]),
             };
             let bits = self.as_bits(y, ty);
-            return self.fix_nan(f, bits, &xs);
+            return self.fix_nan(f, y, bits, &xs);
         }
         if wide::fits(f) && !matches!(op, FpOp::Div | FpOp::Sqrt) {
             let ws: Vec<Value> = args
@@ -323,7 +324,7 @@ impl<'a, 'b> RowLowering<'a, 'b> {
                 FpOp::Div | FpOp::Sqrt => unreachable!("not widened"),
             };
             let bits = wide::narrow(self.b, f, r, y);
-            return self.fix_nan(f, bits, &xs);
+            return self.fix_nan(f, y, bits, &xs);
         }
         let zero = self.b.ins().iconst(I64, 0);
         let mut a = [zero; 3];

@@ -162,7 +162,9 @@ pub fn product(b: &mut FunctionBuilder<'_>, x: Value, y: Value) -> Value {
 /// The f64 `s` (zero, normal, infinite or NaN; an exact value or a round-to-odd one) rounded
 /// to `f` under `r`: integer code on its bits, as `semfuzz-fp`'s `round_pack` would round
 /// the exact value (overflow to infinity or the largest finite value by the mode; an
-/// infinite `s` stays infinite; a NaN gives some NaN of `f`).
+/// infinite `s` stays infinite). A NaN `s` gives unspecified bits: each caller writes the
+/// NaN its operation returns (an arithmetic op by `semfuzz-fp`'s rule, a conversion from its
+/// operand's payload), so rounding does not test for one a second time.
 pub fn narrow(b: &mut FunctionBuilder<'_>, f: Format, r: Round, s: Value) -> Value {
     if r == Round::NearestEven {
         return narrow_even(b, f, s);
@@ -236,12 +238,7 @@ pub fn narrow(b: &mut FunctionBuilder<'_>, f: Format, r: Round, s: Value) -> Val
     };
     let enc = b.ins().select(over, overflow, enc);
     let special = b.ins().icmp_imm_s(IntCC::Equal, field, 0x7ff);
-    let is_nan = b.ins().icmp_imm_s(IntCC::NotEqual, frac, 0);
-    let nan = b
-        .ins()
-        .iconst(I64, (f.default_nan() & (f.mask() >> 1)) as i64);
-    let special_enc = b.ins().select(is_nan, nan, to_inf);
-    let enc = b.ins().select(special, special_enc, enc);
+    let enc = b.ins().select(special, to_inf, enc);
     let sign = b.ins().ishl_imm_s(sign, i64::from(f.width() - 1));
     b.ins().bor(enc, sign)
 }
@@ -282,11 +279,6 @@ fn narrow_even(b: &mut FunctionBuilder<'_>, f: Format, s: Value) -> Value {
         .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, enc, inf);
     let to_inf = b.ins().iconst(I64, inf);
     let enc = b.ins().select(over, to_inf, enc);
-    let is_nan = b.ins().icmp_imm_s(IntCC::UnsignedGreaterThan, mag, F64_EXP);
-    let nan = b
-        .ins()
-        .iconst(I64, (f.default_nan() & (f.mask() >> 1)) as i64);
-    let enc = b.ins().select(is_nan, nan, enc);
     let sign = b.ins().ishl_imm_s(sign, i64::from(f.width() - 1));
     b.ins().bor(enc, sign)
 }
