@@ -155,27 +155,13 @@ pub fn plan(program: &Program) -> Plan {
         {
             continue;
         }
-        let mut common = None;
-        for &(reader, read) in &reads[i] {
-            // An arm chosen by the data is read whenever its select is.
-            let g = match read {
-                Read::Arm(c, side) if decodes_fields(program, c, &mut fields) => Some((c, side)),
-                _ => guard[reader],
-            };
-            match (g, common) {
-                (None, _) => {
-                    common = None;
-                    break;
-                }
-                (Some(g), None) => common = Some(g),
-                (Some(g), Some(c)) if g == c => {}
-                _ => {
-                    common = None;
-                    break;
-                }
-            }
-        }
-        guard[i] = common;
+        // An arm chosen by the data is read whenever its select is.
+        let mut guards = reads[i].iter().map(|&(reader, read)| match read {
+            Read::Arm(c, side) if decodes_fields(program, c, &mut fields) => Some((c, side)),
+            _ => guard[reader],
+        });
+        let first = guards.next().flatten();
+        guard[i] = first.filter(|&f| guards.all(|g| g == Some(f)));
     }
 
     let mut groups: Vec<Group> = Vec::new();

@@ -209,6 +209,18 @@ pub fn compile(program: &Program) -> Result<Compiled, Unsupported> {
             "an outcome reads value {v}, which no op defines"
         )));
     }
+    if let Some((i, a)) = program.ops.iter().enumerate().find_map(|(i, op)| {
+        op.args()
+            .into_iter()
+            .find(|&a| a as usize >= i)
+            .map(|a| (i, a))
+    }) {
+        return Err(Unsupported(format!(
+            "op {i} reads value {a}, which is not defined before it"
+        )));
+    }
+    // Both loops lower the same ops, so they branch around the same arms.
+    let plan = guard::plan(program);
 
     // A row of values: for each part, the index of its selected leaf (where it has more than
     // one) and the values that leaf reads; then the open-choice flag where the program has
@@ -246,7 +258,8 @@ pub fn compile(program: &Program) -> Result<Compiled, Unsupported> {
         let shim_sig = b.import_signature(lower::shim_signature(cc));
         let out_stride = b.ins().iconst(types::I64, n_values as i64 * 8);
         lower::row_loop(b, p[2], &[(p[0], p[1]), (p[3], out_stride)], |b, at| {
-            let mut l = lower::RowLowering::lower(b, shim_sig, program, at[0], &mut bounded)?;
+            let mut l =
+                lower::RowLowering::lower(b, shim_sig, program, &plan, at[0], &mut bounded)?;
             let mut stores = Vec::with_capacity(n_values);
             for ((part, reader), &arity) in parts.iter().zip(&readers).zip(&arities) {
                 let (index, slots) = l.selected_leaf(&part.outcome, arity);
@@ -284,8 +297,14 @@ pub fn compile(program: &Program) -> Result<Compiled, Unsupported> {
                 p[2],
                 &[(p[0], p[1]), (p[3], eight), (p[4], one)],
                 |b, at| {
-                    let mut l =
-                        lower::RowLowering::lower(b, shim_sig, program, at[0], &mut bounded)?;
+                    let mut l = lower::RowLowering::lower(
+                        b,
+                        shim_sig,
+                        program,
+                        &plan,
+                        at[0],
+                        &mut bounded,
+                    )?;
                     let got = l.load_u64(at[1]);
                     let bad = l
                         .rejects(&d.parts, got)

@@ -102,13 +102,15 @@ fn native(f: Format, r: Round) -> Option<types::Type> {
 }
 
 impl<'a, 'b> RowLowering<'a, 'b> {
-    /// Lowers every op of `program`, reading source operand `k` at `inputs + 8k`; the bounded
+    /// Lowers every op of `program` (each reading only values defined before it), its guarded
+    /// arms as `plan` groups them, reading source operand `k` at `inputs + 8k`; the bounded
     /// outcomes of its choices are kept in `bounded`, which must outlive the code.
     #[allow(clippy::vec_box)] // the boxes' addresses are compiled into the code
     pub fn lower(
         b: &'a mut FunctionBuilder<'b>,
         shim_sig: SigRef,
         program: &Program,
+        plan: &guard::Plan,
         inputs: Value,
         bounded: &'a mut Vec<Box<Outcome>>,
     ) -> Result<RowLowering<'a, 'b>, Unsupported> {
@@ -121,17 +123,6 @@ impl<'a, 'b> RowLowering<'a, 'b> {
             open,
             bounded,
         };
-        if let Some((i, a)) = program.ops.iter().enumerate().find_map(|(i, op)| {
-            op.args()
-                .into_iter()
-                .find(|&a| a as usize >= i)
-                .map(|a| (i, a))
-        }) {
-            return Err(Unsupported(format!(
-                "op {i} reads value {a}, which is not defined before it"
-            )));
-        }
-        let plan = guard::plan(program);
         for (i, op) in program.ops.iter().enumerate() {
             for &g in &plan.at[i] {
                 l.guarded(program, &plan.groups[g], inputs)?;
@@ -148,23 +139,29 @@ impl<'a, 'b> RowLowering<'a, 'b> {
     /// into the mask instead: no select, and no copy of `b` kept beside the masked one.
     fn select(&mut self, program: &Program, c: ValueId, a: ValueId, b: ValueId) -> Value {
         let (flag, x) = (self.v(c), self.v(b));
-        let masked_b = |k: ValueId, y: ValueId| match program.ops[k as usize] {
-            Op::Const(k) if y == b => Some(k as i64),
-            _ => None,
+        // The constant `k` when `p` is `b` and `q` is `Const(k)`, in either order.
+        let mask = |p: ValueId, q: ValueId| {
+            let of_b = |y: ValueId, k: ValueId| match program.ops[k as usize] {
+                Op::Const(k) if y == b => Some(k as i64),
+                _ => None,
+            };
+            of_b(p, q).or_else(|| of_b(q, p))
         };
         if program.widths[c as usize] == 1 {
             match program.ops[a as usize] {
-                Op::Xor(_, y, k) | Op::Xor(_, k, y) if masked_b(k, y).is_some() => {
-                    let k = masked_b(k, y).unwrap_or_default();
-                    let on = self.b.ins().ineg(flag);
-                    let m = self.b.ins().band_imm_s(on, k);
-                    return self.b.ins().bxor(x, m);
+                Op::Xor(_, p, q) => {
+                    if let Some(k) = mask(p, q) {
+                        let on = self.b.ins().ineg(flag);
+                        let m = self.b.ins().band_imm_s(on, k);
+                        return self.b.ins().bxor(x, m);
+                    }
                 }
-                Op::And(_, y, k) | Op::And(_, k, y) if masked_b(k, y).is_some() => {
-                    let k = masked_b(k, y).unwrap_or_default();
-                    let off = self.b.ins().iadd_imm_s(flag, -1);
-                    let m = self.b.ins().bor_imm_s(off, k);
-                    return self.b.ins().band(x, m);
+                Op::And(_, p, q) => {
+                    if let Some(k) = mask(p, q) {
+                        let off = self.b.ins().iadd_imm_s(flag, -1);
+                        let m = self.b.ins().bor_imm_s(off, k);
+                        return self.b.ins().band(x, m);
+                    }
                 }
                 _ => {}
             }
