@@ -73,7 +73,7 @@ fn the_rule_library_reproduces_every_expected_verdict() {
         "--cache",
         cache.to_str().unwrap(),
     ]);
-    let mut seen = 0;
+    let mut seen = std::collections::HashSet::new();
     let mut lines = out.lines().peekable();
     while let Some(line) = lines.next() {
         let Some((name, rest)) = line.split_once(": ") else {
@@ -82,7 +82,7 @@ fn the_rule_library_reproduces_every_expected_verdict() {
         let Some(want) = expected.get(name) else {
             continue;
         };
-        seen += 1;
+        seen.insert(name);
         let got = rest.split_whitespace().next().unwrap_or("");
         assert_eq!(got, want, "{line}\n{err}");
         if got == "counterexample" {
@@ -103,7 +103,17 @@ fn the_rule_library_reproduces_every_expected_verdict() {
             );
         }
     }
-    assert_eq!(seen, expected.len(), "{out}\n{err}");
+    let mut missing: Vec<&str> = expected
+        .keys()
+        .map(String::as_str)
+        .filter(|n| !seen.contains(n))
+        .collect();
+    missing.sort_unstable();
+    // A rule without a verdict line failed to run: its error is on stderr.
+    assert!(
+        missing.is_empty(),
+        "no verdict for {missing:?}\nstderr:\n{err}\nstdout:\n{out}"
+    );
     assert_eq!(code, 0, "{out}\n{err}");
     assert!(err.is_empty(), "{err}");
 }

@@ -511,9 +511,14 @@ fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
     }
-    // Write then rename, so a concurrent reader never sees half a file.
+    // Write then rename, so a concurrent reader never sees half a file. The temporary name
+    // is this write's own: two threads caching the same query at once (two rules that ask
+    // the same question, on a cold cache) each rename a whole file instead of one finding
+    // the other's temporary gone.
+    static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let write = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let mut tmp = path.as_os_str().to_owned();
-    tmp.push(format!(".tmp{}", std::process::id()));
+    tmp.push(format!(".tmp{}-{write}", std::process::id()));
     std::fs::write(&tmp, text)?;
     std::fs::rename(tmp, path)
 }
@@ -613,6 +618,40 @@ impl std::fmt::Display for QuerySize {
 mod tests {
     use super::*;
     use std::cell::Cell;
+
+    /// Two rules asking the same question on a cold cache write its answer at once, from two
+    /// threads of one process: each write must land (a shared temporary name made one rename
+    /// fail, and the rule's verdict was lost).
+    #[test]
+    fn concurrent_writes_of_one_cache_entry_all_land() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("entry");
+        std::thread::scope(|s| {
+            let writers: Vec<_> = (0..8)
+                .map(|t| {
+                    let path = &path;
+                    s.spawn(move || {
+                        (0..200)
+                            .map(|k| write_atomically(path, &format!("writer {t} write {k}\n")))
+                            .collect::<Result<Vec<()>, _>>()
+                    })
+                })
+                .collect();
+            for w in writers {
+                w.join().expect("no panic").expect("every write lands");
+            }
+        });
+        let text = std::fs::read_to_string(&path).expect("written");
+        assert!(
+            text.starts_with("writer ") && text.ends_with('\n'),
+            "{text}"
+        );
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            1,
+            "no temporary left"
+        );
+    }
 
     /// An unknown is reused while the timeout is no longer than the one it gave up within,
     /// and solved again under a longer one; the definite answer found then wins for good.
