@@ -28,6 +28,7 @@ use crate::syntax::{
 use semfuzz_spec::diag::{Diagnostic, Span};
 pub use semfuzz_spec::ir::Slot;
 use semfuzz_spec::ir::{mask, Builder, Dest, Op, Outcome, PartKind, Program, ValueId};
+use semfuzz_spec::resolved::Requirement;
 use semfuzz_spec::{Spec, Variant};
 use std::collections::HashMap;
 
@@ -90,7 +91,7 @@ pub fn read_function(
             }
         },
     };
-    Reader::new(spec, f).read()
+    Reader::new(spec, f, module.declared()).read()
 }
 
 /// How many function names a message lists before it stops.
@@ -135,6 +136,8 @@ enum Space {
 struct Reader<'s> {
     spec: &'s Spec,
     f: &'s Function,
+    /// The module's `.version` and `.target`, which every instruction must be valid for.
+    declared: Requirement,
     b: Builder,
     inputs: Vec<Slot>,
     input_widths: Vec<u32>,
@@ -166,15 +169,54 @@ struct Scope {
     ranges: Vec<(String, u32, usize, u32)>,
 }
 
+/// Whether an opcode component is a type (`f32`, `bf16x2`, `pred`, `e4m3x2`), which keeps
+/// its place when modifiers are reordered.
+fn is_type(component: &str) -> bool {
+    let scalar = match component.rsplit_once('x') {
+        Some((scalar, lanes)) if lanes.parse::<u32>().is_ok() => scalar,
+        _ => component,
+    };
+    type_bits(scalar).is_some()
+        || matches!(
+            scalar,
+            "bf16" | "tf32" | "e4m3" | "e5m2" | "e2m1" | "e2m3" | "e3m2" | "ue8m0"
+        )
+}
+
+/// Calls `visit` with every order of `items[from..]`, swapping in place.
+fn permutations<'a>(items: &mut [&'a str], from: usize, visit: &mut impl FnMut(&[&'a str])) {
+    if from == items.len() {
+        visit(items);
+        return;
+    }
+    for k in from..items.len() {
+        items.swap(from, k);
+        permutations(items, from + 1, visit);
+        items.swap(from, k);
+    }
+}
+
+/// A module's declared target as its directives spell it (`.version 6.0, .target sm_50`).
+fn declared_text(declared: Requirement) -> String {
+    let version = declared.ptx.map(|(a, b)| format!(".version {a}.{b}"));
+    let target = declared.sm.map(|sm| format!(".target sm_{sm}"));
+    [version, target]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 fn at(span: &Span, msg: impl Into<String>) -> Diagnostic {
     Diagnostic::at(span, msg)
 }
 
 impl<'s> Reader<'s> {
-    fn new(spec: &'s Spec, f: &'s Function) -> Reader<'s> {
+    fn new(spec: &'s Spec, f: &'s Function, declared: Requirement) -> Reader<'s> {
         Reader {
             spec,
             f,
+            declared,
             b: Builder::default(),
             inputs: Vec::new(),
             input_widths: Vec::new(),
@@ -732,7 +774,10 @@ impl<'s> Reader<'s> {
         n_dests: usize,
         n_sources: usize,
     ) -> Result<&'s Variant, Diagnostic> {
-        let named = self.spec.variants_named(opcode);
+        let mut named = self.spec.variants_named(opcode);
+        if named.is_empty() {
+            named = self.reordered(opcode);
+        }
         if named.is_empty() {
             let why = self
                 .spec
@@ -747,7 +792,7 @@ impl<'s> Reader<'s> {
             .with_note(why)
             .with_hint("`semfuzz list` shows every instruction semfuzz specifies"));
         }
-        named
+        let variant = named
             .iter()
             .find(|v| v.sources.len() == n_sources && v.dests.len() == n_dests)
             // `setp.lt.f32 p, a, b` writes the first of the variant's `p|q`.
@@ -772,7 +817,48 @@ impl<'s> Reader<'s> {
                 .with_hint(format!(
                     "this instruction has {n_dests} destination(s) and {n_sources} source(s)"
                 ))
-            })
+            })?;
+        // ptxas refuses an instruction its module's target or PTX version lacks, so the
+        // reader does too: a program no GPU runs has no semantics to prove.
+        if !variant.requirement.met_by(self.declared) {
+            return Err(at(
+                &i.opcode_span,
+                format!(
+                    "`{opcode}` requires {}, but the module declares {}",
+                    variant.requirement,
+                    declared_text(self.declared)
+                ),
+            )
+            .with_hint("raise the module's `.version` or `.target`, as ptxas would ask"));
+        }
+        Ok(variant)
+    }
+
+    /// The variants of `opcode` with its modifiers in another order, where exactly one order
+    /// names an instruction: ptxas takes modifiers in any order and place (`max.NaN.ftz.f32`,
+    /// as LLVM 14-19 write it, is the manual's `max.ftz.NaN.f32`; `cvt.f16.rn.f32` is
+    /// `cvt.rn.f16.f32`), while the types keep their order (`cvt.f32.f16` is not
+    /// `cvt.f16.f32`) and come last, as the specs spell them.
+    fn reordered(&self, opcode: &str) -> Vec<&'s Variant> {
+        let mut parts = opcode.split('.');
+        let name = parts.next().unwrap_or_default();
+        let (types, mut modifiers): (Vec<&str>, Vec<&str>) = parts.partition(|p| is_type(p));
+        // Opcodes carry a handful of modifiers; more than this is not an instruction.
+        const MAX_PERMUTED: usize = 6;
+        if modifiers.len() > MAX_PERMUTED {
+            return Vec::new();
+        }
+        let mut found: Vec<String> = Vec::new();
+        permutations(&mut modifiers, 0, &mut |order| {
+            let text = [&[name], order, &types].concat().join(".");
+            if !found.contains(&text) && !self.spec.variants_named(&text).is_empty() {
+                found.push(text);
+            }
+        });
+        match found.as_slice() {
+            [one] => self.spec.variants_named(one),
+            _ => Vec::new(),
+        }
     }
 
     /// The bits operand `o` gives an input of `width` bits.

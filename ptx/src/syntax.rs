@@ -13,6 +13,7 @@
 //! printed text gives the same tree (the `ptx_parse` fuzz target checks it).
 
 use semfuzz_spec::diag::{Diagnostic, SourceFile, Span};
+use semfuzz_spec::resolved::Requirement;
 use std::fmt;
 use std::sync::Arc;
 
@@ -29,6 +30,30 @@ pub struct Module {
     pub variables: Vec<Variable>,
     /// The functions, in order (declarations without a body included).
     pub functions: Vec<Function>,
+}
+
+impl Module {
+    /// What the module declares it targets, as a [`Requirement`] its instructions must meet:
+    /// the `.version` and the first `sm_XX` of `.target` (`sm_90a` is 90), `None` where not
+    /// written.
+    pub fn declared(&self) -> Requirement {
+        Requirement {
+            ptx: self.version.as_deref().and_then(parse_version),
+            sm: self.targets.iter().find_map(|t| {
+                let digits = t.strip_prefix("sm_")?;
+                let end = digits
+                    .find(|c: char| !c.is_ascii_digit())
+                    .unwrap_or(digits.len());
+                digits[..end].parse().ok()
+            }),
+        }
+    }
+}
+
+/// `7.8` as (7, 8).
+fn parse_version(text: &str) -> Option<(u32, u32)> {
+    let (major, minor) = text.split_once('.')?;
+    Some((major.parse().ok()?, minor.parse().ok()?))
 }
 
 /// A module-level variable (numba-cuda's `.common .global .align 8 .u64 _ZN08NumbaEnv...;`),
@@ -490,7 +515,17 @@ impl Parser<'_> {
                 Tok::Dot(d) => {
                     self.pos += 1;
                     match d.as_str() {
-                        "version" => m.version = Some(self.directive_value("a PTX version")?),
+                        "version" => {
+                            let version = self.directive_value("a PTX version")?;
+                            if parse_version(&version).is_none() {
+                                return Err(Diagnostic::at(
+                                    &span,
+                                    format!("`.version {version}` is not a PTX ISA version"),
+                                )
+                                .with_hint("write MAJOR.MINOR, as `.version 7.8`"));
+                            }
+                            m.version = Some(version);
+                        }
                         "target" => {
                             m.targets = self
                                 .directive_value("a target (`sm_90`)")?

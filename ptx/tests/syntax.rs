@@ -162,6 +162,11 @@ fn bad_text_gets_located_errors() {
             "2:1",
         ),
         (
+            ".version seven\n.target sm_90",
+            "`.version seven` is not a PTX ISA version",
+            "1:1",
+        ),
+        (
             ".version 7.8\n.target",
             "expected a target (`sm_90`), found the end",
             "2:",

@@ -38,6 +38,18 @@ impl Requirement {
             sm: self.sm.max(other.sm),
         }
     }
+
+    /// Whether a module declaring `declared` (its `.version` and `.target`, `None` where not
+    /// written) meets this requirement. What a module does not declare does not refuse it.
+    pub fn met_by(self, declared: Requirement) -> bool {
+        fn at_least<T: Ord>(need: Option<T>, have: Option<T>) -> bool {
+            match (need, have) {
+                (Some(need), Some(have)) => need <= have,
+                _ => true,
+            }
+        }
+        at_least(self.ptx, declared.ptx) && at_least(self.sm, declared.sm)
+    }
 }
 
 impl std::fmt::Display for Requirement {
