@@ -4,6 +4,11 @@ matrix (P proved, C counterexample, ? unknown, U unsupported, · the PTX of a st
 already validated at that target).
 
     python3 scripts/llc-table.py verdicts.json [more.json ...] > tables.md
+
+With `--ranges OUT` (the standard output of a `--llc all` run), it prints the run's regression
+ranges instead, the targets of a function with the same history merged into one line.
+
+    python3 scripts/llc-table.py --ranges all.out > ranges.txt
 """
 import collections
 import json
@@ -40,5 +45,23 @@ def major(label):
     return int(digits) if digits.isdigit() else 0
 
 
+def ranges(path):
+    lines = open(path).read().splitlines()
+    start = next(i for i, l in enumerate(lines) if l.startswith("regression ranges"))
+    merged = {}
+    for line in lines[start + 1:]:
+        if not line.startswith("  "):
+            break
+        head, history = line.strip().split(": ", 1)
+        function, target = head.rsplit(" ", 1)
+        merged.setdefault((function, history), []).append(target)
+    print(lines[start])
+    for (function, history), targets in merged.items():
+        print(f"  {function} {','.join(targets)}: {history}")
+
+
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    if sys.argv[1:2] == ["--ranges"]:
+        ranges(sys.argv[2])
+    else:
+        main(sys.argv[1:])
