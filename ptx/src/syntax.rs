@@ -13,7 +13,7 @@
 //! printed text gives the same tree (the `ptx_parse` fuzz target checks it).
 
 use semfuzz_spec::diag::{Diagnostic, SourceFile, Span};
-use semfuzz_spec::resolved::Requirement;
+use semfuzz_spec::resolved::{ptx_version, Requirement};
 use std::fmt;
 use std::sync::Arc;
 
@@ -38,7 +38,7 @@ impl Module {
     /// written.
     pub fn declared(&self) -> Requirement {
         Requirement {
-            ptx: self.version.as_deref().and_then(parse_version),
+            ptx: self.version.as_deref().and_then(ptx_version),
             sm: self.targets.iter().find_map(|t| {
                 let digits = t.strip_prefix("sm_")?;
                 let end = digits
@@ -48,12 +48,6 @@ impl Module {
             }),
         }
     }
-}
-
-/// `7.8` as (7, 8).
-fn parse_version(text: &str) -> Option<(u32, u32)> {
-    let (major, minor) = text.split_once('.')?;
-    Some((major.parse().ok()?, minor.parse().ok()?))
 }
 
 /// A module-level variable (numba-cuda's `.common .global .align 8 .u64 _ZN08NumbaEnv...;`),
@@ -517,7 +511,7 @@ impl Parser<'_> {
                     match d.as_str() {
                         "version" => {
                             let version = self.directive_value("a PTX version")?;
-                            if parse_version(&version).is_none() {
+                            if ptx_version(&version).is_none() {
                                 return Err(Diagnostic::at(
                                     &span,
                                     format!("`.version {version}` is not a PTX ISA version"),

@@ -277,17 +277,22 @@ impl Resolved {
     }
 }
 
+/// A PTX ISA version as written in a spec's requirement or a module's `.version`: `8.6` as
+/// (8, 6).
+pub fn ptx_version(text: &str) -> Option<(u32, u32)> {
+    let (major, minor) = text.split_once('.')?;
+    Some((major.parse().ok()?, minor.parse().ok()?))
+}
+
 /// Parses a PTX version literal `8.6`.
 fn parse_ptx(name: &ast::Name) -> Result<(u32, u32), Diagnostic> {
-    let bad = || {
+    ptx_version(&name.text).ok_or_else(|| {
         Diagnostic::at(
             &name.span,
             format!("`{}` is not a PTX ISA version", name.text),
         )
         .with_hint("write e.g. `8.6`")
-    };
-    let (a, b) = name.text.split_once('.').ok_or_else(bad)?;
-    Ok((a.parse().map_err(|_| bad())?, b.parse().map_err(|_| bad())?))
+    })
 }
 
 fn parse_requirement(req: &ast::Requirement) -> Result<Requirement, Diagnostic> {
