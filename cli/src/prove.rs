@@ -201,10 +201,8 @@ fn print_counterexample(spec: &Spec, proof: &Proof) -> bool {
         return true;
     };
     let q = &proof.query;
-    for i in q.inputs() {
-        let v = &q.vars[i];
-        let bits = values.get(&format!("in_{}", v.name)).copied().unwrap_or(0);
-        outln!("    {} = {}", v.name, describe_operand(spec, &v.ty, bits));
+    for (name, ty, bits) in q.shown_inputs(values) {
+        outln!("    {name} = {}", describe_operand(spec, &ty, bits));
     }
     for p in &c.parts {
         let bad = !p.source.accepts(p.target);
@@ -245,13 +243,9 @@ fn proof_result(spec: &Spec, rule: &str, verdict: Expect, proof: &Proof) -> NewP
     let counterexample = match &proof.solved.answer {
         Answer::Counterexample(values) => proof
             .query
-            .inputs()
+            .shown_inputs(values)
             .into_iter()
-            .map(|i| {
-                let v = &proof.query.vars[i];
-                let bits = values.get(&format!("in_{}", v.name)).copied().unwrap_or(0);
-                format!("{} = {}", v.name, describe_operand(spec, &v.ty, bits))
-            })
+            .map(|(name, ty, bits)| format!("{name} = {}", describe_operand(spec, &ty, bits)))
             .collect::<Vec<_>>()
             .join("; "),
         _ => String::new(),

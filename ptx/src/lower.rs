@@ -10,7 +10,9 @@
 //!   destination register wider than the result is sign-extended for a signed integer type and
 //!   zero-extended otherwise.
 //! - **Parameters and memory** are bytes. A `.func`'s parameters are the program's inputs, its
-//!   return parameters its results; a parameter loaded whole as 64 bits may be a pointer: used
+//!   return parameters its results, each as many bytes as the body writes from the first (a
+//!   `half` returned in a `.b32`, as 7.1 promotes a subword scalar, is 16 bits); a parameter
+//!   loaded whole as 64 bits may be a pointer: used
 //!   as an address (directly, through `cvta`, or plus a constant), it names memory whose bytes
 //!   are inputs where first read and results where stored (`[name+off]`), as numba-cuda's device
 //!   functions return their value and kernels read and write arrays.
@@ -1217,7 +1219,7 @@ impl<'s> Reader<'s> {
         let mut dests = Vec::new();
         let f = self.f;
         for (r, p) in f.returns.iter().enumerate() {
-            let size = p.size().unwrap_or(0);
+            let size = self.bytes_written(r, p.size().unwrap_or(0));
             let value = self.result_bytes(Space::Return(r), 0, size, &p.name)?;
             let kind = self.return_kinds.get(&r).copied().unwrap_or(PartKind::Bits);
             results.push((p.name.clone(), value, kind));
@@ -1259,6 +1261,23 @@ impl<'s> Reader<'s> {
             choice_sites,
             instructions: self.instructions,
         })
+    }
+
+    /// The bytes of return parameter `r` its result is: those written from the first, when no
+    /// byte after them is ever written (LLVM 14 to 16 return a `half` in a `.b32` and store its
+    /// low 16 bits: a subword scalar promoted to 32 bits, 7.1), else all `size`, so that a gap
+    /// is reported.
+    fn bytes_written(&self, r: usize, size: u32) -> u32 {
+        let written = |k: u32| {
+            matches!(
+                self.memory.get(&(Space::Return(r), i64::from(k))),
+                Some(Byte::Known(_))
+            )
+        };
+        match (0..size).find(|&k| !written(k)) {
+            Some(first) if first > 0 && (first..size).all(|k| !written(k)) => first,
+            _ => size,
+        }
     }
 
     fn result_bytes(

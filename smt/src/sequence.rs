@@ -401,7 +401,15 @@ fn resolve_function<'s>(
     };
     let mut args = Vec::new();
     for (slot, (text, span)) in inputs.iter().zip(operands) {
-        args.push(operand(vars, text, slot.width, &ty(slot), written, span)?);
+        // A parameter wider than its variable holds it in its low bits, the rest arbitrary: a
+        // subword scalar promoted to a 32-bit `.param` (PTX ISA 7.1; LLVM 14 to 16's `half`).
+        let narrower = vars.iter().any(|v| v.name == *text && v.width < slot.width);
+        args.push(if narrower {
+            let v = register(vars, text, slot.width, &ty(slot), true, written, span)?;
+            Arg::Low(v, slot.width)
+        } else {
+            operand(vars, text, slot.width, &ty(slot), written, span)?
+        });
     }
     let dest = var(
         vars,
@@ -568,7 +576,7 @@ fn resolve_sass<'s>(
                 line.span.clone(),
             ),
         };
-        value_vars.push(register(vars, &vname, &ty, true, written, &vspan)?);
+        value_vars.push(register(vars, &vname, 32, &ty, true, written, &vspan)?);
     }
     let mut args = Vec::new();
     for (src, input) in variant.sources.iter().zip(sass.input_sources()) {
@@ -587,7 +595,7 @@ fn resolve_sass<'s>(
             }
         });
     }
-    let dest = register(vars, &dest_name, &d.ty, false, written, &dest_span)?;
+    let dest = register(vars, &dest_name, 32, &d.ty, false, written, &dest_span)?;
     Ok(Step {
         code: Code::Variant(variant),
         args,
@@ -596,24 +604,26 @@ fn resolve_sass<'s>(
     })
 }
 
-/// A variable used as a 32-bit SASS register: one that exists with fewer bits (a 16-bit PTX
-/// value) lives in the register's low bits.
+/// A variable used as a register of `width` bits (a 32-bit SASS register, a function's
+/// `.b32` parameter): one that exists with fewer bits (a 16-bit PTX value, a `half`) lives in
+/// the register's low bits.
 fn register(
     vars: &mut Vec<Var>,
     name: &str,
+    width: u32,
     ty: &str,
     read: bool,
     written: &[bool],
     span: &Span,
 ) -> Result<usize, Diagnostic> {
     match vars.iter().position(|v| v.name == name) {
-        Some(i) if vars[i].width < 32 => {
+        Some(i) if vars[i].width < width => {
             if read && !written.get(i).copied().unwrap_or(false) {
                 vars[i].input = true;
             }
             Ok(i)
         }
-        _ => var(vars, name, 32, ty, read, written, span),
+        _ => var(vars, name, width, ty, read, written, span),
     }
 }
 
@@ -876,6 +886,30 @@ impl<'s> Query<'s> {
         (0..self.vars.len())
             .filter(|&i| self.vars[i].input)
             .collect()
+    }
+
+    /// A counterexample's inputs as shown, `(name, type, bits)`: each input variable, then the
+    /// upper bits of each register holding a narrower one (`a.hi`): what a caller left above
+    /// a `half` in a `.b32` parameter or a 16-bit value in a SASS register.
+    pub fn shown_inputs(&self, values: &HashMap<String, u64>) -> Vec<(String, String, u64)> {
+        let value = |name: String| values.get(&name).copied().unwrap_or(0);
+        let vars = self.inputs().into_iter().map(|i| {
+            let v = &self.vars[i];
+            (
+                v.name.clone(),
+                v.ty.clone(),
+                value(format!("in_{}", v.name)),
+            )
+        });
+        let highs = self.widened().into_iter().map(|(i, width)| {
+            let v = &self.vars[i];
+            (
+                format!("{}.hi", v.name),
+                format!("b{}", width - v.width),
+                value(format!("in_{}_hi", v.name)),
+            )
+        });
+        vars.chain(highs).collect()
     }
 
     /// The Z3 constant of variable `i` (inputs and the output).

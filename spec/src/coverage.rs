@@ -62,6 +62,10 @@ pub const EXCERPT: &[(&str, &str)] = &[
         "llvm-langref-int.md",
         include_str!("../isa-docs/llvm-langref-int.md"),
     ),
+    (
+        "ptx-7.1-function-parameters.md",
+        include_str!("../isa-docs/ptx-7.1-function-parameters.md"),
+    ),
 ];
 
 /// The files of [`EXCERPT`] that are not in `../shared/isa-docs`: manual sections semfuzz's
@@ -75,6 +79,7 @@ pub const ADDED: &[&str] = &[
     "ptx-9.7.7.2-half-setp.md",
     "llvm-langref-fp.md",
     "llvm-langref-int.md",
+    "ptx-7.1-function-parameters.md",
 ];
 
 /// The syntax lines of excerpt files given as (file name, markdown), in file-name order.

@@ -612,7 +612,13 @@ fn validate(
         Err(d) => return Ok(unsupported(format!("PTX: {}", located(&d)))),
     };
     let widths = |s: &[Slot]| s.iter().map(|s| s.width).collect::<Vec<_>>();
-    if widths(&ir.inputs) != widths(&ptx.inputs) || widths(&ir.results) != widths(&ptx.results) {
+    // A parameter may be wider than the IR's argument: a subword scalar promoted to a `.b32`
+    // holds it in its low bits (the rule's step reads it so).
+    let holds = |ir: &Slot, ptx: &Slot| ir.width <= ptx.width;
+    if ir.inputs.len() != ptx.inputs.len()
+        || !ir.inputs.iter().zip(&ptx.inputs).all(|(i, p)| holds(i, p))
+        || widths(&ir.results) != widths(&ptx.results)
+    {
         return Ok(unsupported(format!(
             "the PTX takes {:?} bits and returns {:?}, the IR {:?} and {:?}",
             widths(&ptx.inputs),
@@ -684,16 +690,12 @@ fn validate(
         Answer::Counterexample(values) => {
             let q = &proof.query;
             let inputs = q
-                .inputs()
+                .shown_inputs(values)
                 .into_iter()
-                .map(|i| {
-                    let v = &q.vars[i];
-                    let bits = values.get(&format!("in_{}", v.name)).copied().unwrap_or(0);
-                    CexInput {
-                        name: v.name.clone(),
-                        bits,
-                        value: describe_operand(spec, &v.ty, bits),
-                    }
+                .map(|(name, ty, bits)| CexInput {
+                    name,
+                    bits,
+                    value: describe_operand(spec, &ty, bits),
                 })
                 .collect();
             let c = proof

@@ -23,6 +23,12 @@ define float @min_f32(float %a, float %b) {
   ret float %r
 }
 
+; LLVM 14 to 16 pass and return a half in a .b32 (wrong.ptx's fadd_f16_in_b32).
+define half @fadd_f16(half %a, half %b) {
+  %r = fadd half %a, %b
+  ret half %r
+}
+
 ; A load: not straight-line arithmetic, so a located `unsupported`.
 define float @load_f32(ptr %p) {
   %x = load float, ptr %p
