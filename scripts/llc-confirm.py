@@ -1,6 +1,6 @@
 """Recomputes the LLVM-bug counterexamples of docs/llc-validation.md by hand, independently of
 semfuzz: exact rational arithmetic (fractions) with an explicit round-to-nearest-even to f32
-and bf16, and libm's fmod. Each line prints what the IR's one rounding gives and what the PTX's
+and bf16 (and half), and libm's fmod. Each line prints what the IR's one rounding gives and what the PTX's
 sequence gives; they must differ as the page says.
 
     PYTHONPATH=.deps/py python3 scripts/llc-confirm.py
@@ -29,6 +29,14 @@ def rne(x, precision):
     return (low + 1 if up else low) * ulp
 
 
+def f16(bits):
+    return F(struct.unpack("<e", struct.pack("<H", bits))[0])
+
+
+def hex_f16(x):
+    return hex(struct.unpack("<H", struct.pack("<e", float(x)))[0])
+
+
 def hex16(x):
     return hex(struct.unpack("<I", struct.pack("<f", float(x)))[0] >> 16)
 
@@ -52,3 +60,6 @@ q = rne(x / y, 24)
 t = F(math.trunc(q))
 print("frem_f32: fmod", hex32(math.fmod(float(x), float(y))), "| div.rn, cvt.rzi, fma.rn", hex32(rne(-t * y + x, 24)))
 print("frem_f16 -3204, -1: fmod sign", math.copysign(1, math.fmod(-3204.0, -1.0)), "| fma(-3204, -1, -3204) =", F(-3204) * F(-1) + F(-3204), "(+0 in round-to-nearest)")
+a, b, c = f16(0xF59C), f16(0x4109), f16(0x43C1)
+exact = a * b + c
+print("fma_f16 sm_50 (LLVM 14): once", hex_f16(rne(exact, 11)), "| f32 fma", float(rne(exact, 24)), "then f16", hex_f16(rne(rne(exact, 24), 11)))
