@@ -55,7 +55,7 @@ fn eval(f: &PtxFunction, inputs: &[u64]) -> Accept {
     let mut ev = Evaluator::new(&f.program);
     let mut out = vec![Accept::default(); ev.n_parts()];
     ev.eval(inputs, &mut out);
-    out[0].clone()
+    out[0]
 }
 
 #[test]

@@ -685,7 +685,7 @@ fn float_to_int(x: &Float, f: Format, round: Round, width: u32, signed: bool) ->
             None => Bool::and(&[r.is_infinite(), r.is_negative()]),
         }
     } else {
-        r.lt(&float(&BV::from_u64(f.zero(false), f.width()), f))
+        r.lt(float(&BV::from_u64(f.zero(false), f.width()), f))
     };
     let rtz = rounding_mode(Rm::TowardZero);
     let exact = if signed {

@@ -172,7 +172,7 @@ fn inputs(width: u32, is_float: bool, n_random: usize) -> Vec<u64> {
 fn eval_one(ev: &mut Evaluator, x: u64) -> Accept {
     let mut out = [Accept::default()];
     ev.eval(&[x], &mut out);
-    out[0].clone()
+    out[0]
 }
 
 // ---- integer to integer ----

@@ -351,8 +351,9 @@ fn min_max_intrinsics_follow_langref() {
             let (x, y) = (f(a), f(b));
             expect_ieee("llvm_minimum.f32", &[a, b], x.minimum(y));
             expect_ieee("llvm_maximum.f32", &[a, b], x.maximum(y));
+            let both_zero = x.is_zero() && y.is_zero();
             let snan = x.is_signaling() || y.is_signaling();
-            if !(x.is_zero() && y.is_zero()) && !snan {
+            if !(both_zero || snan) {
                 expect_ieee("llvm_minnum.f32", &[a, b], x.min(y));
                 expect_ieee("llvm_maxnum.f32", &[a, b], x.max(y));
                 expect_ieee("llvm_minimumnum.f32", &[a, b], x.min(y));
@@ -580,8 +581,7 @@ fn denormal_modes_flush_what_langref_says() {
     assert_eq!(accept("ir_fneg.f32", &[tiny]), Accept::Exact(neg_tiny));
     let d = common::spec()
         .lookup("ir_fadd.out_ps.in_pz.f32", Some(2))
-        .err()
-        .expect("refused");
+        .expect_err("refused");
     assert!(
         d.message.contains("preserve-sign,preserve-sign"),
         "{}",
@@ -1169,7 +1169,7 @@ fn integer_division_matches_rust() {
     }
     for a in 0..=255u8 {
         for b in 0..=255u8 {
-            if (a as u32 * 7 + b as u32) % 3 == 0 {
+            if (a as u32 * 7 + b as u32).is_multiple_of(3) {
                 check!(u8, i8, 8, a, b);
             }
         }

@@ -87,7 +87,8 @@ fn host_compare(op: &str, x: f32, y: f32) -> bool {
     let unordered = x.is_nan() || y.is_nan();
     match op {
         "eq" => x == y,
-        "ne" => x < y || x > y,
+        // Ordered: false where either is NaN, though Rust's `!=` is true there.
+        "ne" => !unordered && x != y,
         "lt" => x < y,
         "le" => x <= y,
         "gt" => x > y,

@@ -170,12 +170,12 @@ fn llvmlite_path() -> Result<PathBuf> {
         .map_err(|e| anyhow!("{e}\n  hint: `cargo xtask setup` installs llvmlite into .deps/py"))
 }
 
-/// Runs the llvmlite driver on `jobs` (target, module name, text): the LLVM version, and the
-/// answers of the jobs it finished, in order, before it ended; and, when it was aborted, the
-/// first line of LLVM's message.
-fn run_llvmlite(
-    jobs: &[(&str, &str, &str)],
-) -> Result<(String, Vec<Result<String, String>>, Option<String>)> {
+/// What one llvmlite driver process gave: the LLVM version, the answers (PTX, or LLVM's error)
+/// of the jobs it finished, in order, and the first line of LLVM's message if it was aborted.
+type LlvmliteRun = (String, Vec<Result<String, String>>, Option<String>);
+
+/// Runs the llvmlite driver on `jobs` (target, module name, text) until it ends.
+fn run_llvmlite(jobs: &[(&str, &str, &str)]) -> Result<LlvmliteRun> {
     let mut child = Command::new("python3")
         .env("PYTHONPATH", llvmlite_path()?)
         .arg("-c")

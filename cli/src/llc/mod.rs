@@ -188,7 +188,7 @@ pub fn run(spec: &Spec, args: &Args, opts: &Options, reporter: Option<&Reporter>
         bar.set_message(format!("{}: compiling", compiler.name));
         let ptx = compiler.compile(&modules, &sms)?;
         let mut posted = Vec::new();
-        let ptx_dir = work.join(&compiler.name.replace('/', "_"));
+        let ptx_dir = work.join(compiler.name.replace('/', "_"));
         std::fs::create_dir_all(&ptx_dir)?;
         for (si, sm) in sms.iter().enumerate() {
             // Per operation × type, the PTX bodies already validated at this target.
