@@ -81,6 +81,77 @@ fn llc_output_for_simple_ir_is_proved_on_sm_70_and_sm_90() {
     assert_eq!(rows.as_array().map(Vec::len), Some(6));
 }
 
+/// Poison as LangRef defines it (docs/ambiguities.md 78, 86): where the IR is poison or
+/// undefined the PTX may do anything, and nowhere else; each rule of poison.rules has a wrong
+/// twin that only the right reading of `select`, `freeze` or division by zero catches.
+#[test]
+fn poison_and_undefined_behaviour_allow_anything_and_nothing_more() {
+    let (code, out, err) = semfuzz(&["prove", "--no-cache", "cli/tests/llc/poison.rules"]);
+    assert_eq!(code, 0, "every verdict is the expected one:\n{out}{err}");
+    assert!(
+        out.contains("10 rules: 5 proved, 5 counterexample, 0 unknown; 0 differ"),
+        "{out}"
+    );
+    // FuzzX NVPTX #002 is reported on the one input where the IR is defined and differs.
+    let fuzzx = out
+        .split("fuzzx-002: ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(fuzzx.starts_with("counterexample"), "{fuzzx}");
+    assert!(fuzzx.contains("    x = 0xffff\n"), "{fuzzx}");
+    assert!(
+        fuzzx.contains("source allows 0xffff8000; target produced 0x8000"),
+        "{fuzzx}"
+    );
+    assert_eq!(
+        out.matches("confirmed by the evaluator").count(),
+        5,
+        "{out}"
+    );
+}
+
+/// What LLVM 22 really writes for poison.ll: widening through `nsw` (`mul.wide.s32`) proved,
+/// FuzzX NVPTX #002 a counterexample at x = 0xffff (not at a poison input), at both targets.
+#[test]
+fn llc_widening_through_no_wrap_flags_is_proved() {
+    let work = tempfile::tempdir().expect("temp dir");
+    let (code, out, err) = semfuzz(&[
+        "validate-llc",
+        "cli/tests/llc/poison.ll",
+        "--sm",
+        "sm_70,sm_90",
+        "--work",
+        work.path().to_str().expect("utf-8"),
+    ]);
+    assert_eq!(code, 1, "a counterexample:\n{out}{err}");
+    for sm in ["sm_70", "sm_90"] {
+        for func in [
+            "shl_nsw_sext",
+            "mul_nsw_sext",
+            "mul_sext",
+            "select_poison_arm",
+            "freeze_xor",
+            "udiv_unused",
+        ] {
+            assert_eq!(
+                verdict(&out, func, sm),
+                "proved",
+                "{func} {sm}:\n{out}{err}"
+            );
+        }
+        assert_eq!(
+            verdict(&out, "shl15_nsw_sext", sm),
+            "counterexample",
+            "{out}"
+        );
+    }
+    assert_eq!(out.matches("    x = 0xffff\n").count(), 2, "{out}");
+    assert!(
+        out.contains("the IR allows 0xffff8000; the PTX computes 0x8000"),
+        "{out}"
+    );
+}
+
 #[test]
 fn hand_written_wrong_ptx_is_a_confirmed_counterexample() {
     let (code, out, err) = semfuzz(&["prove", "--no-cache", "cli/tests/llc/wrong.rules"]);

@@ -95,7 +95,7 @@ impl Leaf {
     fn of(leaf: &Outcome) -> Leaf {
         match leaf {
             Outcome::Exact(_) => Leaf::Exact,
-            Outcome::AnyNan(_) | Outcome::Any(_) => {
+            Outcome::AnyNan(_) | Outcome::Any(_) | Outcome::Poison(_) | Outcome::Ub(_) => {
                 Leaf::Fixed(Resolver::new([leaf]).resolve(leaf, &[]))
             }
             _ => Leaf::Resolved(lower::on_slots(leaf)),

@@ -728,6 +728,7 @@ impl<'a, 'b> RowLowering<'a, 'b> {
             Outcome::Exact(v) => (self.v(*v), self.b.ins().iconst(types::I8, 0)),
             Outcome::AnyNan(f) => konst(self, f.default_nan(), true),
             Outcome::Any(f) => konst(self, f.zero(false), true),
+            Outcome::Poison(_) | Outcome::Ub(_) => konst(self, 0, true),
             // The first value; more than one member when another differs from it.
             Outcome::OneOf(vs) => match vs.split_first() {
                 None => konst(self, 0, true),
@@ -820,7 +821,9 @@ impl<'a, 'b> RowLowering<'a, 'b> {
                 let c = self.v(*c);
                 self.b.ins().select(c, ya, yb)
             }
-            Outcome::Any(_) => self.b.ins().iconst(types::I8, 1),
+            Outcome::Any(_) | Outcome::Poison(_) | Outcome::Ub(_) => {
+                self.b.ins().iconst(types::I8, 1)
+            }
             Outcome::Within { .. } => return None,
         })
     }
@@ -909,7 +912,11 @@ pub fn on_slots(leaf: &Outcome) -> Outcome {
             ftz: *ftz,
         },
         // No values to renumber (a `Select` is not a leaf, and is left as it is).
-        Outcome::AnyNan(_) | Outcome::Any(_) | Outcome::Select(..) => leaf.clone(),
+        Outcome::AnyNan(_)
+        | Outcome::Any(_)
+        | Outcome::Poison(_)
+        | Outcome::Ub(_)
+        | Outcome::Select(..) => leaf.clone(),
     }
 }
 

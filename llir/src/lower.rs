@@ -10,10 +10,23 @@
 //! on the whole values (its packed `.f16x2` forms read a `<2 x half>` as one register). A function
 //! is one basic block ending in `ret`; anything else (a branch, a load, an intrinsic or
 //! instruction without a spec) is a located error naming it.
+//!
+//! Poison is LangRef's, as Alive2 reads it (`ir/state.cpp`: a `StateValue` is a value and its
+//! non-poison bit): every value carries, lane by lane, where it is poison ([`StateValue`]). A
+//! variant says where its own result is poison or undefined behaviour (its `poison(..)` and
+//! `undefined(..)` leaves, [`semfuzz_spec::ir::Inlined`]); the reader adds the operands'
+//! poison (an instruction reading poison returns poison), `select`'s (the condition's and the
+//! chosen arm's only), `freeze`'s (none: a poisoned argument becomes one arbitrary value) and
+//! a division's (a poisoned divisor is undefined behaviour). `undef` is a fresh arbitrary value
+//! at each use. Where the returned lane is poison, or the function reaches undefined behaviour,
+//! the function's result allows any value: a target refines it there whatever it returns.
+//! Arguments are never poison: the PTX a function becomes reads its parameters' bits, and a
+//! poisoned argument only allows the source more (LangRef's instructions are monotone in
+//! poison), so inputs that are not poison decide every refinement.
 
 use crate::syntax::{Attr, FloatTy, Function, Instr, Module, Shape, Statement, Type, Value};
 use semfuzz_spec::diag::{Diagnostic, Span};
-use semfuzz_spec::ir::{mask, Builder, Dest, Outcome, PartKind, Program, Slot, ValueId};
+use semfuzz_spec::ir::{mask, Builder, Dest, Op, Outcome, PartKind, Program, Slot, ValueId};
 use semfuzz_spec::{Spec, Variant};
 use std::collections::HashMap;
 
@@ -77,6 +90,7 @@ pub fn read_function(
         f,
         b: Builder::default(),
         env: HashMap::new(),
+        ub: None,
         choices: Vec::new(),
         choice_sites: Vec::new(),
         variants: Vec::new(),
@@ -198,10 +212,26 @@ struct Reader<'s> {
     module: &'s Module,
     f: &'s Function,
     b: Builder,
-    env: HashMap<String, (ValueId, Type)>,
+    env: HashMap<String, (StateValue, Type)>,
+    /// Where the function has reached immediate undefined behaviour so far (one bit).
+    ub: Option<ValueId>,
     choices: Vec<Outcome>,
     choice_sites: Vec<String>,
     variants: Vec<String>,
+}
+
+/// An IR value as the reader holds it: its bits and, lane by lane, where it is poison.
+#[derive(Clone, Copy, Debug)]
+struct StateValue {
+    bits: ValueId,
+    /// One bit per lane (bit `l` for lane `l`); `None`: no lane is ever poison.
+    poison: Option<ValueId>,
+}
+
+impl StateValue {
+    fn defined(bits: ValueId) -> StateValue {
+        StateValue { bits, poison: None }
+    }
 }
 
 fn at(span: &Span, msg: impl Into<String>) -> Diagnostic {
@@ -302,14 +332,15 @@ impl<'s> Reader<'s> {
         let mut widths = Vec::new();
         for (k, p) in f.params.iter().enumerate() {
             let width = self.width_of(&p.ty, &p.span)?;
-            let id = self.b.emit(semfuzz_spec::ir::Op::Input(k as u16), width);
+            let id = self.b.emit(Op::Input(k as u16), width);
             widths.push(width);
             inputs.push(Slot {
                 name: format!("%{}", p.name),
                 width,
                 kind: kind_of(&p.ty),
             });
-            self.env.insert(p.name.clone(), (id, p.ty.clone()));
+            self.env
+                .insert(p.name.clone(), (StateValue::defined(id), p.ty.clone()));
         }
         let mut result = None;
         let mut seen_instr = false;
@@ -340,9 +371,10 @@ impl<'s> Reader<'s> {
                 }
             }
         }
-        let Some((value, ty)) = result else {
+        let Some((returned, ty)) = result else {
             return Err(at(&f.span, format!("`@{}` never returns", f.name)));
         };
+        let value = self.returned(returned, &ty, &f.span);
         let width = self.b.widths[value as usize];
         let kind = kind_of(&ty);
         let outcome = self.b.outcome_of(value, &self.choices);
@@ -373,12 +405,66 @@ impl<'s> Reader<'s> {
         }
     }
 
-    /// An operand's bits, as type `t`.
-    fn value(&mut self, v: &Value, t: &Type, span: &Span) -> Result<ValueId, Diagnostic> {
+    /// The returned value's bits as the function's result: where a lane is poison or the
+    /// function reached undefined behaviour, any bits (a choice of the source's), so that the
+    /// result's outcome says the target may return anything there.
+    fn returned(&mut self, v: StateValue, t: &Type, span: &Span) -> ValueId {
+        if v.poison.is_none() && self.ub.is_none() {
+            return v.bits;
+        }
+        let w = t
+            .elem()
+            .scalar_bits()
+            .unwrap_or(self.b.widths[v.bits as usize]);
+        let mut acc: Option<ValueId> = None;
+        for l in 0..t.lanes() {
+            let lane = self.lane(v.bits, t, l);
+            let poison = self.lane_poison(v, t, l);
+            let undefined = self.b.or_pred(poison, self.ub);
+            let bits = match undefined {
+                Some(q) => {
+                    let anything = match (poison, self.ub) {
+                        (_, None) => Outcome::Poison(w),
+                        (None, Some(_)) => Outcome::Ub(w),
+                        (Some(p), Some(u)) => Outcome::Select(
+                            u,
+                            Box::new(Outcome::Ub(w)),
+                            Box::new(Outcome::Select(
+                                p,
+                                Box::new(Outcome::Poison(w)),
+                                Box::new(Outcome::Exact(lane)),
+                            )),
+                        ),
+                    };
+                    let c = self.choose(anything, w, "the returned value", span);
+                    self.b.emit(Op::Select(q, c, lane), w)
+                }
+                None => lane,
+            };
+            acc = Some(match acc {
+                None => bits,
+                Some(lo) => self.b.concat(bits, lo),
+            });
+        }
+        acc.expect("a value has lanes")
+    }
+
+    /// A choice of `outcome`, `width` bits, recorded as coming from `what` at `span`.
+    fn choose(&mut self, outcome: Outcome, width: u32, what: &str, span: &Span) -> ValueId {
+        let k = self.choices.len();
+        self.choices.push(outcome);
+        let (line, col) = span.file.line_col(span.start);
+        self.choice_sites
+            .push(format!("{what} at {}:{line}:{col}", span.file.name));
+        self.b.emit(Op::Choose(k as u16), width)
+    }
+
+    /// An operand as type `t`: its bits and where it is poison.
+    fn value(&mut self, v: &Value, t: &Type, span: &Span) -> Result<StateValue, Diagnostic> {
         let width = self.width_of(t, span)?;
         match v {
             Value::Local(n) => {
-                let (id, have) = self
+                let (sv, have) = self
                     .env
                     .get(n)
                     .cloned()
@@ -386,12 +472,32 @@ impl<'s> Reader<'s> {
                 if &have != t {
                     return Err(at(span, format!("`%{n}` is {have}, used here as {t}")));
                 }
-                Ok(id)
+                Ok(sv)
+            }
+            // LangRef "Poison Values": the constant `poison`, every lane of it.
+            Value::Const(c) if c == "poison" => Ok(StateValue {
+                bits: self.b.konst(0, width),
+                poison: Some(self.b.konst(mask(t.lanes()), t.lanes())),
+            }),
+            // LangRef "Undefined Values": "the user of the undef value can assume that it is
+            // any value of the type", at each use on its own; a lane at a time.
+            Value::Const(c) if c == "undef" => {
+                let w = t.elem().scalar_bits().unwrap_or(width);
+                let mut acc: Option<ValueId> = None;
+                for _ in 0..t.lanes() {
+                    let any = self.any_bits(w);
+                    let lane = self.choose(any, w, "`undef`", span);
+                    acc = Some(match acc {
+                        None => lane,
+                        Some(lo) => self.b.concat(lane, lo),
+                    });
+                }
+                Ok(StateValue::defined(acc.expect("a type has lanes")))
             }
             Value::Const(c) => {
                 let bits = constant(c, t)
                     .map_err(|why| at(span, format!("the constant `{c}` as {t}: {why}")))?;
-                Ok(self.b.konst(bits, width))
+                Ok(StateValue::defined(self.b.konst(bits, width)))
             }
             Value::Vector(items) => {
                 let Type::Vector(n, e) = t else {
@@ -400,20 +506,88 @@ impl<'s> Reader<'s> {
                 if items.len() != *n as usize {
                     return Err(at(span, format!("{} elements for {t}", items.len())));
                 }
-                let mut acc: Option<ValueId> = None;
+                let mut lanes = Vec::new();
                 for (et, ev) in items {
                     if et != &**e {
                         return Err(at(span, format!("an element of type {et} in {t}")));
                     }
-                    let lane = self.value(ev, e, span)?;
-                    acc = Some(match acc {
-                        None => lane,
-                        Some(lo) => self.b.concat(lane, lo),
-                    });
+                    lanes.push(self.value(ev, e, span)?);
                 }
-                Ok(acc.expect("a vector has lanes"))
+                Ok(self.join(&lanes))
             }
         }
+    }
+
+    /// Any bits of width `w`, as a choice's outcome (`undef`).
+    fn any_bits(&mut self, w: u32) -> Outcome {
+        match semfuzz_spec::ir::any_bits_format(w) {
+            Some(f) => Outcome::Any(f),
+            None => Outcome::OneOf((0..1u64 << w).map(|v| self.b.konst(v, w)).collect()),
+        }
+    }
+
+    /// Scalar lanes (lane 0 first) as one vector value.
+    fn join(&mut self, lanes: &[StateValue]) -> StateValue {
+        let mut bits: Option<ValueId> = None;
+        for l in lanes {
+            bits = Some(match bits {
+                None => l.bits,
+                Some(lo) => self.b.concat(l.bits, lo),
+            });
+        }
+        let poison: Vec<Option<ValueId>> = lanes.iter().map(|l| l.poison).collect();
+        StateValue {
+            bits: bits.expect("a vector has lanes"),
+            poison: self.join_poison(&poison),
+        }
+    }
+
+    /// Lanes' poison bits (lane 0 first) as one value; `None` where no lane is ever poison.
+    fn join_poison(&mut self, lanes: &[Option<ValueId>]) -> Option<ValueId> {
+        if lanes.iter().all(Option::is_none) {
+            return None;
+        }
+        let mut acc: Option<ValueId> = None;
+        for p in lanes {
+            let p = p.unwrap_or_else(|| self.b.konst(0, 1));
+            acc = Some(match acc {
+                None => p,
+                Some(lo) => self.b.concat(p, lo),
+            });
+        }
+        acc
+    }
+
+    /// Where lane `l` of `v` (of type `t`) is poison.
+    fn lane_poison(&mut self, v: StateValue, t: &Type, l: u32) -> Option<ValueId> {
+        let p = v.poison?;
+        Some(match t {
+            Type::Vector(..) => self.b.extract(p, l, 1),
+            _ => p,
+        })
+    }
+
+    /// The lane-by-lane poison of `v`'s bits read as type `to` (a `bitcast`): a lane of the
+    /// result is poison where a lane of `from` it overlaps is (LangRef "Poison Values": a
+    /// bitcast of a value with poison elements gives poison where their bits land).
+    fn regroup_poison(&mut self, v: StateValue, from: &Type, to: &Type) -> Option<ValueId> {
+        v.poison?;
+        let (fw, tw) = (
+            from.elem().scalar_bits().unwrap_or(1),
+            to.elem().scalar_bits().unwrap_or(1),
+        );
+        let lanes: Vec<Option<ValueId>> = (0..to.lanes())
+            .map(|l| {
+                let (lo, hi) = (l * tw, (l + 1) * tw);
+                (0..from.lanes())
+                    .filter(|k| k * fw < hi && (k + 1) * fw > lo)
+                    .fold(None, |acc, k| {
+                        let p = self.lane_poison(v, from, k);
+                        self.b.or_pred(acc, p)
+                    })
+            })
+            .collect();
+        self.join_poison(&lanes)
     }
 
     fn lane(&mut self, v: ValueId, t: &Type, l: u32) -> ValueId {
@@ -511,13 +685,18 @@ impl<'s> Reader<'s> {
             let o = operands[0];
             let v = self.value(&o.value, &ty[0], &o.span)?;
             let w = self.width_of(&result_ty, &i.span)?;
-            if self.b.widths[v as usize] != w {
+            if self.b.widths[v.bits as usize] != w {
                 return Err(at(
                     &i.span,
                     format!("`bitcast` from {} to {result_ty} changes the width", ty[0]),
                 ));
             }
-            return self.define(i, v, result_ty);
+            let poison = self.regroup_poison(v, &ty[0], &result_ty);
+            let moved = StateValue {
+                bits: v.bits,
+                poison,
+            };
+            return self.define(i, moved, result_ty);
         }
         let Some(row) = row(&opcode) else {
             let what = match i.shape {
@@ -682,16 +861,59 @@ impl<'s> Reader<'s> {
                 format!("a {t} operand for a result of {lanes} lanes"),
             ));
         }
-        let mut acc: Option<ValueId> = None;
+        let divides = matches!(
+            opcode.as_str(),
+            "ir_udiv" | "ir_sdiv" | "ir_urem" | "ir_srem"
+        );
+        let mut results = Vec::new();
         for l in 0..lanes {
-            let args: Vec<ValueId> = vals.iter().map(|(v, t)| self.lane(*v, t, l)).collect();
-            let v = self.inline(variant, &args, i)?;
-            acc = Some(match acc {
-                None => v,
-                Some(lo) => self.b.concat(v, lo),
+            let args: Vec<ValueId> = vals.iter().map(|(v, t)| self.lane(v.bits, t, l)).collect();
+            let read: Vec<Option<ValueId>> = vals
+                .iter()
+                .map(|(v, t)| self.lane_poison(*v, t, l))
+                .collect();
+            let out = self.inline(variant, &args, i)?;
+            let from_operands = if opcode == "ir_select" {
+                // LangRef 'select': "the presence of value which would otherwise result in
+                // poison does not cause the result to be poison if the value is on the
+                // non-selected arm"; a poison condition makes the result poison.
+                let chosen = match (read[1], read[2]) {
+                    (None, None) => None,
+                    (a, b) => {
+                        let zero = self.b.konst(0, 1);
+                        let (a, b) = (a.unwrap_or(zero), b.unwrap_or(zero));
+                        Some(self.b.emit(Op::Select(args[0], a, b), 1))
+                    }
+                };
+                self.b.or_pred(read[0], chosen)
+            } else {
+                // "most instructions return 'poison' when one of their arguments is 'poison'".
+                read.iter().fold(None, |acc, p| self.b.or_pred(acc, *p))
+            };
+            if divides {
+                // A poisoned divisor may be zero: "Division by zero is undefined behavior"
+                // (and a poisoned signed dividend INT_MIN over -1). Alive2 likewise.
+                self.ub = self.b.or_pred(self.ub, from_operands);
+            }
+            self.ub = self.b.or_pred(self.ub, out.ub);
+            let poison = self.b.or_pred(out.poison, from_operands);
+            results.push(match (opcode.as_str(), poison) {
+                // LangRef 'freeze': "If the argument is undef or poison, 'freeze' returns an
+                // arbitrary, but fixed, value of type 'ty'".
+                ("ir_freeze", Some(p)) => {
+                    let w = self.b.widths[out.value as usize];
+                    let any = self.any_bits(w);
+                    let fixed = self.choose(any, w, "`freeze` of poison", &i.span);
+                    StateValue::defined(self.b.emit(Op::Select(p, fixed, out.value), w))
+                }
+                _ => StateValue {
+                    bits: out.value,
+                    poison,
+                },
             });
         }
-        self.finish(i, variant, acc.expect("at least one lane"), result_ty)
+        let value = self.join(&results);
+        self.finish(i, variant, value, result_ty)
     }
 
     /// `variant` inlined on `args` (checked against its sources' widths) for instruction `i`:
@@ -701,7 +923,7 @@ impl<'s> Reader<'s> {
         variant: &Variant,
         args: &[ValueId],
         i: &Instr,
-    ) -> Result<ValueId, Diagnostic> {
+    ) -> Result<semfuzz_spec::ir::Inlined, Diagnostic> {
         for (a, s) in args.iter().zip(&variant.sources) {
             if self.b.widths[*a as usize] != s.width {
                 return Err(at(
@@ -722,7 +944,7 @@ impl<'s> Reader<'s> {
                 variant.text, i.span.file.name
             ));
         }
-        Ok(out[0].0)
+        Ok(out[0])
     }
 
     /// Binds `i`'s result to `value`, the bits `variant` wrote, once they have the width of
@@ -731,16 +953,16 @@ impl<'s> Reader<'s> {
         &mut self,
         i: &Instr,
         variant: &Variant,
-        value: ValueId,
+        value: StateValue,
         result_ty: Type,
     ) -> Result<(), Diagnostic> {
         let result_width = self.width_of(&result_ty, &i.span)?;
-        if self.b.widths[value as usize] != result_width {
+        if self.b.widths[value.bits as usize] != result_width {
             return Err(at(
                 &i.span,
                 format!(
                     "`{}` writes {} bits, the IR result {result_ty} has {result_width}",
-                    variant.text, self.b.widths[value as usize]
+                    variant.text, self.b.widths[value.bits as usize]
                 ),
             ));
         }
@@ -777,14 +999,39 @@ impl<'s> Reader<'s> {
             .with_hint("`semfuzz list 'PATTERN'` shows the PTX variants the specs build")
         })?;
         let mut args = Vec::new();
+        let mut read = None;
         for (o, t) in operands.iter().zip(ty) {
-            args.push(self.value(&o.value, t, &o.span)?);
+            let v = self.value(&o.value, t, &o.span)?;
+            args.push(v.bits);
+            let any = v.poison.map(|p| self.any_lane(p, t));
+            read = self.b.or_pred(read, any);
         }
-        let value = self.inline(variant, &args, i)?;
+        let out = self.inline(variant, &args, i)?;
+        // The PTX instruction reads whole registers: a poisoned operand lane poisons every
+        // lane of the result (more poison only allows the source more).
+        let lanes = result_ty.lanes();
+        let poison = read.map(|p| {
+            let every: Vec<Option<ValueId>> = vec![Some(p); lanes as usize];
+            self.join_poison(&every).expect("some lane")
+        });
+        let value = StateValue {
+            bits: out.value,
+            poison,
+        };
         self.finish(i, variant, value, result_ty)
     }
 
-    fn define(&mut self, i: &Instr, value: ValueId, t: Type) -> Result<(), Diagnostic> {
+    /// Whether any lane of the poison bits `p` of a `t` is set (one bit).
+    fn any_lane(&mut self, p: ValueId, t: &Type) -> ValueId {
+        if t.lanes() == 1 {
+            return p;
+        }
+        let zero = self.b.konst(0, t.lanes());
+        let none = self.b.emit(Op::BvEq(p, zero), 1);
+        self.b.emit(Op::Not(1, none), 1)
+    }
+
+    fn define(&mut self, i: &Instr, value: StateValue, t: Type) -> Result<(), Diagnostic> {
         match &i.result {
             Some(r) => {
                 self.env.insert(r.clone(), (value, t));
@@ -803,7 +1050,8 @@ impl<'s> Reader<'s> {
             .with_hint("docs/llvm-ir-spec.md names each IR instruction's variant; `semfuzz list 'ir_*'` shows those the specs build"))
     }
 
-    /// `extractelement`, `insertelement`, `shufflevector` with constant lanes: bits moved.
+    /// `extractelement`, `insertelement`, `shufflevector` with constant lanes: bits moved, and
+    /// each lane's poison with them.
     fn vector_op(&mut self, i: &Instr) -> Result<(), Diagnostic> {
         let ops = &i.operands;
         let ty = |k: usize| ops[k].ty.clone().expect("typed");
@@ -818,13 +1066,16 @@ impl<'s> Reader<'s> {
                 )),
             }
         };
-        let lane_of = |s: &mut Self, k: usize, l: u32| -> Result<ValueId, Diagnostic> {
+        let lane_of = |s: &mut Self, k: usize, l: u32| -> Result<StateValue, Diagnostic> {
             let t = ty(k);
             if l >= t.lanes() {
                 return Err(at(&ops[k].span, format!("lane {l} of a {t}")));
             }
             let v = s.value(&ops[k].value, &t, &ops[k].span)?;
-            Ok(s.lane(v, &t, l))
+            Ok(StateValue {
+                bits: s.lane(v.bits, &t, l),
+                poison: s.lane_poison(v, &t, l),
+            })
         };
         let (value, rt) = match (i.opcode.as_str(), ops.len()) {
             ("extractelement", 2) => {
@@ -835,24 +1086,27 @@ impl<'s> Reader<'s> {
                 let l = index(2)?;
                 let t = ty(0);
                 let e = self.value(&ops[1].value, &ty(1), &ops[1].span)?;
-                let mut acc: Option<ValueId> = None;
-                for k in 0..t.lanes() {
-                    let v = if k == l { e } else { lane_of(self, 0, k)? };
-                    acc = Some(match acc {
-                        None => v,
-                        Some(lo) => self.b.concat(v, lo),
-                    });
-                }
-                (acc.expect("lanes"), t)
+                let lanes = (0..t.lanes())
+                    .map(|k| if k == l { Ok(e) } else { lane_of(self, 0, k) })
+                    .collect::<Result<Vec<_>, _>>()?;
+                (self.join(&lanes), t)
             }
             ("shufflevector", 3) => {
                 let n = ty(0).lanes();
-                let mask_lanes: Vec<u32> = match &ops[2].value {
-                    Value::Const(c) if c == "zeroinitializer" => vec![0; ty(2).lanes() as usize],
+                // LangRef 'shufflevector': "If the shuffle mask is undef or poison, the result
+                // vector is all poison"; likewise an element of it for its lane.
+                let mask_lanes: Vec<Option<u32>> = match &ops[2].value {
+                    Value::Const(c) if c == "zeroinitializer" => {
+                        vec![Some(0); ty(2).lanes() as usize]
+                    }
+                    Value::Const(c) if c == "poison" || c == "undef" => {
+                        vec![None; ty(2).lanes() as usize]
+                    }
                     Value::Vector(items) => items
                         .iter()
                         .map(|(_, v)| match v {
-                            Value::Const(c) => c.parse::<u32>().map_err(|_| {
+                            Value::Const(c) if c == "poison" || c == "undef" => Ok(None),
+                            Value::Const(c) => c.parse::<u32>().map(Some).map_err(|_| {
                                 unsupported(&ops[2].span, format!("mask element `{c}`"))
                             }),
                             _ => Err(unsupported(&ops[2].span, "a variable mask")),
@@ -860,20 +1114,21 @@ impl<'s> Reader<'s> {
                         .collect::<Result<_, _>>()?,
                     _ => return Err(unsupported(&ops[2].span, "this shuffle mask")),
                 };
-                let mut acc: Option<ValueId> = None;
+                let elem = ty(0).elem().clone();
+                let w = self.width_of(&elem, &ops[0].span)?;
+                let mut lanes = Vec::new();
                 for m in &mask_lanes {
-                    let v = if *m < n {
-                        lane_of(self, 0, *m)?
-                    } else {
-                        lane_of(self, 1, m - n)?
-                    };
-                    acc = Some(match acc {
-                        None => v,
-                        Some(lo) => self.b.concat(v, lo),
+                    lanes.push(match m {
+                        Some(m) if *m < n => lane_of(self, 0, *m)?,
+                        Some(m) => lane_of(self, 1, m - n)?,
+                        None => StateValue {
+                            bits: self.b.konst(0, w),
+                            poison: Some(self.b.konst(1, 1)),
+                        },
                     });
                 }
-                let rt = Type::Vector(mask_lanes.len() as u32, Box::new(ty(0).elem().clone()));
-                (acc.expect("a mask has lanes"), rt)
+                let rt = Type::Vector(mask_lanes.len() as u32, Box::new(elem));
+                (self.join(&lanes), rt)
             }
             _ => {
                 return Err(at(

@@ -1211,7 +1211,8 @@ impl<'s> Reader<'s> {
                 i.opcode, i.span.file.name
             ));
         }
-        Ok(out)
+        // PTX has no poison: its variants' outcomes never reach a poison leaf.
+        Ok(out.into_iter().map(|o| (o.value, o.kind)).collect())
     }
 
     fn finish(mut self) -> Result<PtxFunction, Diagnostic> {

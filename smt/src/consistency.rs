@@ -128,7 +128,7 @@ fn accept_formula(a: &Accept, r: &BV, bound_stated: bool) -> Bool {
             }
             Bool::and(&cs)
         }
-        Accept::Any(_) => Bool::from_bool(true),
+        Accept::Any(_) | Accept::Poison(_) | Accept::Ub(_) => Bool::from_bool(true),
         _ => Bool::or(
             &a.values()
                 .iter()
@@ -214,6 +214,7 @@ impl<'p> Checker<'p> {
                     p
                 }
                 Accept::Any(f) => vec![f.zero(false), f.default_nan(), f.one(true)],
+                Accept::Poison(w) | Accept::Ub(w) => vec![0, semfuzz_spec::ir::mask(*w)],
                 _ => acc.values().to_vec(),
             };
             for bits in probes {

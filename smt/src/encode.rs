@@ -1140,6 +1140,7 @@ impl Encoder<'_> {
             leaf => {
                 let width = match leaf {
                     Outcome::AnyNan(f) | Outcome::Any(f) => f.width(),
+                    Outcome::Poison(w) | Outcome::Ub(w) => *w,
                     Outcome::Within { format, .. } => format.width(),
                     Outcome::OneOf(vs) => self.val(vs[0]).width(),
                     _ => unreachable!("exact and select are handled above"),
@@ -1190,7 +1191,7 @@ impl Encoder<'_> {
                 let (a, b) = (self.allowed(a, r, hint), self.allowed(b, r, hint));
                 self.pred(*c).ite(&a, &b)
             }
-            Outcome::Any(_) => Bool::from_bool(true),
+            Outcome::Any(_) | Outcome::Poison(_) | Outcome::Ub(_) => Bool::from_bool(true),
             Outcome::Within {
                 func,
                 args,

@@ -1548,7 +1548,7 @@ fn members(a: &Accept) -> Vec<u64> {
         Accept::Exact(_) | Accept::OneOf { .. } => a.values().to_vec(),
         Accept::AnyNan(f) => vec![f.default_nan(), f.default_nan() | (1 << (f.width() - 1))],
         Accept::Within { lo, hi, rep, .. } => vec![lo, rep, hi],
-        Accept::Any(_) => vec![a.representative()],
+        Accept::Any(_) | Accept::Poison(_) | Accept::Ub(_) => vec![a.representative()],
     }
 }
 

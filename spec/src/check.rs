@@ -45,6 +45,8 @@ pub const BUILTINS: &[(&str, Option<usize>)] = &[
     ("one_of", None),
     ("approx", None),
     ("any_value", Some(1)),
+    ("poison", Some(1)),
+    ("undefined", Some(1)),
     ("ulps", Some(1)),
     ("abs_err", Some(1)),
     ("rel_err", Some(1)),

@@ -371,6 +371,8 @@ impl<'p> Evaluator<'p> {
 fn resolve(o: &Outcome, slots: &[u64], scratch: &mut Option<Box<Scratch>>) -> Accept {
     match o {
         Outcome::Any(f) => Accept::Any(*f),
+        Outcome::Poison(w) => Accept::Poison(*w),
+        Outcome::Ub(w) => Accept::Ub(*w),
         Outcome::Within {
             func,
             args,

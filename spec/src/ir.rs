@@ -186,6 +186,18 @@ pub enum Op {
     Choose(u16),
 }
 
+/// A format of `width` bits for sizing a choice of any bits (LLVM IR's `undef`, an integer's
+/// `any_value`): the evaluator and the encoding accept every pattern of an [`Outcome::Any`],
+/// so only its width matters. `None` below 4 bits, where no IEEE format fits.
+pub fn any_bits_format(width: u32) -> Option<Format> {
+    match width {
+        64 => Some(Format::F64),
+        63 => Some(Format::ieee(3, 60)),
+        4..=62 => Some(Format::ieee(2, width - 2)),
+        _ => None,
+    }
+}
+
 /// A mask of the low `width` bits.
 #[inline]
 pub fn mask(width: u32) -> u64 {
@@ -485,8 +497,15 @@ pub enum Outcome {
         /// Whether results are flushed to sign-preserving zero.
         ftz: bool,
     },
-    /// Any bits at all ("best effort" outside a stated range; LLVM IR poison).
+    /// Any bits at all ("best effort" outside a stated range).
     Any(Format),
+    /// LLVM IR poison, of this many bits: any bits, and a value readers of whole functions
+    /// keep poisoned (LangRef "Poison Values": it propagates through the instructions that
+    /// read it, `select` only from the chosen arm, `freeze` stops it).
+    Poison(u32),
+    /// LLVM IR immediate undefined behaviour (a division by zero), of this many bits: any
+    /// bits, and a whole function that reaches it may do anything at all.
+    Ub(u32),
 }
 
 impl Outcome {
@@ -505,7 +524,7 @@ impl Outcome {
     pub fn renumber(&mut self, new_id: &[ValueId]) {
         match self {
             Outcome::Exact(v) => *v = new_id[*v as usize],
-            Outcome::AnyNan(_) | Outcome::Any(_) => {}
+            Outcome::AnyNan(_) | Outcome::Any(_) | Outcome::Poison(_) | Outcome::Ub(_) => {}
             Outcome::Within { args, .. } => args.iter_mut().for_each(|v| *v = new_id[*v as usize]),
             Outcome::OneOf(vs) => vs.iter_mut().for_each(|v| *v = new_id[*v as usize]),
             Outcome::Select(c, a, b) => {
@@ -520,7 +539,7 @@ impl Outcome {
     pub fn values(&self, out: &mut Vec<ValueId>) {
         match self {
             Outcome::Exact(v) => out.push(*v),
-            Outcome::AnyNan(_) | Outcome::Any(_) => {}
+            Outcome::AnyNan(_) | Outcome::Any(_) | Outcome::Poison(_) | Outcome::Ub(_) => {}
             Outcome::Within { args, .. } => out.extend(args),
             Outcome::OneOf(vs) => out.extend(vs),
             Outcome::Select(c, a, b) => {
@@ -786,16 +805,18 @@ impl Builder {
     }
 
     /// Inlines program `p` (an instruction variant) over `args`, one value per input: one
-    /// (value, kind) per destination, its parts concatenated. A part whose outcome is not one
+    /// [`Inlined`] per destination, its parts concatenated. A part whose outcome is not one
     /// exact value becomes an [`Op::Choose`] whose outcome is pushed onto `choices`, so a later
     /// instruction can read it; the readers of whole functions (PTX, LLVM IR) both compose
-    /// instructions this way.
+    /// instructions this way. Where the outcome reaches a [`Outcome::Poison`] or
+    /// [`Outcome::Ub`] leaf, the condition under which it does is returned beside the value, so
+    /// that a reader can carry poison on as LangRef says rather than as the leaf's any bits.
     pub fn inline(
         &mut self,
         p: &Program,
         args: &[ValueId],
         choices: &mut Vec<Outcome>,
-    ) -> Vec<(ValueId, PartKind)> {
+    ) -> Vec<Inlined> {
         let mut map: Vec<ValueId> = Vec::with_capacity(p.ops.len());
         for (k, op) in p.ops.iter().enumerate() {
             let id = match op {
@@ -813,12 +834,17 @@ impl Builder {
         let mut out = Vec::new();
         for d in &p.dests {
             let mut value: Option<ValueId> = None;
+            let (mut poison, mut ub) = (None, None);
             for part in &d.parts {
                 let v = match &part.outcome {
                     Outcome::Exact(v) => map[*v as usize],
                     o => {
                         let mut o = o.clone();
                         o.renumber(&map);
+                        let p = self.reaches(&o, |l| matches!(l, Outcome::Poison(_)));
+                        poison = self.or_pred(poison, p);
+                        let u = self.reaches(&o, |l| matches!(l, Outcome::Ub(_)));
+                        ub = self.or_pred(ub, u);
                         let k = choices.len();
                         choices.push(o);
                         self.emit(Op::Choose(k as u16), part.width)
@@ -833,9 +859,39 @@ impl Builder {
                 [one] => one.kind,
                 _ => PartKind::Bits,
             };
-            out.push((value.expect("a destination has parts"), kind));
+            out.push(Inlined {
+                value: value.expect("a destination has parts"),
+                kind,
+                poison,
+                ub,
+            });
         }
         out
+    }
+
+    /// The condition (one bit) under which `o` reaches a leaf `is_leaf` accepts; `None` where
+    /// it never does.
+    fn reaches(&mut self, o: &Outcome, is_leaf: fn(&Outcome) -> bool) -> Option<ValueId> {
+        match o {
+            Outcome::Select(c, a, b) => {
+                let (a, b) = (self.reaches(a, is_leaf), self.reaches(b, is_leaf));
+                if a.is_none() && b.is_none() {
+                    return None;
+                }
+                let zero = self.konst(0, 1);
+                Some(self.emit(Op::Select(*c, a.unwrap_or(zero), b.unwrap_or(zero)), 1))
+            }
+            leaf if is_leaf(leaf) => Some(self.konst(1, 1)),
+            _ => None,
+        }
+    }
+
+    /// `a || b` of two optional one-bit conditions (`None`: never).
+    pub fn or_pred(&mut self, a: Option<ValueId>, b: Option<ValueId>) -> Option<ValueId> {
+        match (a, b) {
+            (Some(a), Some(b)) => Some(self.emit(Op::Or(1, a, b), 1)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// A function result's outcome: a choice (of `choices`, as [`Builder::inline`] made them)
@@ -862,6 +918,19 @@ impl Builder {
             _ => false,
         }
     }
+}
+
+/// One destination of an instruction inlined by [`Builder::inline`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Inlined {
+    /// Its bits, the parts concatenated.
+    pub value: ValueId,
+    /// How they read (`Bits` for a destination of several parts).
+    pub kind: PartKind,
+    /// Where some part of it is LLVM IR poison (one bit); `None`: never.
+    pub poison: Option<ValueId>,
+    /// Where computing it is immediate undefined behaviour (one bit); `None`: never.
+    pub ub: Option<ValueId>,
 }
 
 /// An input or a result of a whole function read into one program (a PTX function, an LLVM

@@ -38,6 +38,10 @@ pub enum Accept {
     },
     /// Any bits at all: "best effort" (`any_value`).
     Any(Format),
+    /// LLVM IR poison of this many bits (`poison`): any bits.
+    Poison(u32),
+    /// LLVM IR immediate undefined behaviour (`undefined`): anything.
+    Ub(u32),
 }
 
 /// Total numeric order key of a non-NaN encoding, with `-0 < +0`.
@@ -73,7 +77,7 @@ impl Accept {
                 !(f.is_nan(bits) || ftz && f.is_subnormal(bits))
                     && (order_key(f, lo)..=order_key(f, hi)).contains(&order_key(f, bits))
             }
-            Accept::Any(_) => true,
+            Accept::Any(_) | Accept::Poison(_) | Accept::Ub(_) => true,
         }
     }
 
@@ -88,7 +92,7 @@ impl Accept {
         match *self {
             Accept::Exact(b) => b & mask == low,
             Accept::OneOf { len, values } => values[..len as usize].iter().any(|v| v & mask == low),
-            Accept::Any(_) => true,
+            Accept::Any(_) | Accept::Poison(_) | Accept::Ub(_) => true,
             Accept::AnyNan(f) | Accept::Within { format: f, .. } => {
                 let width = f.width();
                 if n >= width {
@@ -117,6 +121,7 @@ impl Accept {
             Accept::OneOf { values, .. } => values[0],
             Accept::Within { rep, .. } => rep,
             Accept::Any(f) => f.zero(false),
+            Accept::Poison(_) | Accept::Ub(_) => 0,
         }
     }
 
@@ -141,6 +146,7 @@ impl Accept {
             }
             Accept::AnyNan(f) => push(f.mask()),
             Accept::Any(f) => push(f.mask()),
+            Accept::Poison(w) | Accept::Ub(w) => push(crate::ir::mask(w)),
         }
         out
     }
@@ -149,7 +155,11 @@ impl Accept {
     pub fn values(&self) -> &[u64] {
         match self {
             Accept::Exact(b) => std::slice::from_ref(b),
-            Accept::AnyNan(_) | Accept::Within { .. } | Accept::Any(_) => &[],
+            Accept::AnyNan(_)
+            | Accept::Within { .. }
+            | Accept::Any(_)
+            | Accept::Poison(_)
+            | Accept::Ub(_) => &[],
             Accept::OneOf { len, values } => &values[..*len as usize],
         }
     }
@@ -208,9 +218,10 @@ pub fn describe_accept(kind: PartKind, a: &Accept) -> String {
             describe(kind, *rep)
         ),
         Accept::Any(_) => {
-            "any value: only best effort here, the ISA states no error bound (or LLVM IR poison)"
-                .to_string()
+            "any value: only best effort here, the ISA states no error bound".to_string()
         }
+        Accept::Poison(_) => "poison (LLVM IR: any value, and what reads it is poison)".to_string(),
+        Accept::Ub(_) => "undefined behaviour (LLVM IR: the function may do anything)".to_string(),
     }
 }
 

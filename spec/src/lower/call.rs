@@ -429,11 +429,7 @@ impl Lowerer<'_> {
                     // the width. The outcome carries a format of that width, which only
                     // sizes the result (the encoding and the evaluator accept every pattern).
                     (_, Ty::Bits(w)) if f == "any_value" && w >= 4 => {
-                        let fm = match w {
-                            64 => Format::F64,
-                            63 => Format::ieee(3, 60),
-                            _ => Format::ieee(2, w - 2),
-                        };
+                        let fm = crate::ir::any_bits_format(w).expect("4 bits or more");
                         Ok(Val::Choice(Outcome::Any(fm), Ty::Bits(w)))
                     }
                     (id, t) => Err(self.type_err(
@@ -446,6 +442,20 @@ impl Lowerer<'_> {
                         &Val::Rt(id, t),
                     )),
                 }
+            }
+            // LLVM IR's poison and immediate undefined behaviour: a choice of any bits of the
+            // value's type (a predicate's included), which the readers of whole functions
+            // carry on as LangRef says (`ir::Outcome::Poison`, `ir::Outcome::Ub`).
+            "poison" | "undefined" => {
+                arity(1)?;
+                let (_, t) = self.rt(vals.remove(0), &args[0].span)?;
+                let w = t.width();
+                let outcome = if f == "poison" {
+                    Outcome::Poison(w)
+                } else {
+                    Outcome::Ub(w)
+                };
+                Ok(Val::Choice(outcome, t))
             }
             "approx" => self.approx(env, args, span),
             "zext" => {
