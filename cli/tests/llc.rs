@@ -214,17 +214,22 @@ fn a_bad_target_list_is_refused() {
 fn a_counterexample_gets_a_reproducer_directory() {
     let work = tempfile::tempdir().expect("temp dir");
     let repro = work.path().join("repro");
-    let (code, out, err) = semfuzz(&[
-        "validate-llc",
-        "--only",
-        "fma_bf16",
-        "--sm",
-        "sm_70",
-        "--work",
-        work.path().to_str().expect("utf-8"),
-        "--repro",
-        repro.to_str().expect("utf-8"),
-    ]);
+    let run = |llc: &str| {
+        semfuzz(&[
+            "validate-llc",
+            "--llc",
+            llc,
+            "--only",
+            "fma_bf16",
+            "--sm",
+            "sm_70",
+            "--work",
+            work.path().to_str().expect("utf-8"),
+            "--repro",
+            repro.to_str().expect("utf-8"),
+        ])
+    };
+    let (code, out, err) = run("llvmlite");
     assert_eq!(code, 1, "a counterexample exits 1:\n{out}{err}");
     assert_eq!(
         verdict(&out, "fma_bf16", "sm_70"),
@@ -238,12 +243,15 @@ fn a_counterexample_gets_a_reproducer_directory() {
     );
     let report = std::fs::read_to_string(dir.join("REPORT.md")).expect("REPORT.md");
     assert!(
-        report.contains(
-            "llc-22 -O2 -mtriple=nvptx64-nvidia-cuda -mcpu=sm_70 fma_bf16.ll -o fma_bf16.ptx"
-        ),
+        report.contains("llc -O2 -mtriple=nvptx64-nvidia-cuda -mcpu=sm_70 f.ll -o f.ptx"),
         "{report}"
     );
     assert!(report.contains("@llvm.fma.bf16"), "{report}");
+    // The double rounding, recomputed with exact rationals (scripts/llc-confirm.py's).
+    assert!(
+        report.contains("by hand (`cli/src/llc/independent.rs`): confirmed."),
+        "{report}"
+    );
     assert!(report.contains("the IR allows"), "{report}");
     let cex: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(dir.join("counterexample.json")).expect("counterexample.json"),
@@ -251,9 +259,205 @@ fn a_counterexample_gets_a_reproducer_directory() {
     .expect("JSON");
     assert_eq!(cex["inputs"].as_array().map(Vec::len), Some(3), "{cex}");
     // The PTX in the directory is what was validated: an f32 fma, then a rounding to bf16.
-    let ptx = std::fs::read_to_string(dir.join("fma_bf16.ptx")).expect("the PTX");
+    let ptx = std::fs::read_to_string(dir.join("f.ptx")).expect("the PTX");
     assert!(ptx.contains("fma.rn.f32"), "{ptx}");
-    assert!(dir.join("fma_bf16.ll").is_file() && dir.join("llc.sh").is_file());
+    assert!(dir.join("llc.sh").is_file());
+    replay(&dir);
+    // LLVM 19's `llc-19` rounds twice too: its reproducer is replayed with that binary.
+    let (code, out, err) = run("llc-19");
+    assert_eq!(code, 1, "a counterexample exits 1:\n{out}{err}");
+    replay(&repro.join("fma_bf16-sm_70-llvm19"));
+}
+
+/// The PTX without the comment lines it opens with (the compiler's banner).
+fn without_banner(ptx: &str) -> &str {
+    let mut rest = ptx;
+    while rest.starts_with("//") {
+        rest = rest.split_once('\n').map_or("", |(_, r)| r);
+    }
+    rest
+}
+
+/// Runs a reproducer's printed command as a maintainer would, in a directory holding only its
+/// `f.ll`, with the compiler it names (llvmlite's LLVM through semfuzz's own llvmlite driver,
+/// which takes the same options), and compares the PTX with the PTX the directory holds.
+fn replay(dir: &Path) {
+    let cex: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("counterexample.json")).expect("counterexample.json"),
+    )
+    .expect("JSON");
+    let sm = cex["target"].as_str().expect("a target");
+    let command = cex["command"].as_str().expect("a command");
+    assert_eq!(
+        command,
+        format!("llc -O2 -mtriple=nvptx64-nvidia-cuda -mcpu={sm} f.ll -o f.ptx"),
+        "{}",
+        dir.display()
+    );
+    let report = std::fs::read_to_string(dir.join("REPORT.md")).expect("REPORT.md");
+    assert!(
+        report.contains(&format!("```sh\n{command}\n```")),
+        "{report}"
+    );
+    assert!(
+        report.contains("the PTX semfuzz judged, byte for byte"),
+        "{report}"
+    );
+    let label = cex["llc"].as_str().expect("the compiler");
+    let version = cex["llvm"].as_str().expect("the LLVM version");
+    assert!(
+        report.contains(&format!("With LLVM {version}'s `llc`")),
+        "{report}"
+    );
+    let ll = std::fs::read_to_string(dir.join("f.ll")).expect("f.ll");
+    let fresh = tempfile::tempdir().expect("temp dir");
+    std::fs::write(fresh.path().join("f.ll"), &ll).expect("written");
+    let ptx = if label.starts_with("llvmlite ") {
+        let driver = std::fs::read_to_string(root().join("cli/src/llc/llc.py")).expect("llc.py");
+        let out = std::process::Command::new("python3")
+            .env("PYTHONPATH", root().join(".deps/py"))
+            .args(["-c", &driver])
+            .current_dir(fresh.path())
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .and_then(|mut child| {
+                use std::io::Write;
+                let jobs = serde_json::json!({ "jobs": [[sm, "f.ll", ll]] });
+                child
+                    .stdin
+                    .take()
+                    .expect("piped")
+                    .write_all(jobs.to_string().as_bytes())?;
+                child.wait_with_output()
+            })
+            .expect("python3 runs llvmlite");
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        let answer: serde_json::Value =
+            serde_json::from_str(stdout.lines().nth(1).expect("an answer")).expect("JSON");
+        assert!(answer["ptx"].is_string(), "{}: {answer}", dir.display());
+        answer["ptx"].as_str().expect("PTX").to_string()
+    } else {
+        // `llc-19 (LLVM 19.1.7)`: the printed command with that llc.
+        let llc = label.split(' ').next().expect("a name");
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(command.replacen("llc", llc, 1))
+            .current_dir(fresh.path())
+            .output()
+            .expect("sh runs");
+        assert!(out.status.success(), "{}: {out:?}", dir.display());
+        std::fs::read_to_string(fresh.path().join("f.ptx")).expect("f.ptx")
+    };
+    let judged = std::fs::read_to_string(dir.join("f.ptx")).expect("f.ptx");
+    assert_eq!(
+        without_banner(&ptx),
+        without_banner(&judged),
+        "{}",
+        dir.display()
+    );
+}
+
+/// FuzzX #002 (issue 29): `shl nsw` then `sext`, which LLVM 22 at sm_90 compiles to one
+/// `mul.wide.s16` by -32768 (wrong at x = 0xffff). The report carries the function alone,
+/// renamed, without the module's unrelated declarations and attribute groups; the command a
+/// maintainer runs, with the LLVM version; the inputs in hex and decimal; LangRef's sentences;
+/// and the independent recomputation. Every LLVM's reproducer is replayed as printed.
+#[test]
+fn a_bug_report_carries_the_minimal_module_and_a_command_that_reproduces_it() {
+    let work = tempfile::tempdir().expect("temp dir");
+    let ll = work.path().join("fuzzx.ll");
+    std::fs::write(
+        &ll,
+        r#"; ModuleID = 'fuzzx'
+source_filename = "fuzzx"
+target triple = "nvptx64-nvidia-cuda"
+
+declare float @llvm.fma.f32(float, float, float) #1
+declare double @llvm.sqrt.f64(double) #1
+declare i32 @llvm.smax.i32(i32, i32) #1
+declare half @llvm.minnum.f16(half, half) #1
+declare i16 @llvm.abs.i16(i16, i1 immarg) #1
+declare float @llvm.fabs.f32(float) #1
+declare i64 @llvm.umin.i64(i64, i64) #1
+
+define i32 @fuzzx_002(i16 %x) {
+  %s = shl nsw i16 %x, 15
+  %e = sext i16 %s to i32
+  ret i32 %e
+}
+
+attributes #0 = { "denormal-fp-math"="preserve-sign,preserve-sign" }
+attributes #1 = { nocallback nofree nosync nounwind willreturn memory(none) }
+"#,
+    )
+    .expect("written");
+    let repro = work.path().join("repro");
+    let (_, out, err) = semfuzz(&[
+        "validate-llc",
+        ll.to_str().expect("utf-8"),
+        "--llc",
+        "all",
+        "--sm",
+        "sm_90",
+        "--work",
+        work.path().to_str().expect("utf-8"),
+        "--repro",
+        repro.to_str().expect("utf-8"),
+    ]);
+    let dir = repro.join("fuzzx_002-sm_90-llvm22");
+    let report = std::fs::read_to_string(dir.join("REPORT.md"))
+        .unwrap_or_else(|e| panic!("{e}:\n{out}{err}"));
+    assert!(
+        report
+            .contains("```sh\nllc -O2 -mtriple=nvptx64-nvidia-cuda -mcpu=sm_90 f.ll -o f.ptx\n```"),
+        "{report}"
+    );
+    assert!(report.contains("With LLVM 22."), "{report}");
+    let module = report
+        .split("```llvm\n")
+        .nth(1)
+        .and_then(|r| r.split("```").next())
+        .expect("the module");
+    assert_eq!(
+        module,
+        "target triple = \"nvptx64-nvidia-cuda\"\n\ndefine i32 @f(i16 %x) {\n  %s = shl nsw i16 %x, 15\n  %e = sext i16 %s to i32\n  ret i32 %e\n}\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("f.ll")).expect("f.ll"),
+        module
+    );
+    // The input in hex and in decimal.
+    let row = report
+        .lines()
+        .find(|l| l.starts_with("| `%x` (i16) | `0x"))
+        .unwrap_or_else(|| panic!("no row for %x:\n{report}"));
+    let hex = row.split('`').nth(3).expect("the bits");
+    let bits = u64::from_str_radix(hex.trim_start_matches("0x"), 16).expect("hex");
+    assert!(row.contains(&format!("| {bits}")), "{row}");
+    assert!(
+        report.contains("- `sext` (llvm-langref-int.md, 'sext .. to' Instruction):"),
+        "{report}"
+    );
+    assert!(
+        report.contains("performs a sign extension by copying the sign"),
+        "{report}"
+    );
+    assert!(
+        report.contains("  > If the `nsw` keyword is present, then the shift produces a poison"),
+        "{report}"
+    );
+    assert!(
+        report.contains("Recomputed outside semfuzz's spec evaluators, from LangRef's text"),
+        "{report}"
+    );
+    let written: Vec<PathBuf> = std::fs::read_dir(&repro)
+        .expect("reproducers")
+        .map(|e| e.expect("an entry").path())
+        .collect();
+    for d in &written {
+        replay(d);
+    }
 }
 
 /// `--llc all` validates with every compiler the machine has, under a header each, and ends
@@ -363,7 +567,7 @@ fn a_two_lane_vector_is_proved_lane_by_lane() {
     let mut text = String::new();
     for func in ["fadd_v2f32", "fadd_v2bf16"] {
         text.push_str(&format!(
-            "name: {func}\n  @{}:{func} d, a, b\n=>\n  @llc/llvmlite/vector.{func}-sm_90.ptx:{func} d, a, b\n\n",
+            "name: {func}\n  @{}:{func} d, a, b\n=>\n  @llc/llvmlite/vector.{func}-sm_90.ptx:f d, a, b\n\n",
             ll.display()
         ));
     }

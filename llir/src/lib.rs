@@ -6,13 +6,16 @@
 //! of it into a program whose inputs are the parameters and whose destination is the returned
 //! value. The evaluator, the Z3 encoder and the prover take that program as they take a PTX
 //! function, so "this PTX refines this IR" is an ordinary refinement query. [`nvvm`] names the
-//! PTX variant NVPTX selects for an `@llvm.nvvm.*` intrinsic, which [`lower`] inlines.
+//! PTX variant NVPTX selects for an `@llvm.nvvm.*` intrinsic, which [`lower`] inlines. [`minimal`] cuts a
+//! module down to one function and what it uses, as a bug report carries it.
 
 pub mod lower;
+pub mod minimal;
 pub mod nvvm;
 pub mod syntax;
 
 pub use lower::{read_function, IrFunction};
+pub use minimal::minimal;
 pub use syntax::{parse, Module};
 
 use semfuzz_spec::diag::{Diagnostic, SourceFile};

@@ -159,7 +159,7 @@ impl LlcRunner {
             v.seconds,
             compiler.label()
         );
-        Ok(super::stored(u, &sm, compiled, compiler, &v, None)?.0)
+        Ok(super::stored(u, &sm, compiled, compiler, &v, &ptx_dir, None)?.0)
     }
 }
 

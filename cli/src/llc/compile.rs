@@ -106,14 +106,59 @@ impl Compiler {
         format!("{} (LLVM {})", self.name, self.version)
     }
 
-    /// The command line that compiles `ll` for `sm`, as a person would run it: llvmlite's
-    /// LLVM is the `llc` of its version.
-    pub fn command(&self, ll: &Path, sm: &str) -> String {
-        let llc = match &self.llc {
-            Llc::Llvmlite => format!("llc-{}", self.major()),
-            Llc::Binary(_) => self.name.clone(),
-        };
-        format!("{llc} -O2 -mtriple={TRIPLE} -mcpu={sm} {}", ll.display())
+    /// The options every compile passes, as `llc` takes them: `-O2`, the triple, the target.
+    /// llvmlite's driver (`llc.py`) sets the same on its target machine.
+    pub fn options(sm: &str) -> [String; 3] {
+        [
+            "-O2".into(),
+            format!("-mtriple={TRIPLE}"),
+            format!("-mcpu={sm}"),
+        ]
+    }
+
+    /// The command line a person runs to compile `ll` for `sm` into `ptx` (`-`: standard
+    /// output) with this compiler's LLVM: its `llc` under that name, whichever package it
+    /// comes in; [`Compiler::label`] says which LLVM it is.
+    pub fn command(ll: &str, ptx: &str, sm: &str) -> String {
+        format!("llc {} {ll} -o {ptx}", Compiler::options(sm).join(" "))
+    }
+
+    /// Runs [`Compiler::command`] in `dir` on its file `ll`, writing `ptx` there, with this
+    /// compiler (llvmlite's driver for llvmlite, which reads the file and passes the same
+    /// options); the PTX, or why there is none.
+    pub fn replay(&self, dir: &Path, ll: &str, ptx: &str, sm: &str) -> Result<String, String> {
+        match &self.llc {
+            Llc::Llvmlite => {
+                let text = std::fs::read_to_string(dir.join(ll))
+                    .map_err(|e| format!("cannot read {ll}: {e}"))?;
+                let (_, mut answers, aborted) =
+                    run_llvmlite(&[(sm, ll, &text)]).map_err(|e| e.to_string())?;
+                let out = answers
+                    .pop()
+                    .unwrap_or_else(|| Err(aborted.unwrap_or_else(|| "no output".into())))?;
+                std::fs::write(dir.join(ptx), &out)
+                    .map_err(|e| format!("cannot write {ptx}: {e}"))?;
+                Ok(out)
+            }
+            Llc::Binary(b) => {
+                let out = Command::new(b)
+                    .args(Compiler::options(sm))
+                    .args([ll, "-o", ptx])
+                    .current_dir(dir)
+                    .output()
+                    .map_err(|e| format!("cannot run {b}: {e}"))?;
+                if !out.status.success() {
+                    return Err(without_addresses(
+                        String::from_utf8_lossy(&out.stderr)
+                            .lines()
+                            .next()
+                            .unwrap_or("failed"),
+                    ));
+                }
+                std::fs::read_to_string(dir.join(ptx))
+                    .map_err(|e| format!("cannot read {ptx}: {e}"))
+            }
+        }
     }
 
     /// Each module (name, file, text) compiled for each target.
@@ -130,7 +175,7 @@ impl Compiler {
                     let mut per = HashMap::new();
                     for (k, ll, _) in modules {
                         let out = Command::new(b)
-                            .args(["-O2", &format!("-mtriple={TRIPLE}"), &format!("-mcpu={sm}")])
+                            .args(Compiler::options(sm))
                             .arg(ll)
                             .args(["-o", "-"])
                             .output()?;

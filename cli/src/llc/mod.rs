@@ -17,6 +17,7 @@ pub mod campaign;
 mod catalogue;
 mod compile;
 mod fold;
+mod independent;
 mod repro;
 
 use crate::eval::describe_operand;
@@ -28,8 +29,8 @@ use semfuzz_smt::rules;
 use semfuzz_smt::sequence;
 use semfuzz_smt::solve::{Answer, Options};
 use semfuzz_spec::diag::SourceFile;
-use semfuzz_spec::ir::Slot;
-use semfuzz_spec::outcome::{describe, describe_accept};
+use semfuzz_spec::ir::{PartKind, Slot};
+use semfuzz_spec::outcome::{describe, describe_accept, Accept};
 use semfuzz_spec::Spec;
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -45,8 +46,11 @@ struct Unit {
     module: String,
     /// The `.ll` file it was read from.
     ll: PathBuf,
-    /// The `.ll` file compiled: the function alone with what it needs.
+    /// The `.ll` file compiled and judged: the function's minimal module
+    /// ([`semfuzz_llir::minimal`]), what a bug report carries.
     compiled: PathBuf,
+    /// The function's name in `compiled` (`f`).
+    short: String,
     /// The catalogue's operation × type it spells (`fadd_f32`), for deduplication; `None` for
     /// functions of files.
     group: Option<String>,
@@ -90,6 +94,10 @@ struct CexInput {
 #[derive(Clone)]
 struct CexPart {
     name: String,
+    /// How its bits read.
+    kind: PartKind,
+    /// What the IR allows.
+    source: Accept,
     /// What the IR allows, described.
     allows: String,
     /// What the PTX computes, described.
@@ -198,8 +206,8 @@ pub fn run(spec: &Spec, args: &Args, opts: &Options, reporter: Option<&Reporter>
                 bar.set_message(format!("{} {sm}", u.func));
                 let compiled = &ptx[sm][&u.module];
                 if let (Some(g), Ok(text)) = (&u.group, compiled) {
-                    let body = text.replace(&u.func, "FUNC");
-                    let body = body[body.find(".visible").unwrap_or(0)..].to_string();
+                    // Every compiled function has the same short name.
+                    let body = text[text.find(".visible").unwrap_or(0)..].to_string();
                     if !seen.insert((g.clone(), body)) {
                         skipped += 1;
                         continue;
@@ -220,8 +228,15 @@ pub fn run(spec: &Spec, args: &Args, opts: &Options, reporter: Option<&Reporter>
                         }
                     });
                 }
-                let (new, reproducer) =
-                    stored(u, sm, compiled, compiler, &v, args.repro.as_deref())?;
+                let (new, reproducer) = stored(
+                    u,
+                    sm,
+                    compiled,
+                    compiler,
+                    &v,
+                    &ptx_dir,
+                    args.repro.as_deref(),
+                )?;
                 if let Some(d) = reproducer {
                     bar.suspend(|| outln!("    reproducer: {}", d.display()));
                 }
@@ -302,31 +317,35 @@ fn targets(sms: &str) -> Result<Vec<String>> {
 }
 
 /// A verdict as the service stores it (`--report`, a worker's `validate-llc` unit), with the
-/// bug report of a confirmed counterexample; with `repro`, also that counterexample's
-/// reproducer directory, written into `repro` and returned.
+/// bug report of a confirmed counterexample (its command replayed in a directory under
+/// `ptx_dir`); with `repro`, also that counterexample's reproducer directory, written into
+/// `repro` and returned.
 fn stored(
     u: &Unit,
     sm: &str,
     compiled: &Result<String, String>,
     compiler: &Compiler,
     v: &Verdict,
+    ptx_dir: &Path,
     repro: Option<&Path>,
 ) -> Result<(NewLlcVerdict, Option<PathBuf>)> {
     let mut report = String::new();
     let mut reproducer = None;
     if let (Some(c), Ok(ptx_text)) = (&v.counterexample, compiled) {
         if c.confirmed {
+            let ll_text = std::fs::read_to_string(&u.compiled)?;
             let case = repro::Case {
                 func: &u.func,
+                short: &u.short,
                 sm,
-                ll_text: &std::fs::read_to_string(&u.compiled)?,
+                ll_text: &ll_text,
                 ptx_text,
-                compiler_label: &compiler.label(),
-                major: compiler.major(),
+                compiler,
             };
-            report = repro::report(&case, c);
+            let replay = case.replay(&ptx_dir.join("replay").join(format!("{}-{sm}", u.module)))?;
+            report = repro::report(&case, c, &replay);
             if let Some(dir) = repro {
-                reproducer = Some(repro::write(dir, &case, v, c)?);
+                reproducer = Some(repro::write(dir, &case, v, c, &replay)?);
             }
         }
     }
@@ -375,14 +394,16 @@ fn units(args: &Args, work: &Path) -> Result<(Vec<Unit>, Vec<(String, PathBuf, S
             }
             let ll = work.join(format!("{}.ll", f.name));
             std::fs::write(&ll, &f.text)?;
-            units.push(Unit {
-                func: f.name.clone(),
-                module: f.name.clone(),
-                ll: ll.clone(),
-                compiled: ll.clone(),
-                group: Some(f.group),
-            });
-            modules.push((f.name, ll, f.text));
+            let module =
+                semfuzz_llir::parse(&SourceFile::new(ll.display().to_string(), f.text.as_str()))?;
+            let func = module
+                .functions
+                .iter()
+                .find(|m| m.name == f.name)
+                .ok_or_else(|| anyhow!("catalogue function {} is not in its module", f.name))?;
+            let (unit, text) = minimal_unit(work, &f.name, &module, func, &ll, Some(f.group))?;
+            modules.push((unit.module.clone(), unit.compiled.clone(), text));
+            units.push(unit);
         }
         if units.is_empty() {
             return Err(anyhow!(
@@ -400,28 +421,42 @@ fn units(args: &Args, work: &Path) -> Result<(Vec<Unit>, Vec<(String, PathBuf, S
         let stem = f
             .file_stem()
             .map_or("module".into(), |s| s.to_string_lossy().into_owned());
-        // Each function compiled alone (with the module's declarations and attribute groups):
-        // a function the back end cannot select fails only itself.
+        // Each function compiled alone, in its minimal module: a function the back end cannot
+        // select fails only itself.
         for func in &module.functions {
-            let alone = semfuzz_llir::Module {
-                lines: module.lines.clone(),
-                groups: module.groups.clone(),
-                functions: vec![func.clone()],
-            };
             let key = format!("{stem}.{}", func.name);
-            let compiled = work.join(format!("{key}.ll"));
-            std::fs::write(&compiled, alone.to_string())?;
-            units.push(Unit {
-                func: func.name.clone(),
-                module: key.clone(),
-                ll: ll.clone(),
-                compiled: compiled.clone(),
-                group: None,
-            });
-            modules.push((key, compiled, alone.to_string()));
+            let (unit, text) = minimal_unit(work, &key, &module, func, &ll, None)?;
+            modules.push((unit.module.clone(), unit.compiled.clone(), text));
+            units.push(unit);
         }
     }
     Ok((units, modules))
+}
+
+/// The unit of `func` of `module` (read from `ll`), compiled as its minimal module, written to
+/// `work/KEY.min.ll`; with that module's text.
+fn minimal_unit(
+    work: &Path,
+    key: &str,
+    module: &semfuzz_llir::Module,
+    func: &semfuzz_llir::syntax::Function,
+    ll: &Path,
+    group: Option<String>,
+) -> Result<(Unit, String)> {
+    let min = semfuzz_llir::minimal(module, func);
+    let text = min.to_string().trim_start().to_string();
+    let compiled = work.join(format!("{key}.min.ll"));
+    std::fs::write(&compiled, &text)
+        .map_err(|e| anyhow!("cannot write {}: {e}", compiled.display()))?;
+    let unit = Unit {
+        func: func.name.clone(),
+        module: key.to_string(),
+        ll: ll.to_path_buf(),
+        compiled,
+        short: min.functions[0].name.clone(),
+        group,
+    };
+    Ok((unit, text))
 }
 
 /// One compiler's function × target table and its totals.
@@ -606,7 +641,7 @@ fn validate(
         spec,
         &ptx_path.display().to_string(),
         ptx_text,
-        Some(&u.func),
+        Some(&u.short),
     ) {
         Ok(f) => f,
         Err(d) => return Ok(unsupported(format!("PTX: {}", located(&d)))),
@@ -637,13 +672,15 @@ fn validate(
         .chain(vars)
         .collect::<Vec<_>>()
         .join(", ");
+    // The IR side is the minimal module compiled (read above from the file it came from, for
+    // errors located there): what a reproducer carries is what was judged.
     let rule_text = format!(
         "name: {}-{sm}\n  @{}:{} {operands}\n=>\n  @{}:{} {operands}\n",
         u.func,
-        u.ll.display(),
-        u.func,
+        u.compiled.display(),
+        u.short,
         ptx_path.display(),
-        u.func
+        u.short
     );
     let file = SourceFile::new(
         ptx_dir.join("validate-llc.rules").display().to_string(),
@@ -707,6 +744,8 @@ fn validate(
                 .iter()
                 .map(|p| CexPart {
                     name: p.name.clone(),
+                    kind: p.kind,
+                    source: p.source,
                     allows: describe_accept(p.kind, &p.source),
                     computes: describe(p.kind, p.target),
                     bits: p.target,
@@ -717,7 +756,7 @@ fn validate(
                 inputs,
                 parts,
                 confirmed,
-                command: compiler.command(&u.compiled, sm),
+                command: Compiler::command(&u.compiled.display().to_string(), "-", sm),
             };
             // An unconfirmed counterexample is the prover's or the evaluators' fault, not
             // LLVM's: it is no verdict about the PTX.
