@@ -1248,6 +1248,25 @@ impl<'s> Query<'s> {
             }
         }
         let last = self.source[0].last().expect("non-empty");
+        // A function's intermediate choices (a NaN, a value within a bound) are evaluated at
+        // one pick each: what it allows then is one of the sets its picks lead to.
+        let source_picked = match self.source[0].as_slice() {
+            [step @ Step {
+                code: Code::Function(f),
+                ..
+            }] => {
+                let ins: Vec<u64> = step
+                    .args
+                    .iter()
+                    .map(|a| inputs.arg(&inputs.values, a))
+                    .collect();
+                let mut ev = Evaluator::new(f);
+                let mut acc = vec![Accept::default(); ev.n_parts()];
+                ev.eval(&ins, &mut acc);
+                ev.met_open_choice()
+            }
+            _ => false,
+        };
         let d = &last.code.program().dests[0];
         let parts = d
             .parts
@@ -1263,6 +1282,7 @@ impl<'s> Query<'s> {
         Some(Confirmation {
             target_produces: target_ok,
             source_allows,
+            source_picked,
             parts,
         })
     }
@@ -1559,6 +1579,10 @@ pub struct Confirmation {
     pub target_produces: bool,
     /// Some enumerated choice of the source allows it (then the counterexample is wrong).
     pub source_allows: bool,
+    /// The source is a function that made intermediate choices with more than one member on
+    /// these inputs: `parts` describe what it allows at one pick of each, and other picks
+    /// allow other sets (none of which, by the solver and `source_allows`, holds the output).
+    pub source_picked: bool,
     /// Per part of the output: what the source allows (its first alternative, representative
     /// intermediate choices) and what the target produced.
     pub parts: Vec<PartReport>,

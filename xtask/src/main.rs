@@ -64,7 +64,7 @@ fn usage() {
     eprintln!(
         "usage: cargo xtask <command>\n\n\
          commands:\n  \
-         setup         install dependencies (z3-solver into {Z3_DIR}, backend tools into {PY_DIR}, cvc5 and bitwuzla into {SOLVERS_DIR}, schemathesis into {SCHEMATHESIS_DIR}, libmpfr-dev, llvm-14/15/16/19)\n  \
+         setup         install dependencies (z3-solver into {Z3_DIR}, backend tools into {PY_DIR}, cvc5 and bitwuzla into {SOLVERS_DIR}, schemathesis into {SCHEMATHESIS_DIR}, libmpfr-dev, llvm-14/15/16/19/22)\n  \
          test [ARGS]   setup, then each fuzz target for 30 s, then `cargo test --workspace [ARGS]`\n  \
          run [ARGS]    setup, build release, then `semfuzz serve --db semfuzz.db --local-worker [ARGS]`\n  \
          fuzz [TARGET...] [--time S]   setup, then the libFuzzer targets (S seconds each, default 60)\n  \
@@ -102,15 +102,17 @@ fn setup(root: &Path) -> Result<()> {
 
 /// Debian packages the build and the backends need: MPFR for the FP tests (through `rug`
 /// with the system libraries), LLVM 16's `opt` for the `llvm:opt-16` backend, the `llc` of
-/// LLVM 14, 15 and 19 beside it for `validate-llc --llc all`'s regression ranges, PostgreSQL for
-/// the service's tests (they start their own server), and Chromium for the dashboard's
-/// end-to-end test.
+/// LLVM 14, 15 and 19 beside it for `validate-llc --llc all`'s regression ranges, LLVM 22's
+/// `llc` (bookworm-security) so that the tests run a bug report's printed command with a real
+/// `llc` of the version llvmlite bundles, PostgreSQL for the service's tests (they start their
+/// own server), and Chromium for the dashboard's end-to-end test.
 const DEBIAN_PACKAGES: &[&str] = &[
     "libmpfr-dev",
     "llvm-14",
     "llvm-15",
     "llvm-16",
     "llvm-19",
+    "llvm-22",
     "postgresql-15",
     "chromium",
     "chromium-driver",

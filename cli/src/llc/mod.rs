@@ -746,7 +746,14 @@ fn validate(
                     name: p.name.clone(),
                     kind: p.kind,
                     source: p.source,
-                    allows: describe_accept(p.kind, &p.source),
+                    allows: if c.source_picked {
+                        format!(
+                            "{} at one pick of its intermediate choices (no pick allows what the PTX computes)",
+                            describe_accept(p.kind, &p.source)
+                        )
+                    } else {
+                        describe_accept(p.kind, &p.source)
+                    },
                     computes: describe(p.kind, p.target),
                     bits: p.target,
                 })
