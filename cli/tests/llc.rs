@@ -125,7 +125,7 @@ fn what_the_reader_does_not_model_is_unsupported_with_its_location() {
         work.path().to_str().expect("utf-8"),
     ]);
     assert!(
-        out.contains("load_f32 sm_90: unsupported (type `ptr` at correct.ll:33:24)"),
+        out.contains("load_f32 sm_90: unsupported (instruction `load` at correct.ll:34:8)"),
         "{out}{err}"
     );
 }

@@ -77,6 +77,7 @@ pub fn read_function(
         f,
         b: Builder::default(),
         env: HashMap::new(),
+        aggregates: HashMap::new(),
         choices: Vec::new(),
         choice_sites: Vec::new(),
         variants: Vec::new(),
@@ -199,6 +200,9 @@ struct Reader<'s> {
     f: &'s Function,
     b: Builder,
     env: HashMap<String, (ValueId, Type)>,
+    /// The values of struct type (a `*.with.overflow` call's): each field's bits and type,
+    /// read by `extractvalue`.
+    aggregates: HashMap<String, Vec<(ValueId, Type)>>,
     choices: Vec<Outcome>,
     choice_sites: Vec<String>,
     variants: Vec<String>,
@@ -238,6 +242,7 @@ fn row(op: &str) -> Option<Row> {
         "ir_sitofp" | "ir_uitofp" | "ir_bitcast" | "ir_and" | "ir_xor" | "ir_icmp" | "ir_sext"
         | "ir_freeze" | "llvm_smin" | "llvm_smax" | "llvm_umin" | "llvm_umax" | "llvm_abs"
         | "llvm_fshl" | "llvm_fshr" | "ir_urem" | "ir_srem" => r(&[], false, false),
+        op if INT_INTRINSICS.contains(&op) => r(&[], false, false),
         "ir_or" => r(&["disjoint"], false, false),
         "ir_trunc" => r(&["nuw", "nsw"], false, false),
         "ir_zext" => r(&["nneg"], false, false),
@@ -252,6 +257,27 @@ fn row(op: &str) -> Option<Row> {
     }
 }
 
+/// The integer intrinsics of spec/isa/llvm-int.sem beyond min/max/abs/fshl/fshr: no flags.
+const INT_INTRINSICS: &[&str] = &[
+    "llvm_ctpop",
+    "llvm_ctlz",
+    "llvm_cttz",
+    "llvm_bitreverse",
+    "llvm_bswap",
+    "llvm_sadd_with_overflow",
+    "llvm_uadd_with_overflow",
+    "llvm_ssub_with_overflow",
+    "llvm_usub_with_overflow",
+    "llvm_smul_with_overflow",
+    "llvm_umul_with_overflow",
+    "llvm_sadd_sat",
+    "llvm_uadd_sat",
+    "llvm_ssub_sat",
+    "llvm_usub_sat",
+    "llvm_sshl_sat",
+    "llvm_ushl_sat",
+];
+
 /// The contract's order of flags.
 const FLAG_ORDER: &[&str] = &[
     "nnan", "ninf", "nsz", "arcp", "afn", "nuw", "nsw", "exact", "disjoint", "nneg",
@@ -265,6 +291,10 @@ fn type_tag(t: &Type) -> Option<String> {
         Type::Float(FloatTy::Float) => Some("f32".into()),
         Type::Float(FloatTy::Double) => Some("f64".into()),
         Type::Int(n) => Some(format!("i{n}")),
+        // A pointer's bits are an address, compared and selected as an integer (LangRef
+        // 'icmp': "If the operands are pointer typed, the pointer values are compared as if
+        // they were integers").
+        Type::Ptr(0) => Some("i64".into()),
         _ => None,
     }
 }
@@ -485,6 +515,7 @@ impl<'s> Reader<'s> {
                         i.ty.clone().expect("parsed"),
                     )
                 }
+                Shape::Extract => return self.extract_value(i),
                 Shape::Ret => unreachable!("handled by read"),
             };
         if let Some(name) = i
@@ -532,19 +563,24 @@ impl<'s> Reader<'s> {
                     .with_hint("docs/llvm-ir-spec.md: no `icmp` variant states samesign's poison"),
             );
         }
-        // Values: `llvm.abs`'s `i1` argument is the `.poison` modifier, not an operand.
+        // Values: the `i1` argument of `llvm.abs` (is_int_min_poison) and of `llvm.ctlz` and
+        // `llvm.cttz` (is_zero_poison) is the `.poison` modifier, not an operand.
         let mut flags: Vec<&str> = Vec::new();
         let mut operands = operands;
         let mut ty = ty;
-        if opcode == "llvm_abs" {
+        if matches!(opcode.as_str(), "llvm_abs" | "llvm_ctlz" | "llvm_cttz") {
             match operands.get(1).map(|o| &o.value) {
                 Some(Value::Const(c)) if c == "true" => flags.push("poison"),
                 Some(Value::Const(c)) if c == "false" => {}
                 _ => {
                     return Err(at(
                         &i.span,
-                        "`llvm.abs` takes a constant `i1` as its second argument",
-                    ))
+                        format!(
+                            "`@{}` takes a constant `i1` as its second argument",
+                            i.callee.as_deref().unwrap_or("")
+                        ),
+                    )
+                    .with_hint("LangRef: the second argument is a constant flag"))
                 }
             }
             operands.truncate(1);
@@ -590,7 +626,13 @@ impl<'s> Reader<'s> {
         }
         flags.sort_by_key(|f| FLAG_ORDER.iter().position(|g| g == f).unwrap_or(usize::MAX));
         let src_elem = ty.first().map(|t| t.elem().clone()).unwrap_or(Type::Void);
-        let dst_elem = result_ty.elem().clone();
+        // A struct result (`{i32, i1}` of `llvm.sadd.with.overflow`) is one destination per
+        // field; its first field's type names the variant and its lanes.
+        let fields = match &result_ty {
+            Type::Struct(fields) if !fields.is_empty() => fields.clone(),
+            t => vec![t.clone()],
+        };
+        let dst_elem = fields[0].elem().clone();
         let mode_of = |t: &Type| match t {
             Type::Float(FloatTy::Float) => Some(modes.f32),
             Type::Float(_) => Some(modes.other),
@@ -672,7 +714,7 @@ impl<'s> Reader<'s> {
         for (o, t) in operands.iter().zip(&ty) {
             vals.push((self.value(&o.value, t, &o.span)?, t.clone()));
         }
-        let lanes = result_ty.lanes();
+        let lanes = fields[0].lanes();
         if let Some((_, t)) = vals
             .iter()
             .find(|(_, t)| t.lanes() != lanes && t.lanes() != 1)
@@ -682,26 +724,104 @@ impl<'s> Reader<'s> {
                 format!("a {t} operand for a result of {lanes} lanes"),
             ));
         }
-        let mut acc: Option<ValueId> = None;
+        if variant.dests.len() != fields.len() {
+            return Err(at(
+                &i.span,
+                format!(
+                    "`{}` writes {} values, the IR result {result_ty} has {}",
+                    variant.text,
+                    variant.dests.len(),
+                    fields.len()
+                ),
+            ));
+        }
+        // Per field, its lanes: lane 0 in the low bits.
+        let mut acc: Vec<Option<ValueId>> = vec![None; fields.len()];
         for l in 0..lanes {
             let args: Vec<ValueId> = vals.iter().map(|(v, t)| self.lane(*v, t, l)).collect();
-            let v = self.inline(variant, &args, i)?;
-            acc = Some(match acc {
-                None => v,
-                Some(lo) => self.b.concat(v, lo),
-            });
+            let out = self.inline(variant, &args, i)?;
+            for (a, v) in acc.iter_mut().zip(out) {
+                *a = Some(match *a {
+                    None => v,
+                    Some(lo) => self.b.concat(v, lo),
+                });
+            }
         }
-        self.finish(i, variant, acc.expect("at least one lane"), result_ty)
+        let values: Vec<ValueId> = acc
+            .into_iter()
+            .map(|a| a.expect("at least one lane"))
+            .collect();
+        if let [value] = values[..] {
+            return self.finish(i, variant, value, result_ty);
+        }
+        let mut parts = Vec::new();
+        for (value, t) in values.into_iter().zip(fields) {
+            self.check_width(i, variant, value, &t)?;
+            parts.push((value, t));
+        }
+        self.variants.push(variant.text.clone());
+        if let Some(r) = &i.result {
+            self.aggregates.insert(r.clone(), parts);
+        }
+        Ok(())
+    }
+
+    /// `extractvalue {T, U} %s, K`: field K of a struct a call defined.
+    fn extract_value(&mut self, i: &Instr) -> Result<(), Diagnostic> {
+        let (agg, index) = match &i.operands[..] {
+            [agg, index] => (agg, index),
+            _ => {
+                return Err(unsupported(
+                    &i.opcode_span,
+                    format!("`extractvalue` with {} indices", i.operands.len() - 1),
+                )
+                .with_hint("semfuzz reads one index into a struct of scalars"))
+            }
+        };
+        let Value::Local(name) = &agg.value else {
+            return Err(unsupported(&agg.span, "`extractvalue` of a constant"));
+        };
+        let fields = self.aggregates.get(name).ok_or_else(|| {
+            at(
+                &agg.span,
+                format!("`%{name}` is no struct defined before this `extractvalue`"),
+            )
+        })?;
+        let have = Type::Struct(fields.iter().map(|f| f.1.clone()).collect());
+        if agg.ty.as_ref() != Some(&have) {
+            return Err(at(
+                &agg.span,
+                format!(
+                    "`%{name}` is {have}, used here as {}",
+                    agg.ty.as_ref().unwrap_or(&Type::Void)
+                ),
+            ));
+        }
+        let field = match &index.value {
+            Value::Const(c) => c.parse::<usize>().ok().and_then(|k| fields.get(k)),
+            _ => None,
+        };
+        let Some((value, t)) = field.cloned() else {
+            return Err(at(
+                &index.span,
+                format!(
+                    "`{}` is no field of a struct of {}",
+                    index.value,
+                    fields.len()
+                ),
+            ));
+        };
+        self.define(i, value, t)
     }
 
     /// `variant` inlined on `args` (checked against its sources' widths) for instruction `i`:
-    /// its first destination. Each choice it brings is recorded with `i`'s location.
+    /// its destinations in order. Each choice it brings is recorded with `i`'s location.
     fn inline(
         &mut self,
         variant: &Variant,
         args: &[ValueId],
         i: &Instr,
-    ) -> Result<ValueId, Diagnostic> {
+    ) -> Result<Vec<ValueId>, Diagnostic> {
         for (a, s) in args.iter().zip(&variant.sources) {
             if self.b.widths[*a as usize] != s.width {
                 return Err(at(
@@ -722,7 +842,7 @@ impl<'s> Reader<'s> {
                 variant.text, i.span.file.name
             ));
         }
-        Ok(out[0].0)
+        Ok(out.into_iter().map(|(v, _)| v).collect())
     }
 
     /// Binds `i`'s result to `value`, the bits `variant` wrote, once they have the width of
@@ -734,18 +854,30 @@ impl<'s> Reader<'s> {
         value: ValueId,
         result_ty: Type,
     ) -> Result<(), Diagnostic> {
-        let result_width = self.width_of(&result_ty, &i.span)?;
-        if self.b.widths[value as usize] != result_width {
+        self.check_width(i, variant, value, &result_ty)?;
+        self.variants.push(variant.text.clone());
+        self.define(i, value, result_ty)
+    }
+
+    /// That `value`, which `variant` wrote, has the width of the IR type `t`.
+    fn check_width(
+        &self,
+        i: &Instr,
+        variant: &Variant,
+        value: ValueId,
+        t: &Type,
+    ) -> Result<(), Diagnostic> {
+        let want = self.width_of(t, &i.span)?;
+        if self.b.widths[value as usize] != want {
             return Err(at(
                 &i.span,
                 format!(
-                    "`{}` writes {} bits, the IR result {result_ty} has {result_width}",
+                    "`{}` writes {} bits, the IR result {t} has {want}",
                     variant.text, self.b.widths[value as usize]
                 ),
             ));
         }
-        self.variants.push(variant.text.clone());
-        self.define(i, value, result_ty)
+        Ok(())
     }
 
     /// A call of `@llvm.nvvm.NAME`: the PTX variant NVPTX selects for it, on the operands'
@@ -780,7 +912,7 @@ impl<'s> Reader<'s> {
         for (o, t) in operands.iter().zip(ty) {
             args.push(self.value(&o.value, t, &o.span)?);
         }
-        let value = self.inline(variant, &args, i)?;
+        let value = self.inline(variant, &args, i)?[0];
         self.finish(i, variant, value, result_ty)
     }
 
@@ -853,7 +985,12 @@ impl<'s> Reader<'s> {
                         .iter()
                         .map(|(_, v)| match v {
                             Value::Const(c) => c.parse::<u32>().map_err(|_| {
-                                unsupported(&ops[2].span, format!("mask element `{c}`"))
+                                let e = unsupported(&ops[2].span, format!("mask element `{c}`"));
+                                if c == "poison" || c == "undef" {
+                                    e.with_hint("LangRef 'shufflevector': a poison mask element makes that result lane poison, which semfuzz does not model per lane yet")
+                                } else {
+                                    e
+                                }
                             }),
                             _ => Err(unsupported(&ops[2].span, "a variable mask")),
                         })
@@ -909,6 +1046,15 @@ fn constant(c: &str, t: &Type) -> Result<u64, String> {
     }
     if c == "poison" || c == "undef" {
         return Err("poison and undef constants are not modelled".into());
+    }
+    if let Type::Ptr(_) = t {
+        // LangRef "Simple Constants": "The identifier 'null' is recognized as a null pointer
+        // constant"; NVPTX's generic null is address 0.
+        return if c == "null" {
+            Ok(0)
+        } else {
+            Err("the only pointer constant semfuzz reads is `null`".into())
+        };
     }
     match t {
         Type::Int(n) => {
