@@ -162,6 +162,8 @@ fn hand_written_wrong_ptx_is_a_confirmed_counterexample() {
         "fadd-f64-rounded-through-f32",
         "min-selp-swapped",
         "half-in-b32-upper-bits",
+        "select-i64-selp-swapped",
+        "uaddo-carry-le",
     ] {
         let line = out
             .lines()
@@ -171,7 +173,7 @@ fn hand_written_wrong_ptx_is_a_confirmed_counterexample() {
     }
     assert_eq!(
         out.matches("confirmed by the evaluator").count(),
-        5,
+        7,
         "{out}"
     );
     assert!(
@@ -180,6 +182,7 @@ fn hand_written_wrong_ptx_is_a_confirmed_counterexample() {
     );
     assert!(out.contains("min-selp-right: proved"), "{out}");
     assert!(out.contains("half-in-b32-low-bits: proved"), "{out}");
+    assert!(out.contains("select-i64-selp-right: proved"), "{out}");
     // What the caller left above the half, which the wrong function read, is shown.
     assert!(out.contains("    a.hi = 0x"), "{out}");
 }
@@ -196,8 +199,53 @@ fn what_the_reader_does_not_model_is_unsupported_with_its_location() {
         work.path().to_str().expect("utf-8"),
     ]);
     assert!(
-        out.contains("load_f32 sm_90: unsupported (type `ptr` at correct.ll:33:24)"),
+        out.contains("load_f32 sm_90: unsupported (instruction `load` at correct.ll:34:8)"),
         "{out}{err}"
+    );
+}
+
+/// Integer IR (int.ll): select, pointers, the bit-manipulation, overflow and saturation
+/// intrinsics, as llc compiles them, each proved at sm_70 and sm_90.
+#[test]
+fn integer_ir_is_proved_on_sm_70_and_sm_90() {
+    let work = tempfile::tempdir().expect("temp dir");
+    let (code, out, err) = semfuzz(&[
+        "validate-llc",
+        "cli/tests/llc/int.ll",
+        "--sm",
+        "sm_70,sm_90",
+        "--work",
+        work.path().to_str().expect("utf-8"),
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    for func in [
+        "select_i32",
+        "select_i64",
+        "select_ptr",
+        "ctpop_i32",
+        "cttz_i32",
+        "bswap_i32",
+        "bswap_i64",
+        "uaddo_i32",
+        "smulo_i32",
+        "sadd_sat_i32",
+        "uadd_sat_i32",
+        "usub_sat_i32",
+        "sshl_sat_i32",
+    ] {
+        for sm in ["sm_70", "sm_90"] {
+            assert_eq!(verdict(&out, func, sm), "proved", "{out}{err}");
+        }
+    }
+    // With both arms parameters, LLVM 22 selects the parameters' addresses
+    // (`mov.b64 %rd1, select_params_i32_param_2`), which the PTX reader does not read yet.
+    assert!(
+        out.contains("select_params_i32 sm_90: unsupported (PTX: `select_params_i32_param_2` is not a declared register"),
+        "{out}"
+    );
+    assert!(
+        out.contains("26 proved, 0 counterexample, 0 unknown, 2 unsupported"),
+        "{out}"
     );
 }
 

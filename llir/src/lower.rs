@@ -91,6 +91,7 @@ pub fn read_function(
         b: Builder::default(),
         env: HashMap::new(),
         ub: None,
+        aggregates: HashMap::new(),
         choices: Vec::new(),
         choice_sites: Vec::new(),
         variants: Vec::new(),
@@ -215,6 +216,9 @@ struct Reader<'s> {
     env: HashMap<String, (StateValue, Type)>,
     /// Where the function has reached immediate undefined behaviour so far (one bit).
     ub: Option<ValueId>,
+    /// The values of struct type (a `*.with.overflow` call's): each field's value and type,
+    /// read by `extractvalue`.
+    aggregates: HashMap<String, Vec<(StateValue, Type)>>,
     choices: Vec<Outcome>,
     choice_sites: Vec<String>,
     variants: Vec<String>,
@@ -268,6 +272,7 @@ fn row(op: &str) -> Option<Row> {
         "ir_sitofp" | "ir_uitofp" | "ir_bitcast" | "ir_and" | "ir_xor" | "ir_icmp" | "ir_sext"
         | "ir_freeze" | "llvm_smin" | "llvm_smax" | "llvm_umin" | "llvm_umax" | "llvm_abs"
         | "llvm_fshl" | "llvm_fshr" | "ir_urem" | "ir_srem" => r(&[], false, false),
+        op if INT_INTRINSICS.contains(&op) => r(&[], false, false),
         "ir_or" => r(&["disjoint"], false, false),
         "ir_trunc" => r(&["nuw", "nsw"], false, false),
         "ir_zext" => r(&["nneg"], false, false),
@@ -282,6 +287,27 @@ fn row(op: &str) -> Option<Row> {
     }
 }
 
+/// The integer intrinsics of spec/isa/llvm-int.sem beyond min/max/abs/fshl/fshr: no flags.
+const INT_INTRINSICS: &[&str] = &[
+    "llvm_ctpop",
+    "llvm_ctlz",
+    "llvm_cttz",
+    "llvm_bitreverse",
+    "llvm_bswap",
+    "llvm_sadd_with_overflow",
+    "llvm_uadd_with_overflow",
+    "llvm_ssub_with_overflow",
+    "llvm_usub_with_overflow",
+    "llvm_smul_with_overflow",
+    "llvm_umul_with_overflow",
+    "llvm_sadd_sat",
+    "llvm_uadd_sat",
+    "llvm_ssub_sat",
+    "llvm_usub_sat",
+    "llvm_sshl_sat",
+    "llvm_ushl_sat",
+];
+
 /// The contract's order of flags.
 const FLAG_ORDER: &[&str] = &[
     "nnan", "ninf", "nsz", "arcp", "afn", "nuw", "nsw", "exact", "disjoint", "nneg",
@@ -295,6 +321,10 @@ fn type_tag(t: &Type) -> Option<String> {
         Type::Float(FloatTy::Float) => Some("f32".into()),
         Type::Float(FloatTy::Double) => Some("f64".into()),
         Type::Int(n) => Some(format!("i{n}")),
+        // A pointer's bits are an address, compared and selected as an integer (LangRef
+        // 'icmp': "If the operands are pointer typed, the pointer values are compared as if
+        // they were integers").
+        Type::Ptr(0) => Some("i64".into()),
         _ => None,
     }
 }
@@ -659,6 +689,7 @@ impl<'s> Reader<'s> {
                         i.ty.clone().expect("parsed"),
                     )
                 }
+                Shape::Extract => return self.extract_value(i),
                 Shape::Ret => unreachable!("handled by read"),
             };
         if let Some(name) = i
@@ -711,19 +742,24 @@ impl<'s> Reader<'s> {
                     .with_hint("docs/llvm-ir-spec.md: no `icmp` variant states samesign's poison"),
             );
         }
-        // Values: `llvm.abs`'s `i1` argument is the `.poison` modifier, not an operand.
+        // Values: the `i1` argument of `llvm.abs` (is_int_min_poison) and of `llvm.ctlz` and
+        // `llvm.cttz` (is_zero_poison) is the `.poison` modifier, not an operand.
         let mut flags: Vec<&str> = Vec::new();
         let mut operands = operands;
         let mut ty = ty;
-        if opcode == "llvm_abs" {
+        if matches!(opcode.as_str(), "llvm_abs" | "llvm_ctlz" | "llvm_cttz") {
             match operands.get(1).map(|o| &o.value) {
                 Some(Value::Const(c)) if c == "true" => flags.push("poison"),
                 Some(Value::Const(c)) if c == "false" => {}
                 _ => {
                     return Err(at(
                         &i.span,
-                        "`llvm.abs` takes a constant `i1` as its second argument",
-                    ))
+                        format!(
+                            "`@{}` takes a constant `i1` as its second argument",
+                            i.callee.as_deref().unwrap_or("")
+                        ),
+                    )
+                    .with_hint("LangRef: the second argument is a constant flag"))
                 }
             }
             operands.truncate(1);
@@ -769,7 +805,13 @@ impl<'s> Reader<'s> {
         }
         flags.sort_by_key(|f| FLAG_ORDER.iter().position(|g| g == f).unwrap_or(usize::MAX));
         let src_elem = ty.first().map(|t| t.elem().clone()).unwrap_or(Type::Void);
-        let dst_elem = result_ty.elem().clone();
+        // A struct result (`{i32, i1}` of `llvm.sadd.with.overflow`) is one destination per
+        // field; its first field's type names the variant and its lanes.
+        let fields = match &result_ty {
+            Type::Struct(fields) if !fields.is_empty() => fields.clone(),
+            t => vec![t.clone()],
+        };
+        let dst_elem = fields[0].elem().clone();
         let mode_of = |t: &Type| match t {
             Type::Float(FloatTy::Float) => Some(modes.f32),
             Type::Float(_) => Some(modes.other),
@@ -851,7 +893,7 @@ impl<'s> Reader<'s> {
         for (o, t) in operands.iter().zip(&ty) {
             vals.push((self.value(&o.value, t, &o.span)?, t.clone()));
         }
-        let lanes = result_ty.lanes();
+        let lanes = fields[0].lanes();
         if let Some((_, t)) = vals
             .iter()
             .find(|(_, t)| t.lanes() != lanes && t.lanes() != 1)
@@ -861,18 +903,30 @@ impl<'s> Reader<'s> {
                 format!("a {t} operand for a result of {lanes} lanes"),
             ));
         }
+        if variant.dests.len() != fields.len() {
+            return Err(at(
+                &i.span,
+                format!(
+                    "`{}` writes {} values, the IR result {result_ty} has {}",
+                    variant.text,
+                    variant.dests.len(),
+                    fields.len()
+                ),
+            ));
+        }
         let divides = matches!(
             opcode.as_str(),
             "ir_udiv" | "ir_sdiv" | "ir_urem" | "ir_srem"
         );
-        let mut results = Vec::new();
+        // Per field, its lanes (lane 0 first).
+        let mut per_field: Vec<Vec<StateValue>> = vec![Vec::new(); fields.len()];
         for l in 0..lanes {
             let args: Vec<ValueId> = vals.iter().map(|(v, t)| self.lane(v.bits, t, l)).collect();
             let read: Vec<Option<ValueId>> = vals
                 .iter()
                 .map(|(v, t)| self.lane_poison(*v, t, l))
                 .collect();
-            let out = self.inline(variant, &args, i)?;
+            let outs = self.inline(variant, &args, i)?;
             let from_operands = if opcode == "ir_select" {
                 // LangRef 'select': "the presence of value which would otherwise result in
                 // poison does not cause the result to be poison if the value is on the
@@ -895,35 +949,97 @@ impl<'s> Reader<'s> {
                 // (and a poisoned signed dividend INT_MIN over -1). Alive2 likewise.
                 self.ub = self.b.or_pred(self.ub, from_operands);
             }
-            self.ub = self.b.or_pred(self.ub, out.ub);
-            let poison = self.b.or_pred(out.poison, from_operands);
-            results.push(match (opcode.as_str(), poison) {
-                // LangRef 'freeze': "If the argument is undef or poison, 'freeze' returns an
-                // arbitrary, but fixed, value of type 'ty'".
-                ("ir_freeze", Some(p)) => {
-                    let w = self.b.widths[out.value as usize];
-                    let any = self.any_bits(w);
-                    let fixed = self.choose(any, w, "`freeze` of poison", &i.span);
-                    StateValue::defined(self.b.emit(Op::Select(p, fixed, out.value), w))
-                }
-                _ => StateValue {
-                    bits: out.value,
-                    poison,
-                },
-            });
+            for (field, out) in per_field.iter_mut().zip(outs) {
+                self.ub = self.b.or_pred(self.ub, out.ub);
+                let poison = self.b.or_pred(out.poison, from_operands);
+                field.push(match (opcode.as_str(), poison) {
+                    // LangRef 'freeze': "If the argument is undef or poison, 'freeze' returns
+                    // an arbitrary, but fixed, value of type 'ty'".
+                    ("ir_freeze", Some(p)) => {
+                        let w = self.b.widths[out.value as usize];
+                        let any = self.any_bits(w);
+                        let fixed = self.choose(any, w, "`freeze` of poison", &i.span);
+                        StateValue::defined(self.b.emit(Op::Select(p, fixed, out.value), w))
+                    }
+                    _ => StateValue {
+                        bits: out.value,
+                        poison,
+                    },
+                });
+            }
         }
-        let value = self.join(&results);
-        self.finish(i, variant, value, result_ty)
+        let values: Vec<StateValue> = per_field.iter().map(|lanes| self.join(lanes)).collect();
+        if let [value] = values[..] {
+            return self.finish(i, variant, value, result_ty);
+        }
+        let mut parts = Vec::new();
+        for (value, t) in values.into_iter().zip(fields) {
+            self.check_width(i, variant, value.bits, &t)?;
+            parts.push((value, t));
+        }
+        self.variants.push(variant.text.clone());
+        if let Some(r) = &i.result {
+            self.aggregates.insert(r.clone(), parts);
+        }
+        Ok(())
+    }
+
+    /// `extractvalue {T, U} %s, K`: field K of a struct a call defined.
+    fn extract_value(&mut self, i: &Instr) -> Result<(), Diagnostic> {
+        let (agg, index) = match &i.operands[..] {
+            [agg, index] => (agg, index),
+            _ => {
+                return Err(unsupported(
+                    &i.opcode_span,
+                    format!("`extractvalue` with {} indices", i.operands.len() - 1),
+                )
+                .with_hint("semfuzz reads one index into a struct of scalars"))
+            }
+        };
+        let Value::Local(name) = &agg.value else {
+            return Err(unsupported(&agg.span, "`extractvalue` of a constant"));
+        };
+        let fields = self.aggregates.get(name).ok_or_else(|| {
+            at(
+                &agg.span,
+                format!("`%{name}` is no struct defined before this `extractvalue`"),
+            )
+        })?;
+        let have = Type::Struct(fields.iter().map(|f| f.1.clone()).collect());
+        if agg.ty.as_ref() != Some(&have) {
+            return Err(at(
+                &agg.span,
+                format!(
+                    "`%{name}` is {have}, used here as {}",
+                    agg.ty.as_ref().unwrap_or(&Type::Void)
+                ),
+            ));
+        }
+        let field = match &index.value {
+            Value::Const(c) => c.parse::<usize>().ok().and_then(|k| fields.get(k)),
+            _ => None,
+        };
+        let Some((value, t)) = field.cloned() else {
+            return Err(at(
+                &index.span,
+                format!(
+                    "`{}` is no field of a struct of {}",
+                    index.value,
+                    fields.len()
+                ),
+            ));
+        };
+        self.define(i, value, t)
     }
 
     /// `variant` inlined on `args` (checked against its sources' widths) for instruction `i`:
-    /// its first destination. Each choice it brings is recorded with `i`'s location.
+    /// its destinations in order. Each choice it brings is recorded with `i`'s location.
     fn inline(
         &mut self,
         variant: &Variant,
         args: &[ValueId],
         i: &Instr,
-    ) -> Result<semfuzz_spec::ir::Inlined, Diagnostic> {
+    ) -> Result<Vec<semfuzz_spec::ir::Inlined>, Diagnostic> {
         for (a, s) in args.iter().zip(&variant.sources) {
             if self.b.widths[*a as usize] != s.width {
                 return Err(at(
@@ -944,7 +1060,7 @@ impl<'s> Reader<'s> {
                 variant.text, i.span.file.name
             ));
         }
-        Ok(out[0])
+        Ok(out)
     }
 
     /// Binds `i`'s result to `value`, the bits `variant` wrote, once they have the width of
@@ -956,18 +1072,30 @@ impl<'s> Reader<'s> {
         value: StateValue,
         result_ty: Type,
     ) -> Result<(), Diagnostic> {
-        let result_width = self.width_of(&result_ty, &i.span)?;
-        if self.b.widths[value.bits as usize] != result_width {
+        self.check_width(i, variant, value.bits, &result_ty)?;
+        self.variants.push(variant.text.clone());
+        self.define(i, value, result_ty)
+    }
+
+    /// That `value`, which `variant` wrote, has the width of the IR type `t`.
+    fn check_width(
+        &self,
+        i: &Instr,
+        variant: &Variant,
+        value: ValueId,
+        t: &Type,
+    ) -> Result<(), Diagnostic> {
+        let want = self.width_of(t, &i.span)?;
+        if self.b.widths[value as usize] != want {
             return Err(at(
                 &i.span,
                 format!(
-                    "`{}` writes {} bits, the IR result {result_ty} has {result_width}",
-                    variant.text, self.b.widths[value.bits as usize]
+                    "`{}` writes {} bits, the IR result {t} has {want}",
+                    variant.text, self.b.widths[value as usize]
                 ),
             ));
         }
-        self.variants.push(variant.text.clone());
-        self.define(i, value, result_ty)
+        Ok(())
     }
 
     /// A call of `@llvm.nvvm.NAME`: the PTX variant NVPTX selects for it, on the operands'
@@ -1006,7 +1134,7 @@ impl<'s> Reader<'s> {
             let any = v.poison.map(|p| self.any_lane(p, t));
             read = self.b.or_pred(read, any);
         }
-        let out = self.inline(variant, &args, i)?;
+        let out = self.inline(variant, &args, i)?[0];
         // The PTX instruction reads whole registers: a poisoned operand lane poisons every
         // lane of the result (more poison only allows the source more).
         let lanes = result_ty.lanes();
@@ -1164,6 +1292,15 @@ fn constant(c: &str, t: &Type) -> Result<u64, String> {
     }
     if c == "poison" || c == "undef" {
         return Err("poison and undef constants are not modelled".into());
+    }
+    if let Type::Ptr(_) = t {
+        // LangRef "Simple Constants": "The identifier 'null' is recognized as a null pointer
+        // constant"; NVPTX's generic null is address 0.
+        return if c == "null" {
+            Ok(0)
+        } else {
+            Err("the only pointer constant semfuzz reads is `null`".into())
+        };
     }
     match t {
         Type::Int(n) => {

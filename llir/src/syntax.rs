@@ -56,9 +56,14 @@ pub enum Type {
     Int(u32),
     /// `<N x T>` of a scalar type.
     Vector(u32, Box<Type>),
+    /// `ptr`, `ptr addrspace(N)`: a pointer in address space N (0, the generic one, when
+    /// none is written).
+    Ptr(u32),
+    /// `{T, U}`: a literal struct (what `llvm.sadd.with.overflow` returns).
+    Struct(Vec<Type>),
     /// `void`.
     Void,
-    /// Any other type as written (`ptr`, `fp128`, `label`): read, never modelled.
+    /// Any other type as written (`fp128`, `label`): read, never modelled.
     Other(String),
 }
 
@@ -113,11 +118,14 @@ impl Type {
         }
     }
 
-    /// The width of a scalar in bits, `None` for types semfuzz does not model.
+    /// The width of a scalar in bits, `None` for types semfuzz does not model. A generic
+    /// pointer is 64 bits: nvptx64's data layout gives address space 0 no other size; the
+    /// others may be 32 bits (`nvptx-short-ptr`), so they are not modelled.
     pub fn scalar_bits(&self) -> Option<u32> {
         match self {
             Type::Float(f) => Some(f.bits()),
             Type::Int(n) => Some(*n),
+            Type::Ptr(0) => Some(64),
             _ => None,
         }
     }
@@ -134,6 +142,12 @@ impl fmt::Display for Type {
             Type::Float(t) => f.write_str(t.keyword()),
             Type::Int(n) => write!(f, "i{n}"),
             Type::Vector(n, e) => write!(f, "<{n} x {e}>"),
+            Type::Ptr(0) => f.write_str("ptr"),
+            Type::Ptr(n) => write!(f, "ptr addrspace({n})"),
+            Type::Struct(fields) => {
+                let fields: Vec<String> = fields.iter().map(|t| t.to_string()).collect();
+                write!(f, "{{{}}}", fields.join(", "))
+            }
             Type::Void => f.write_str("void"),
             Type::Other(s) => f.write_str(s),
         }
@@ -226,6 +240,8 @@ pub enum Shape {
     EachTyped,
     /// `call [flags] T @name(T a, ...)`.
     Call,
+    /// `extractvalue T a, i, ...` (a typed aggregate, then constant indices).
+    Extract,
     /// `ret T a`, `ret void`.
     Ret,
     /// An instruction the reader does not know, kept as its text after the opcode.
@@ -418,6 +434,7 @@ fn shape_of(opcode: &str) -> Shape {
         | "sext" | "trunc" => Shape::Cast,
         "select" | "extractelement" | "insertelement" | "shufflevector" => Shape::EachTyped,
         "call" => Shape::Call,
+        "extractvalue" => Shape::Extract,
         "ret" => Shape::Ret,
         _ => Shape::Unknown,
     }
@@ -617,7 +634,11 @@ impl<'a> Parser<'a> {
                     "float" => Type::Float(FloatTy::Float),
                     "double" => Type::Float(FloatTy::Double),
                     "void" => Type::Void,
-                    "ptr" | "fp128" | "x86_fp80" | "ppc_fp128" | "label" | "metadata" | "token" => {
+                    "ptr" => {
+                        self.pos += 1;
+                        return Ok(Some(Type::Ptr(self.addrspace()?)));
+                    }
+                    "fp128" | "x86_fp80" | "ppc_fp128" | "label" | "metadata" | "token" => {
                         Type::Other(w.clone())
                     }
                     w => match w.strip_prefix('i').and_then(|n| n.parse::<u32>().ok()) {
@@ -648,9 +669,42 @@ impl<'a> Parser<'a> {
                 self.expect('>', "closing the vector type")?;
                 Type::Vector(n, Box::new(elem))
             }
+            Some(Tok::Punct('{')) => {
+                self.pos += 1;
+                let mut fields = Vec::new();
+                if !self.eat('}') {
+                    loop {
+                        fields.push(self.ty("a struct field's type")?);
+                        if self.eat('}') {
+                            break;
+                        }
+                        self.expect(',', "between struct fields")?;
+                    }
+                }
+                Type::Struct(fields)
+            }
             _ => return Ok(None),
         };
         Ok(Some(t))
+    }
+
+    /// The `addrspace(N)` after `ptr`, if written (0 if not).
+    fn addrspace(&mut self) -> Result<u32, Diagnostic> {
+        if !matches!(self.peek(), Some(Tok::Word(w)) if w == "addrspace") {
+            return Ok(0);
+        }
+        self.pos += 1;
+        self.expect('(', "after `addrspace`")?;
+        let n = match self.next().map(|t| t.tok.clone()) {
+            Some(Tok::Num(n)) => n.parse::<u32>().ok(),
+            _ => None,
+        };
+        let Some(n) = n else {
+            self.pos -= 1;
+            return Err(self.error("expected an address space number in `addrspace(N)`"));
+        };
+        self.expect(')', "closing `addrspace(N)`")?;
+        Ok(n)
     }
 
     /// A type after any keywords (`dso_local`, `noundef`, `nofpclass(nan)`) before it.
@@ -924,6 +978,13 @@ impl<'a> Parser<'a> {
                 }
                 self.pos += 1;
             },
+            Shape::Extract => {
+                i.operands.push(self.operand(true)?);
+                while self.another_operand() {
+                    self.pos += 1;
+                    i.operands.push(self.operand(false)?);
+                }
+            }
             Shape::Call => {
                 // Return attributes (`noundef`, `nofpclass(nan)`) before the type.
                 i.ty = Some(self.type_after_words("the call's result type")?);

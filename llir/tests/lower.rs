@@ -166,6 +166,55 @@ const EXAMPLES: &[(&str, &str, &str, &str, &str)] = &[
     ),
     (
         "",
+        "i1 %c, i64 %a, i64 %b",
+        "select i1 %c, i64 %a, i64 %b",
+        "i64",
+        "ir_select.i64",
+    ),
+    (
+        "",
+        "ptr %p, ptr %q",
+        "icmp ult ptr %p, %q",
+        "i1",
+        "ir_icmp.ult.i64",
+    ),
+    (
+        "",
+        "i1 %c, ptr %p",
+        "select i1 %c, ptr %p, ptr null",
+        "ptr",
+        "ir_select.i64",
+    ),
+    (
+        "",
+        "i32 %a",
+        "call i32 @llvm.ctpop.i32(i32 %a)",
+        "i32",
+        "llvm_ctpop.i32",
+    ),
+    (
+        "",
+        "i64 %a",
+        "call i64 @llvm.cttz.i64(i64 %a, i1 true)",
+        "i64",
+        "llvm_cttz.poison.i64",
+    ),
+    (
+        "",
+        "i16 %a",
+        "call i16 @llvm.bswap.i16(i16 %a)",
+        "i16",
+        "llvm_bswap.i16",
+    ),
+    (
+        "",
+        "i32 %a, i32 %b",
+        "call i32 @llvm.sadd.sat.i32(i32 %a, i32 %b)",
+        "i32",
+        "llvm_sadd_sat.i32",
+    ),
+    (
+        "",
         "float %a, i32 %e",
         "call float @llvm.ldexp.f32.i32(float %a, i32 %e)",
         "float",
@@ -613,4 +662,72 @@ fn every_declared_nvvm_intrinsic_is_read_or_refused() {
     want.sort();
     assert_eq!(refused, want);
     assert_eq!(read, 337, "NVVM intrinsics read as PTX variants");
+}
+
+/// A `*.with.overflow` call is one variant with two destinations, the struct's two fields,
+/// which `extractvalue` reads; per lane for a vector struct.
+#[test]
+fn with_overflow_structs_are_read_by_extractvalue() {
+    let text = "define i32 @o(i32 %a, i32 %b) {
+  %s = call {i32, i1} @llvm.uadd.with.overflow.i32(i32 %a, i32 %b)
+  %v = extractvalue {i32, i1} %s, 0
+  %o = extractvalue {i32, i1} %s, 1
+  %z = zext i1 %o to i32
+  %r = add i32 %v, %z
+  ret i32 %r
+}
+";
+    let f = semfuzz_llir::load(spec(), "t.ll", text, None).expect("reads");
+    assert_eq!(
+        f.variants,
+        [
+            "llvm_uadd_with_overflow.i32",
+            "ir_zext.i32.i1",
+            "ir_add.i32"
+        ]
+    );
+    // The carry is added back: 0xffffffff + 2 wraps to 1, plus the carry.
+    assert_eq!(eval(text, &[0xffff_ffff, 2])[0], Accept::Exact(2));
+    assert_eq!(eval(text, &[1, 2])[0], Accept::Exact(3));
+    // Lane 0 overflows (0x7fff + 1), lane 1 (1 + 1) does not.
+    let v = "define <2 x i1> @v(<2 x i16> %a, <2 x i16> %b) {
+  %s = call {<2 x i16>, <2 x i1>} @llvm.sadd.with.overflow.v2i16(<2 x i16> %a, <2 x i16> %b)
+  %o = extractvalue {<2 x i16>, <2 x i1>} %s, 1
+  ret <2 x i1> %o
+}
+";
+    assert_eq!(eval(v, &[0x0001_7fff, 0x0001_0001])[0], Accept::Exact(0b01));
+}
+
+/// Integer vectors: a bitcast between lane counts moves bits, select and shufflevector pick
+/// lanes; pointers are 64-bit addresses compared as integers.
+#[test]
+fn integer_vectors_and_pointers_compute_what_the_ir_says() {
+    let text = "define <4 x i8> @s(i32 %a, <4 x i8> %b, i1 %c) {
+  %v = bitcast i32 %a to <4 x i8>
+  %w = shufflevector <4 x i8> %v, <4 x i8> %b, <4 x i32> <i32 0, i32 5, i32 2, i32 7>
+  %r = select i1 %c, <4 x i8> %w, <4 x i8> %b
+  ret <4 x i8> %r
+}
+";
+    assert_eq!(
+        eval(text, &[0x4433_2211, 0x8877_6655, 1])[0],
+        Accept::Exact(0x8833_6611)
+    );
+    assert_eq!(
+        eval(text, &[0x4433_2211, 0x8877_6655, 0])[0],
+        Accept::Exact(0x8877_6655)
+    );
+    let min = "define ptr @m(ptr %p, ptr %q) {
+  %c = icmp ult ptr %p, %q
+  %r = select i1 %c, ptr %p, ptr %q
+  ret ptr %r
+}
+";
+    let f = semfuzz_llir::load(spec(), "t.ll", min, None).expect("reads");
+    assert_eq!(f.inputs[0].width, 64);
+    assert_eq!(f.variants, ["ir_icmp.ult.i64", "ir_select.i64"]);
+    let high = 0x8000_0000_0000_1000u64;
+    assert_eq!(eval(min, &[high, 0x1000])[0], Accept::Exact(0x1000));
+    assert_eq!(eval(min, &[0x10, high])[0], Accept::Exact(0x10));
 }

@@ -80,6 +80,29 @@ fn clang_output_parses_and_prints_a_fixpoint() {
     assert_eq!(once, twice, "printing is a fixpoint");
 }
 
+/// Pointers (with their address space), literal structs and `extractvalue` print back as
+/// they parse.
+#[test]
+fn pointers_structs_and_extractvalue_print_a_fixpoint() {
+    let text = "define i1 @f(ptr %p, ptr addrspace(1) %q, i32 %a) {
+  %s = call { i32, i1 } @llvm.sadd.with.overflow.i32(i32 %a, i32 %a)
+  %o = extractvalue {i32, i1} %s, 1
+  ret i1 %o
+}
+";
+    let m = parse(&SourceFile::new("t.ll", text)).expect("parses");
+    let f = &m.functions[0];
+    assert_eq!(f.params[0].ty, Type::Ptr(0));
+    assert_eq!(f.params[1].ty, Type::Ptr(1));
+    let once = m.to_string();
+    assert!(once.contains("ptr addrspace(1) %q"), "{once}");
+    assert!(once.contains("%o = extractvalue {i32, i1} %s, 1"), "{once}");
+    let twice = parse(&SourceFile::new("printed.ll", &once))
+        .expect("printed text parses")
+        .to_string();
+    assert_eq!(once, twice, "printing is a fixpoint");
+}
+
 #[test]
 fn denormal_modes_come_from_groups_and_inline_attributes() {
     use semfuzz_llir::lower::{denormal_modes, Mode};
@@ -108,8 +131,39 @@ fn error(text: &str, func: Option<&str>) -> String {
 
 #[test]
 fn what_the_reader_does_not_model_is_a_located_error() {
+    // A generic pointer is 64 bits; one of another address space may be 32 (nvptx-short-ptr).
     let load = "define float @l(ptr %p) {\n  %x = load float, ptr %p\n  ret float %x\n}\n";
-    assert_eq!(error(load, None), "t.ll:1:17: unsupported type `ptr`");
+    assert_eq!(
+        error(load, None),
+        "t.ll:2:8: unsupported instruction `load`"
+    );
+    let shared = "define i1 @l(ptr addrspace(3) %p) {\n  %x = icmp eq ptr addrspace(3) %p, null\n  ret i1 %x\n}\n";
+    assert_eq!(
+        error(shared, None),
+        "t.ll:1:14: unsupported type `ptr addrspace(3)`"
+    );
+    let wide = "define i128 @w(i128 %a) {\n  ret i128 %a\n}\n";
+    assert_eq!(
+        error(wide, None),
+        "t.ll:1:16: unsupported type `i128`: 128 bits"
+    );
+    // A shuffle mask element that is neither a lane nor poison/undef (which make the lane
+    // poison: llir/tests/poison.rs).
+    let shuffle = "define <2 x i32> @s(<2 x i32> %a) {\n  %x = shufflevector <2 x i32> %a, <2 x i32> %a, <2 x i32> <i32 1, i32 -1>\n  ret <2 x i32> %x\n}\n";
+    assert_eq!(
+        error(shuffle, None),
+        "t.ll:2:50: unsupported mask element `-1`"
+    );
+    let ctlz = "define i32 @z(i32 %a, i1 %p) {\n  %x = call i32 @llvm.ctlz.i32(i32 %a, i1 %p)\n  ret i32 %x\n}\n";
+    assert_eq!(
+        error(ctlz, None),
+        "t.ll:2:3: `@llvm.ctlz.i32` takes a constant `i1` as its second argument"
+    );
+    let two = "define i32 @e(i32 %a) {\n  %s = call {i32, i1} @llvm.smul.with.overflow.i32(i32 %a, i32 %a)\n  %x = extractvalue {i32, i1} %s, 2\n  ret i32 %x\n}\n";
+    assert_eq!(
+        error(two, None),
+        "t.ll:3:35: `2` is no field of a struct of 2"
+    );
     let load = "define float @l(float %a) {\n  %x = load float, ptr null\n  ret float %x\n}\n";
     assert_eq!(
         error(load, None),

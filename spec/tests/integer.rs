@@ -234,6 +234,25 @@ fn logic() {
     }
 }
 
+/// popc, clz and brev against Rust's `count_ones`, `leading_zeros` and `reverse_bits`; the
+/// counts are a .u32 for both types (9.7.1.14: "destination d has type .u32").
+#[test]
+fn popc_clz_brev() {
+    for a in values(32, 300, 14) {
+        let x = a as u32;
+        assert_eq!(run("popc.b32", &[a]), u64::from(x.count_ones()), "{a:#x}");
+        assert_eq!(run("clz.b32", &[a]), u64::from(x.leading_zeros()), "{a:#x}");
+        assert_eq!(run("brev.b32", &[a]), u64::from(x.reverse_bits()), "{a:#x}");
+    }
+    for a in values(64, 300, 15) {
+        assert_eq!(run("popc.b64", &[a]), u64::from(a.count_ones()), "{a:#x}");
+        assert_eq!(run("clz.b64", &[a]), u64::from(a.leading_zeros()), "{a:#x}");
+        assert_eq!(run("brev.b64", &[a]), a.reverse_bits(), "{a:#x}");
+    }
+    let v = spec().lookup("popc.b64", Some(1)).expect("popc.b64");
+    assert_eq!(v.dests[0].width, 32, "a .u32 count");
+}
+
 #[test]
 fn shifts_clamp_the_amount() {
     let amounts: Vec<u64> = (0..=70)

@@ -1194,3 +1194,187 @@ fn integer_division_matches_rust() {
     expect_int("ir_srem.i1", &[0, 1], Some(0));
     expect_int("ir_urem.i1", &[1, 0], None);
 }
+
+/// Pseudo-random values of every magnitude (a fixed LCG, shifted right by a varying amount so
+/// that small values and long runs of zeros occur), after the boundary values of each width:
+/// 0, 1, all ones, the sign bit alone and INT_MAX, for i8, i16, i32 and i64.
+fn int_samples(n: usize) -> Vec<u64> {
+    let mut out = Vec::new();
+    for w in [8u32, 16, 32, 64] {
+        let sign = 1u64 << (w - 1);
+        let ones = u64::MAX >> (64 - w);
+        out.extend([0, 1, 2, ones, sign, sign - 1, sign + 1, ones - 1]);
+    }
+    let mut x = 0x6a09_e667_f3bc_c908u64;
+    for _ in 0..n {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        out.push(x >> (x % 64));
+    }
+    out
+}
+
+/// llvm.ctpop/ctlz/cttz/bitreverse/bswap against Rust's `count_ones`, `leading_zeros`,
+/// `trailing_zeros`, `reverse_bits` and `swap_bytes`; a zero counts the width, or is poison
+/// with `is_zero_poison` (`.poison`); LangRef's examples; i1 (no bswap: "an even number of
+/// bytes").
+#[test]
+fn bit_manipulation_intrinsics_match_rust() {
+    macro_rules! check {
+        ($u:ty, $w:expr, $v:expr) => {{
+            let a = $v as $u;
+            let ty = format!("i{}", $w);
+            let ops = [a as u64];
+            let n = |k: u32| Some(u64::from(k));
+            expect_int(&format!("llvm_ctpop.{ty}"), &ops, n(a.count_ones()));
+            expect_int(&format!("llvm_ctlz.{ty}"), &ops, n(a.leading_zeros()));
+            expect_int(&format!("llvm_cttz.{ty}"), &ops, n(a.trailing_zeros()));
+            let nonzero = |k: u32| (a != 0).then_some(u64::from(k));
+            expect_int(
+                &format!("llvm_ctlz.poison.{ty}"),
+                &ops,
+                nonzero(a.leading_zeros()),
+            );
+            expect_int(
+                &format!("llvm_cttz.poison.{ty}"),
+                &ops,
+                nonzero(a.trailing_zeros()),
+            );
+            expect_int(
+                &format!("llvm_bitreverse.{ty}"),
+                &ops,
+                Some(a.reverse_bits() as u64),
+            );
+            if $w >= 16 {
+                expect_int(
+                    &format!("llvm_bswap.{ty}"),
+                    &ops,
+                    Some(a.swap_bytes() as u64),
+                );
+            }
+        }};
+    }
+    for v in int_samples(3000) {
+        check!(u8, 8, v);
+        check!(u16, 16, v);
+        check!(u32, 32, v);
+        check!(u64, 64, v);
+    }
+    // LangRef: "llvm.ctlz(i32 2) = 30", "llvm.cttz(2) = 1", "0b10110110 becomes 0b01101101".
+    expect_int("llvm_ctlz.i32", &[2], Some(30));
+    expect_int("llvm_cttz.i32", &[2], Some(1));
+    expect_int("llvm_bitreverse.i8", &[0b1011_0110], Some(0b0110_1101));
+    expect_int("llvm_bswap.i32", &[0x0102_0304], Some(0x0403_0201));
+    // i1: one bit, counted once; a zero counts its width, 1.
+    for a in [0, 1] {
+        expect_int("llvm_ctpop.i1", &[a], Some(a));
+        expect_int("llvm_ctlz.i1", &[a], Some(1 - a));
+        expect_int("llvm_cttz.i1", &[a], Some(1 - a));
+        expect_int("llvm_bitreverse.i1", &[a], Some(a));
+    }
+    expect_int("llvm_cttz.poison.i1", &[0], None);
+    assert!(
+        common::spec().lookup("llvm_bswap.i8", Some(1)).is_err(),
+        "bswap of one byte is not IR"
+    );
+}
+
+/// The six `*.with.overflow` intrinsics against Rust's `overflowing_add/sub/mul` (unsigned and
+/// signed): the wrapped result and the overflow bit, the struct's two elements as the two
+/// destinations `d|p`, never poison ("well-defined for all argument values"); the saturating
+/// ones against Rust's `saturating_add/sub` and a shift done in i128 and clamped, a shift
+/// amount of the width or more poison (`sshl.sat`, `ushl.sat`); LangRef's i4 examples at i8
+/// where they carry over.
+#[test]
+fn overflow_and_saturating_intrinsics_match_rust() {
+    macro_rules! check {
+        ($u:ty, $s:ty, $w:expr, $a:expr, $b:expr) => {{
+            let (a, b) = ($a as $u, $b as $u);
+            let (sa, sb) = (a as $s, b as $s);
+            let ty = format!("i{}", $w);
+            let ops = [a as u64, b as u64];
+            let signed = |(r, o): ($s, bool)| (r as $u, o);
+            for (op, (r, o)) in [
+                ("sadd", signed(sa.overflowing_add(sb))),
+                ("uadd", a.overflowing_add(b)),
+                ("ssub", signed(sa.overflowing_sub(sb))),
+                ("usub", a.overflowing_sub(b)),
+                ("smul", signed(sa.overflowing_mul(sb))),
+                ("umul", a.overflowing_mul(b)),
+            ] {
+                let text = format!("llvm_{op}_with_overflow.{ty}");
+                assert_eq!(
+                    eval(&text, &ops),
+                    [Accept::Exact(r as u64), Accept::Exact(u64::from(o))],
+                    "{text} {ops:x?}"
+                );
+            }
+            let fits = (b as u64) < $w;
+            let shifted = |x: i128| x << (b as u32 % $w);
+            let s = shifted(i128::from(sa)).clamp(i128::from(<$s>::MIN), i128::from(<$s>::MAX));
+            let u = shifted(i128::from(a)).min(i128::from(<$u>::MAX));
+            for (op, want) in [
+                ("sadd", Some(sa.saturating_add(sb) as $u)),
+                ("ssub", Some(sa.saturating_sub(sb) as $u)),
+                ("uadd", Some(a.saturating_add(b))),
+                ("usub", Some(a.saturating_sub(b))),
+                ("sshl", fits.then_some(s as $s as $u)),
+                ("ushl", fits.then_some(u as $u)),
+            ] {
+                expect_int(&format!("llvm_{op}_sat.{ty}"), &ops, want.map(|x| x as u64));
+            }
+        }};
+    }
+    let s = int_samples(2000);
+    for (k, &a) in s.iter().enumerate() {
+        let b = s[(k * 7 + 3) % s.len()];
+        check!(u8, i8, 8, a, b);
+        check!(u16, i16, 16, a, b);
+        check!(u32, i32, 32, a, b);
+        check!(u64, i64, 64, a, b);
+        // Small operands: products that fit, shift amounts in range as often as not.
+        check!(u8, i8, 8, a, b % 10);
+        check!(u32, i32, 32, a >> 20, b % 40);
+        check!(u64, i64, 64, a >> (b % 64), b % 70);
+    }
+    // i1: 1 + 1 carries; signed, -1 + -1 = -2 does not fit; -1 * -1 = 1 does not either.
+    assert_eq!(
+        eval("llvm_uadd_with_overflow.i1", &[1, 1]),
+        [Accept::Exact(0), Accept::Exact(1)]
+    );
+    assert_eq!(
+        eval("llvm_sadd_with_overflow.i1", &[1, 1]),
+        [Accept::Exact(0), Accept::Exact(1)]
+    );
+    assert_eq!(
+        eval("llvm_smul_with_overflow.i1", &[1, 1]),
+        [Accept::Exact(1), Accept::Exact(1)]
+    );
+    // LangRef: sadd.sat(5, 6) = 7 and (-4, -5) = -8 in i4; at i8, 100 + 100 and -100 + -100.
+    expect_int("llvm_sadd_sat.i8", &[100, 100], Some(0x7f));
+    expect_int("llvm_sadd_sat.i8", &[0x9c, 0x9c], Some(0x80));
+    expect_int("llvm_usub_sat.i8", &[2, 6], Some(0));
+    expect_int("llvm_sshl_sat.i8", &[0xfb, 5], Some(0x80));
+    expect_int("llvm_ushl_sat.i8", &[3, 7], Some(0xff));
+    expect_int("llvm_ushl_sat.i8", &[3, 8], None);
+}
+
+/// `select` on integers returns the chosen arm's bits, on every type from i1 to i64; the
+/// float forms keep their flags and the integer ones have none.
+#[test]
+fn integer_select_returns_the_chosen_arm() {
+    for v in int_samples(500) {
+        let (a, b) = (v, !v.rotate_left(13));
+        for (ty, w) in [("i8", 8), ("i16", 16), ("i32", 32), ("i64", 64)] {
+            let m = u64::MAX >> (64 - w);
+            let text = format!("ir_select.{ty}");
+            expect_int(&text, &[1, a & m, b & m], Some(a & m));
+            expect_int(&text, &[0, a & m, b & m], Some(b & m));
+        }
+    }
+    expect_int("ir_select.i1", &[1, 0, 1], Some(0));
+    expect_int("ir_select.i1", &[0, 0, 1], Some(1));
+    assert!(common::spec().lookup("ir_select.nsz.i32", Some(3)).is_err());
+    assert!(common::spec().lookup("ir_select.nsz.f32", Some(3)).is_ok());
+}
