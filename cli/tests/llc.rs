@@ -238,9 +238,10 @@ fn integer_ir_is_proved_on_sm_70_and_sm_90() {
         }
     }
     // With both arms parameters, LLVM 22 selects the parameters' addresses
-    // (`mov.b64 %rd1, select_params_i32_param_2`), which the PTX reader does not read yet.
+    // (`mov.b64 %rd1, f_param_2`: the function is compiled as its minimal module, renamed
+    // `@f`), which the PTX reader does not read yet.
     assert!(
-        out.contains("select_params_i32 sm_90: unsupported (PTX: `select_params_i32_param_2` is not a declared register"),
+        out.contains("select_params_i32 sm_90: unsupported (PTX: `f_param_2` is not a declared register"),
         "{out}"
     );
     assert!(
