@@ -111,7 +111,8 @@ fn poison_and_undefined_behaviour_allow_anything_and_nothing_more() {
 }
 
 /// What LLVM 22 really writes for poison.ll: widening through `nsw` (`mul.wide.s32`) proved,
-/// FuzzX NVPTX #002 a counterexample at x = 0xffff (not at a poison input), at both targets.
+/// FuzzX NVPTX #002 a counterexample at x = 0xffff (not at a poison input), #003 (a guarded
+/// 64-bit shift whose guard LLVM drops) a counterexample, at both targets.
 #[test]
 fn llc_widening_through_no_wrap_flags_is_proved() {
     let work = tempfile::tempdir().expect("temp dir");
@@ -132,6 +133,7 @@ fn llc_widening_through_no_wrap_flags_is_proved() {
             "select_poison_arm",
             "freeze_xor",
             "udiv_unused",
+            "guarded_shl_i32",
         ] {
             assert_eq!(
                 verdict(&out, func, sm),
@@ -144,7 +146,21 @@ fn llc_widening_through_no_wrap_flags_is_proved() {
             "counterexample",
             "{out}"
         );
+        // FuzzX NVPTX #003: the shift's poison is on the arm the select never takes.
+        assert_eq!(
+            verdict(&out, "guarded_shl_i64", sm),
+            "counterexample",
+            "{out}"
+        );
     }
+    let guarded = out
+        .split("guarded_shl_i64 sm_90: counterexample")
+        .nth(1)
+        .expect("#003's counterexample");
+    assert!(
+        guarded.contains("the IR allows 0x0; the PTX computes 0x"),
+        "{guarded}"
+    );
     assert_eq!(out.matches("    x = 0xffff\n").count(), 2, "{out}");
     assert!(
         out.contains("the IR allows 0xffff8000; the PTX computes 0x8000"),

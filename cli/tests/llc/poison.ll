@@ -49,3 +49,21 @@ define i32 @udiv_unused(i32 %a, i32 %b, i32 %c) {
   %q = udiv i32 %a, %b
   ret i32 %c
 }
+
+; FuzzX NVPTX #003: a shift by 64 or more is poison, but the select never returns it. LLVM 22
+; drops the select and shifts by the amount's low 32 bits (`ld.param.b32`, `shl.b64`), which
+; is wrong for amounts of 2^32 and more whose low bits are below 64.
+define i64 @guarded_shl_i64(i64 %x, i64 %s) {
+  %c = icmp ult i64 %s, 64
+  %sh = shl i64 %x, %s
+  %r = select i1 %c, i64 %sh, i64 0
+  ret i64 %r
+}
+
+; The same on i32 is right: PTX's shl by 32 or more gives 0.
+define i32 @guarded_shl_i32(i32 %x, i32 %s) {
+  %c = icmp ult i32 %s, 32
+  %sh = shl i32 %x, %s
+  %r = select i1 %c, i32 %sh, i32 0
+  ret i32 %r
+}
