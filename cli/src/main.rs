@@ -11,6 +11,7 @@ macro_rules! outln {
 mod check;
 mod eval;
 mod fuzz;
+mod lemmas;
 mod list;
 mod llc;
 mod operand;
@@ -193,6 +194,21 @@ enum Command {
         /// this much CPU on the development machine (wall clock: at most ten times it).
         #[arg(long, default_value_t = 2000, value_name = "MS")]
         timeout: u32,
+    },
+    /// The lemma library the prover rewrites with (innocuous double rounding, smt/lemmas.txt):
+    /// each lemma with its recorded proof; `--prove` checks every input tuple again and prints
+    /// the record (exits 1 on a counterexample).
+    Lemmas {
+        /// Check every input tuple of each lemma (2^32 for a binary operation) and print the
+        /// record to store in smt/lemmas.txt.
+        #[arg(long)]
+        prove: bool,
+        /// Threads for `--prove`.
+        #[arg(long, default_value_t = 2, value_name = "N")]
+        threads: usize,
+        /// Only the lemmas whose name (`div f16 f32`) contains one of these.
+        #[arg(value_name = "NAME")]
+        only: Vec<String>,
     },
     /// Prove or refute rewrite rules (`rules/*.rules`); exits 1 when a verdict differs from a
     /// rule's `expect:`.
@@ -382,6 +398,11 @@ fn run(cli: Cli) -> Result<bool> {
             seed,
             evaluator,
         } => selfcheck::run(&spec, &select(&spec, &patterns)?, cases, seed, evaluator),
+        Command::Lemmas {
+            prove,
+            threads,
+            only,
+        } => lemmas::run(prove, threads, &only),
         Command::Witnesses { patterns, timeout } => {
             witnesses::run(&spec, &select(&spec, &patterns)?, timeout).map(|()| true)
         }

@@ -742,3 +742,28 @@ fn a_cached_unknown_is_reused_under_the_same_timeout_and_solved_again_under_a_lo
         "the retry is kept"
     );
 }
+
+/// The lemma library (smt/src/lemma.rs) at work: LLVM computes `fdiv half` as `cvt.f32.f16`,
+/// `div.rn.f32`, `cvt.rn.f16.f32`, which the encoder rewrites to the one f16 division the IR
+/// computes (innocuous double rounding), so the proof is structural; likewise `sqrt bfloat`.
+#[test]
+fn double_rounding_through_f32_is_proved_by_lemma() {
+    let work = tempfile::tempdir().expect("temp dir");
+    let (code, out, err) = semfuzz_in(
+        work.path(),
+        &[
+            "validate-llc",
+            "--work",
+            "llc",
+            "--only",
+            "fdiv_f16,sqrt_bf16",
+            "--sm",
+            "sm_70,sm_90",
+        ],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    for sm in ["sm_70", "sm_90"] {
+        assert_eq!(verdict(&out, "fdiv_f16", sm), "proved", "{out}{err}");
+        assert_eq!(verdict(&out, "sqrt_bf16", sm), "proved", "{out}{err}");
+    }
+}

@@ -22,6 +22,7 @@
 //! [`Val::float`] when it is a floating-point operation.
 
 use crate::fpbits::{fp_from_bits, fp_from_int, fp_sort, rounding_mode, Rm};
+use crate::lemma::{self, LemmaOp};
 use semfuzz_fp::{Format, Round};
 use semfuzz_spec::ir::{
     mask, ApproxFn, Bound, Class, Cmp, Op, Outcome, PartKind, Program, Shift, ValueId,
@@ -330,6 +331,18 @@ pub struct Fp {
     /// The number this one is the negation of: sign operations cancel and move through
     /// products without reaching the solver.
     negated: Option<Rc<Fp>>,
+    /// How `x` was computed, where a lemma may rewrite it (`lemma.rs`).
+    origin: Option<Rc<Origin>>,
+}
+
+/// How an FP term was computed, as far as the lemmas of `lemma.rs` need to see.
+#[derive(Debug)]
+enum Origin {
+    /// An exact conversion of this number of a narrower format (`cvt.f32.f16`).
+    Widened(Format, Fp),
+    /// The operation rounded to nearest even in the term's format, on these operands (as
+    /// the operation read them, negations included).
+    Nearest(LemmaOp, Vec<Fp>),
 }
 
 impl Fp {
@@ -339,6 +352,7 @@ impl Fp {
             x,
             nan: false,
             negated: None,
+            origin: None,
         }
     }
 
@@ -353,6 +367,24 @@ impl Fp {
             sources: Rc::new(sources),
             nan: args.iter().any(|a| a.nan),
             negated: None,
+            origin: None,
+        }
+    }
+
+    fn with_origin(mut self, origin: Origin) -> Fp {
+        self.origin = Some(Rc::new(origin));
+        self
+    }
+
+    /// This number as the exact widening of a number of `narrow` (through negations), if it
+    /// is one: that number.
+    fn narrowed(&self, narrow: Format) -> Option<Fp> {
+        if let Some(y) = &self.negated {
+            return y.narrowed(narrow).map(|x| x.neg());
+        }
+        match self.origin.as_deref() {
+            Some(Origin::Widened(f, x)) if *f == narrow => Some(x.clone()),
+            _ => None,
         }
     }
 
@@ -532,6 +564,7 @@ impl Val {
                     sources: Rc::new(sources),
                     nan: fa.nan && fb.nan,
                     negated: None,
+                    origin: None,
                 }
             }
             _ => Fp::leaf(float(&self.bits(ctx), f)),
@@ -856,21 +889,30 @@ impl Encoder<'_> {
         &self.vals[k as usize]
     }
 
-    /// `a·b` (or `a/b` with `divide`) rounded by `r`. Negations move out of products:
-    /// `(-a)·(-b)` is `a·b`, and `RD((-a)·b)` is `-RU(a·b)` (likewise for quotients),
-    /// exactly, zeros' signs and NaNs included.
-    fn product(&self, f: Format, r: Round, a: ValueId, b: ValueId, divide: bool) -> Val {
-        let (x, y) = (self.fp(a, f), self.fp(b, f));
-        let ((p, neg_p), (q, neg_q)) = (x.unsigned(), y.unsigned());
-        let flip = neg_p != neg_q;
-        let mode = rounding_mode(rm(if flip { mirrored(r) } else { r }));
-        let z = if divide {
-            p.x.div_with_rounding_mode(&q.x, &mode)
-        } else {
-            p.x.mul_with_rounding_mode(&q.x, &mode)
+    /// `RN_narrow(x)` for the value `k` of `wide`, where `x` is an operation rounded to
+    /// nearest in `wide` on exact widenings of numbers of `narrow` (through negations) and a
+    /// proved lemma says rounding twice is rounding once (`lemma.rs`): the narrow operation
+    /// on those numbers, built as the encoding builds that operation anywhere, so a program
+    /// computing it through `wide` and one computing it directly meet structurally.
+    fn rounded_once(&self, wide: Format, narrow: Format, k: ValueId) -> Option<Fp> {
+        let x = self.fp(k, wide);
+        let (base, flip) = x.unsigned();
+        let Some(Origin::Nearest(op, args)) = base.origin.as_deref() else {
+            return None;
         };
-        let z = Fp::from_args(z, &[&x, &y]);
-        Val::number(f, if flip { z.neg() } else { z })
+        if !lemma::proved(*op, narrow, wide) {
+            return None;
+        }
+        let args: Vec<Fp> = args
+            .iter()
+            .map(|a| a.narrowed(narrow))
+            .collect::<Option<_>>()?;
+        let once = nearest(*op, narrow, &args);
+        // A NaN exactly when the wide result is one (the lemma compares NaN-ness too), so an
+        // outcome testing either for NaN sees through the other.
+        let once = Fp::from_args(once.x.clone(), &[&once, base]);
+        // RN(-y) = -RN(y).
+        Some(if flip { once.neg() } else { once })
     }
 
     /// A bitwise op of `width` bits: on predicates a formula, with a constant a sign
@@ -888,6 +930,30 @@ impl Encoder<'_> {
             let r = on_bits(&BV::from_u64(p, width), &BV::from_u64(q, width));
             return Val::bits_term(r.simplify());
         }
+        // A constant that decides the result (`p && false`) or leaves the other operand as it
+        // is (`p && true`): what a spec's compile-time flag leaves in a run-time condition
+        // (`is_zero(r) && nsz`). Folded, a select on it picks its branch here, and
+        // `isNaN(r) ? NaN : r` stays visible as `r` to the operations reading it.
+        let other = |k: u64, v: &Val| {
+            let at = |y: u64| {
+                on_bits(&BV::from_u64(k, width), &BV::from_u64(y, width))
+                    .simplify()
+                    .as_u64()
+            };
+            match (at(0), at(mask(width))) {
+                (Some(r0), Some(r1)) if r0 == r1 => Some(Val::konst(r0, width)),
+                (Some(0), Some(r1)) if r1 == mask(width) => Some(v.clone()),
+                _ => None,
+            }
+        };
+        let folded = match (x.known(), y.known()) {
+            (_, Some(k)) => other(k, x),
+            (Some(k), _) => other(k, y),
+            _ => None,
+        };
+        if let Some(v) = folded {
+            return v;
+        }
         if width == 1 {
             return Val::pred_of(on_bools(&x.pred(self.ctx), &y.pred(self.ctx)));
         }
@@ -900,14 +966,26 @@ impl Encoder<'_> {
 
     fn op(&mut self, op: &Op, w: u32, inputs: &[Val]) -> Val {
         let ctx = self.ctx;
+        // Operands the lowering did not know may be known here (a folded condition, a pinned
+        // choice): fold as the lowering folds.
+        let args = op.args();
+        if op.foldable() && args.iter().all(|&a| self.val(a).known().is_some()) {
+            let mut vals = vec![0; self.vals.len()];
+            for &a in &args {
+                vals[a as usize] = self.val(a).known().expect("known");
+            }
+            return Val::konst(op.exec(&vals), w);
+        }
         match op {
             Op::Input(k) => inputs[*k as usize].clone(),
             Op::Const(c) => Val::konst(*c, w),
             // Negations move out of products (`product`; in `fma` too, whose product is
             // exact). Sums are left alone: `-a + -b` is not `-(a + b)` where the sum cancels
             // to zero.
-            Op::Mul(f, r, a, b) => self.product(*f, *r, *a, *b, false),
-            Op::Div(f, r, a, b) => self.product(*f, *r, *a, *b, true),
+            Op::Mul(f, r, a, b) | Op::Div(f, r, a, b) => {
+                let divide = matches!(op, Op::Div(..));
+                Val::number(*f, product(*r, &self.fp(*a, *f), &self.fp(*b, *f), divide))
+            }
             Op::Fma(f, r, a, b, c) => {
                 let (x, y, s) = (self.fp(*a, *f), self.fp(*b, *f), self.fp(*c, *f));
                 // A zero addend whose sign cannot change the sum: `x·y + z` is `x·y` rounded
@@ -915,7 +993,7 @@ impl Encoder<'_> {
                 // but under roundTowardNegative, where it is `-0`).
                 let neutral_zero = f.zero(*r != Round::Down);
                 if self.val(*c).known() == Some(neutral_zero) {
-                    return self.product(*f, *r, *a, *b, false);
+                    return Val::number(*f, product(*r, &x, &y, false));
                 }
                 // A factor of ±1: the product `±x` is exact (infinities, zeros' signs and NaNs
                 // included), so the fused result is the one rounding of `±x + z`.
@@ -944,6 +1022,11 @@ impl Encoder<'_> {
                 Val::number(*f, Fp::from_args(z, &[&x, &y, &s]))
             }
             Op::Add(..) | Op::Sub(..) | Op::Sqrt(..) | Op::Cvt(..) => {
+                if let Op::Cvt(wide, narrow, Round::NearestEven, a) = op {
+                    if let Some(x) = self.rounded_once(*wide, *narrow, *a) {
+                        return Val::number(*narrow, x);
+                    }
+                }
                 let mut args: Vec<Fp> = Vec::new();
                 let (f, r) = rounded_with(op, None, |k, f| {
                     let x = self.fp(k, f);
@@ -952,7 +1035,17 @@ impl Encoder<'_> {
                 })
                 .expect("a rounded operation");
                 let refs: Vec<&Fp> = args.iter().collect();
-                Val::float(f, r, &refs)
+                let z = Fp::from_args(r, &refs);
+                Val::number(
+                    f,
+                    match (op, nearest_op(op)) {
+                        (Op::Cvt(from, to, ..), _) if widens(*from, *to) => {
+                            z.with_origin(Origin::Widened(*from, args[0].clone()))
+                        }
+                        (_, Some(l)) => z.with_origin(Origin::Nearest(l, args)),
+                        _ => z,
+                    },
+                )
             }
             // fmod from IEEE 754's remainder (fp.rem: the quotient rounded to nearest even).
             // Where that quotient was rounded away from zero, the remainder is nonzero with
@@ -1132,11 +1225,15 @@ impl Encoder<'_> {
         match o {
             Outcome::Exact(v) => self.val(*v).clone(),
             Outcome::OneOf(vs) if vs.len() == 1 => self.val(vs[0]).clone(),
-            Outcome::Select(c, a, b) => {
-                let a = self.choice_term(a, name, n, choices, hint);
-                let b = self.choice_term(b, name, n, choices, hint);
-                Val::select(self.val(*c), &a, &b, self.ctx)
-            }
+            // A known condition takes its branch alone: the other's choices are no choices.
+            Outcome::Select(c, a, b) => match self.val(*c).known() {
+                Some(k) => self.choice_term(if k & 1 == 1 { a } else { b }, name, n, choices, hint),
+                None => {
+                    let a = self.choice_term(a, name, n, choices, hint);
+                    let b = self.choice_term(b, name, n, choices, hint);
+                    Val::select(self.val(*c), &a, &b, self.ctx)
+                }
+            },
             leaf => {
                 let width = match leaf {
                     Outcome::AnyNan(f) | Outcome::Any(f) => f.width(),
@@ -1187,10 +1284,13 @@ impl Encoder<'_> {
                     .map(|v| eq_bits(r, self.val(*v), hint, ctx))
                     .collect::<Vec<_>>(),
             ),
-            Outcome::Select(c, a, b) => {
-                let (a, b) = (self.allowed(a, r, hint), self.allowed(b, r, hint));
-                self.pred(*c).ite(&a, &b)
-            }
+            Outcome::Select(c, a, b) => match self.val(*c).known() {
+                Some(k) => self.allowed(if k & 1 == 1 { a } else { b }, r, hint),
+                None => {
+                    let (a, b) = (self.allowed(a, r, hint), self.allowed(b, r, hint));
+                    self.pred(*c).ite(&a, &b)
+                }
+            },
             Outcome::Any(_) | Outcome::Poison(_) | Outcome::Ub(_) => Bool::from_bool(true),
             Outcome::Within {
                 func,
@@ -1213,6 +1313,63 @@ impl Encoder<'_> {
             }
         }
     }
+}
+
+/// `x·y` (or `x/y` with `divide`) rounded by `r`. Negations move out of products:
+/// `(-a)·(-b)` is `a·b`, and `RD((-a)·b)` is `-RU(a·b)` (likewise for quotients), exactly,
+/// zeros' signs and NaNs included. Rounded to nearest, the unsigned product remembers its
+/// operands (`Origin::Nearest`).
+fn product(r: Round, x: &Fp, y: &Fp, divide: bool) -> Fp {
+    let ((p, neg_p), (q, neg_q)) = (x.unsigned(), y.unsigned());
+    let flip = neg_p != neg_q;
+    let mode = rounding_mode(rm(if flip { mirrored(r) } else { r }));
+    let z = if divide {
+        p.x.div_with_rounding_mode(&q.x, &mode)
+    } else {
+        p.x.mul_with_rounding_mode(&q.x, &mode)
+    };
+    let mut z = Fp::from_args(z, &[x, y]);
+    if r == Round::NearestEven {
+        let op = if divide { LemmaOp::Div } else { LemmaOp::Mul };
+        z = z.with_origin(Origin::Nearest(op, vec![p.clone(), q.clone()]));
+    }
+    if flip {
+        z.neg()
+    } else {
+        z
+    }
+}
+
+/// The operation a lemma is about that `op` is, when it rounds to nearest even.
+fn nearest_op(op: &Op) -> Option<LemmaOp> {
+    let (l, r) = match op {
+        Op::Add(_, r, ..) => (LemmaOp::Add, r),
+        Op::Sub(_, r, ..) => (LemmaOp::Sub, r),
+        Op::Mul(_, r, ..) => (LemmaOp::Mul, r),
+        Op::Div(_, r, ..) => (LemmaOp::Div, r),
+        Op::Sqrt(_, r, _) => (LemmaOp::Sqrt, r),
+        _ => return None,
+    };
+    (*r == Round::NearestEven).then_some(l)
+}
+
+/// `op` on `args` in `f`, rounded to nearest even, built as [`Encoder::op`] builds it.
+fn nearest(op: LemmaOp, f: Format, args: &[Fp]) -> Fp {
+    let rn = Round::NearestEven;
+    let ir = match op {
+        LemmaOp::Mul | LemmaOp::Div => return product(rn, &args[0], &args[1], op == LemmaOp::Div),
+        LemmaOp::Add => Op::Add(f, rn, 0, 1),
+        LemmaOp::Sub => Op::Sub(f, rn, 0, 1),
+        LemmaOp::Sqrt => Op::Sqrt(f, rn, 0),
+    };
+    let (_, z) = rounded_with(&ir, None, |k, _| args[k as usize].x.clone()).expect("rounded");
+    let refs: Vec<&Fp> = args.iter().collect();
+    Fp::from_args(z, &refs).with_origin(Origin::Nearest(op, args.to_vec()))
+}
+
+/// Whether every number of `from` is one of `to`.
+fn widens(from: Format, to: Format) -> bool {
+    to.exp_bits() >= from.exp_bits() && to.precision() >= from.precision()
 }
 
 /// A rounded floating-point op (`add`, `sub`, `mul`, `div`, `fma`, `sqrt`, `cvt`) over the

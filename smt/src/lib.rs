@@ -7,6 +7,7 @@ pub mod consistency;
 pub mod encode;
 pub mod fpbits;
 pub mod lanes;
+pub mod lemma;
 pub mod portfolio;
 pub mod prove;
 pub mod reach;

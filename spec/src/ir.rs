@@ -384,6 +384,27 @@ impl Op {
     pub fn args(&self) -> Vec<ValueId> {
         self.clone().args_mut().into_iter().map(|a| *a).collect()
     }
+
+    /// Whether the op on known operands may be replaced by its [`exec`](Op::exec) value: every
+    /// op but inputs, choices and FP arithmetic, whose NaN results are a choice the SMT
+    /// encoding leaves open.
+    pub fn foldable(&self) -> bool {
+        !matches!(
+            self,
+            Op::Input(_)
+                | Op::Const(_)
+                | Op::Choose(_)
+                | Op::Add(..)
+                | Op::Sub(..)
+                | Op::Mul(..)
+                | Op::Div(..)
+                | Op::Fmod(..)
+                | Op::Fma(..)
+                | Op::Sqrt(..)
+                | Op::Cvt(..)
+                | Op::RoundInt(..)
+        )
+    }
 }
 
 /// A function the ISA specifies only up to an error bound (`approx(.ex2, x, ulps(2))`,
@@ -648,21 +669,7 @@ impl Builder {
     /// Adds an op (or finds an identical one), folding bit-level ops on constants. FP
     /// arithmetic is never folded: its NaN results are a choice the SMT encoding leaves open.
     pub fn emit(&mut self, op: Op, width: u32) -> ValueId {
-        let foldable = !matches!(
-            op,
-            Op::Input(_)
-                | Op::Const(_)
-                | Op::Choose(_)
-                | Op::Add(..)
-                | Op::Sub(..)
-                | Op::Mul(..)
-                | Op::Div(..)
-                | Op::Fmod(..)
-                | Op::Fma(..)
-                | Op::Sqrt(..)
-                | Op::Cvt(..)
-                | Op::RoundInt(..)
-        );
+        let foldable = op.foldable();
         let op = match op {
             Op::Select(c, a, b) if self.known[c as usize].is_some() => {
                 return if self.known[c as usize] != Some(0) {
