@@ -257,7 +257,9 @@ fn integer_ir_is_proved_on_sm_70_and_sm_90() {
     // (`mov.b64 %rd1, f_param_2`: the function is compiled as its minimal module, renamed
     // `@f`), which the PTX reader does not read yet.
     assert!(
-        out.contains("select_params_i32 sm_90: unsupported (PTX: `f_param_2` is not a declared register"),
+        out.contains(
+            "select_params_i32 sm_90: unsupported (PTX: `f_param_2` is not a declared register"
+        ),
         "{out}"
     );
     assert!(
