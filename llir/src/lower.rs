@@ -456,14 +456,11 @@ impl<'s> Reader<'s> {
                     let anything = match (poison, self.ub) {
                         (_, None) => Outcome::Poison(w),
                         (None, Some(_)) => Outcome::Ub(w),
-                        (Some(p), Some(u)) => Outcome::Select(
+                        // Chosen only where one of them holds: undefined first.
+                        (Some(_), Some(u)) => Outcome::Select(
                             u,
                             Box::new(Outcome::Ub(w)),
-                            Box::new(Outcome::Select(
-                                p,
-                                Box::new(Outcome::Poison(w)),
-                                Box::new(Outcome::Exact(lane)),
-                            )),
+                            Box::new(Outcome::Poison(w)),
                         ),
                     };
                     let c = self.choose(anything, w, "the returned value", span);
