@@ -297,6 +297,11 @@ enum Command {
         /// read back for a --timeout no longer than the one it gave up within).
         #[arg(long)]
         retry_unknown: bool,
+        /// Validate each file at the targets and flags of its own `; RUN: llc ...` lines (LLVM's
+        /// NVPTX tests: llvm/test/CodeGen/NVPTX/*.ll), then print per-file totals and the
+        /// reasons of every `unsupported`; --sm is not used.
+        #[arg(long, requires = "files", conflicts_with_all = ["campaign", "only"])]
+        run_lines: bool,
         #[command(flatten)]
         report: serve::ReportArgs,
     },
@@ -467,6 +472,7 @@ fn run(cli: Cli) -> Result<bool> {
             fold,
             campaign,
             retry_unknown,
+            run_lines,
             report,
         } => {
             let mut opts = llc::campaign::options(timeout);
@@ -482,6 +488,7 @@ fn run(cli: Cli) -> Result<bool> {
                 repro,
                 only,
                 fold,
+                run_lines,
             };
             match report.reporter() {
                 Some(service) if campaign => llc::campaign::create(&args, &service),

@@ -139,6 +139,7 @@ impl LlcRunner {
             repro: None,
             only: vec![lease.variant.clone()],
             fold: 0,
+            run_lines: false,
         };
         let (units, modules) = super::units(&args, &self.work)?;
         let u = units

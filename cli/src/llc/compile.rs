@@ -13,6 +13,10 @@ const LLC_PY: &str = include_str!("llc.py");
 /// The triple every compile targets.
 pub const TRIPLE: &str = "nvptx64-nvidia-cuda";
 
+/// The target name that passes no `-mcpu`: the compiler's own default (sm_20 for LLVM 14,
+/// sm_30 later), what a test's `RUN:` line without `-mcpu` compiles for.
+pub const DEFAULT_CPU: &str = "default";
+
 /// The Debian packages' `llc` names `--llc all` looks for on `PATH` (and in
 /// `/usr/lib/llvm-N/bin`), oldest first.
 const DEBIAN_LLCS: &[&str] = &["llc-14", "llc-15", "llc-16", "llc-17", "llc-18", "llc-19"];
@@ -21,6 +25,7 @@ const DEBIAN_LLCS: &[&str] = &["llc-14", "llc-15", "llc-16", "llc-17", "llc-18",
 pub type Compiled = HashMap<String, HashMap<String, Result<String, String>>>;
 
 /// What compiles IR to PTX.
+#[derive(Clone)]
 pub enum Llc {
     /// llvmlite's LLVM in one `python3` process.
     Llvmlite,
@@ -29,6 +34,7 @@ pub enum Llc {
 }
 
 /// A compiler that answered `--version`.
+#[derive(Clone)]
 pub struct Compiler {
     /// How it is run.
     pub llc: Llc,
@@ -36,6 +42,9 @@ pub struct Compiler {
     pub name: String,
     /// LLVM's version (`16.0.6`).
     pub version: String,
+    /// llc options beyond [`Compiler::options`]' own (a test's `RUN:` line's `-mattr=+ptx71
+    /// -O0`), passed to every compile and printed in every command.
+    pub flags: Vec<String>,
 }
 
 impl Compiler {
@@ -47,6 +56,7 @@ impl Compiler {
                 llc: Llc::Llvmlite,
                 name: "llvmlite".into(),
                 version,
+                flags: Vec::new(),
             });
         }
         let out = Command::new(text).arg("--version").output().map_err(|e| {
@@ -64,6 +74,7 @@ impl Compiler {
             llc: Llc::Binary(text.to_string()),
             name: text.to_string(),
             version,
+            flags: Vec::new(),
         })
     }
 
@@ -106,21 +117,24 @@ impl Compiler {
         format!("{} (LLVM {})", self.name, self.version)
     }
 
-    /// The options every compile passes, as `llc` takes them: `-O2`, the triple, the target.
-    /// llvmlite's driver (`llc.py`) sets the same on its target machine.
-    pub fn options(sm: &str) -> [String; 3] {
-        [
-            "-O2".into(),
-            format!("-mtriple={TRIPLE}"),
-            format!("-mcpu={sm}"),
-        ]
+    /// The options every compile passes, as `llc` takes them: `-O2`, the triple, the target
+    /// (none for [`DEFAULT_CPU`]: LLVM's own default), then [`Compiler::flags`] (a later `-O0`
+    /// overrides `-O2`, as in llc). llvmlite's driver (`llc.py`) sets the same on its target
+    /// machine.
+    pub fn options(&self, sm: &str) -> Vec<String> {
+        let mut options = vec!["-O2".to_string(), format!("-mtriple={TRIPLE}")];
+        if sm != DEFAULT_CPU {
+            options.push(format!("-mcpu={sm}"));
+        }
+        options.extend(self.flags.iter().cloned());
+        options
     }
 
     /// The command line a person runs to compile `ll` for `sm` into `ptx` (`-`: standard
     /// output) with this compiler's LLVM: its `llc` under that name, whichever package it
     /// comes in; [`Compiler::label`] says which LLVM it is.
-    pub fn command(ll: &str, ptx: &str, sm: &str) -> String {
-        format!("llc {} {ll} -o {ptx}", Compiler::options(sm).join(" "))
+    pub fn command(&self, ll: &str, ptx: &str, sm: &str) -> String {
+        format!("llc {} {ll} -o {ptx}", self.options(sm).join(" "))
     }
 
     /// Runs [`Compiler::command`] in `dir` on its file `ll`, writing `ptx` there, with this
@@ -132,7 +146,7 @@ impl Compiler {
                 let text = std::fs::read_to_string(dir.join(ll))
                     .map_err(|e| format!("cannot read {ll}: {e}"))?;
                 let (_, mut answers, aborted) =
-                    run_llvmlite(&[(sm, ll, &text)]).map_err(|e| e.to_string())?;
+                    run_llvmlite(&[(sm, ll, &text)], &self.flags).map_err(|e| e.to_string())?;
                 let out = answers
                     .pop()
                     .unwrap_or_else(|| Err(aborted.unwrap_or_else(|| "no output".into())))?;
@@ -142,7 +156,7 @@ impl Compiler {
             }
             Llc::Binary(b) => {
                 let out = Command::new(b)
-                    .args(Compiler::options(sm))
+                    .args(self.options(sm))
                     .args([ll, "-o", ptx])
                     .current_dir(dir)
                     .output()
@@ -168,14 +182,14 @@ impl Compiler {
         sms: &[String],
     ) -> Result<Compiled> {
         match &self.llc {
-            Llc::Llvmlite => compile_llvmlite(modules, sms),
+            Llc::Llvmlite => compile_llvmlite(modules, sms, &self.flags),
             Llc::Binary(b) => {
                 let mut all = HashMap::new();
                 for sm in sms {
                     let mut per = HashMap::new();
                     for (k, ll, _) in modules {
                         let out = Command::new(b)
-                            .args(Compiler::options(sm))
+                            .args(self.options(sm))
                             .arg(ll)
                             .args(["-o", "-"])
                             .output()?;
@@ -219,8 +233,9 @@ fn llvmlite_path() -> Result<PathBuf> {
 /// of the jobs it finished, in order, and the first line of LLVM's message if it was aborted.
 type LlvmliteRun = (String, Vec<Result<String, String>>, Option<String>);
 
-/// Runs the llvmlite driver on `jobs` (target, module name, text) until it ends.
-fn run_llvmlite(jobs: &[(&str, &str, &str)]) -> Result<LlvmliteRun> {
+/// Runs the llvmlite driver on `jobs` (target, module name, text), with llc's `flags`, until it
+/// ends.
+fn run_llvmlite(jobs: &[(&str, &str, &str)], flags: &[String]) -> Result<LlvmliteRun> {
     let mut child = Command::new("python3")
         .env("PYTHONPATH", llvmlite_path()?)
         .arg("-c")
@@ -230,11 +245,11 @@ fn run_llvmlite(jobs: &[(&str, &str, &str)]) -> Result<LlvmliteRun> {
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| anyhow!("cannot run python3: {e}"))?;
-    child
-        .stdin
-        .take()
-        .expect("piped")
-        .write_all(serde_json::json!({ "jobs": jobs }).to_string().as_bytes())?;
+    child.stdin.take().expect("piped").write_all(
+        serde_json::json!({ "jobs": jobs, "flags": flags, "default_cpu": DEFAULT_CPU })
+            .to_string()
+            .as_bytes(),
+    )?;
     let out = child.wait_with_output()?;
     let mut lines = out.stdout.split(|b| *b == b'\n').filter(|l| !l.is_empty());
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -263,12 +278,16 @@ fn run_llvmlite(jobs: &[(&str, &str, &str)]) -> Result<LlvmliteRun> {
 }
 
 fn llvmlite_version() -> Result<String> {
-    Ok(run_llvmlite(&[])?.0)
+    Ok(run_llvmlite(&[], &[])?.0)
 }
 
 /// Compiles every module for every target; a module LLVM aborts on gets LLVM's message as its
 /// error, and the jobs after it run in a new process.
-fn compile_llvmlite(modules: &[(String, PathBuf, String)], sms: &[String]) -> Result<Compiled> {
+fn compile_llvmlite(
+    modules: &[(String, PathBuf, String)],
+    sms: &[String],
+    flags: &[String],
+) -> Result<Compiled> {
     let jobs: Vec<(&str, &str, &str)> = sms
         .iter()
         .flat_map(|sm| {
@@ -280,7 +299,7 @@ fn compile_llvmlite(modules: &[(String, PathBuf, String)], sms: &[String]) -> Re
     let mut all: Compiled = HashMap::new();
     let mut done = 0;
     while done < jobs.len() {
-        let (_, answers, aborted) = run_llvmlite(&jobs[done..])?;
+        let (_, answers, aborted) = run_llvmlite(&jobs[done..], flags)?;
         for answer in answers {
             let (sm, k, _) = jobs[done];
             all.entry(sm.to_string())

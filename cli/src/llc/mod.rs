@@ -19,6 +19,7 @@ mod compile;
 mod fold;
 mod independent;
 mod repro;
+pub mod run_lines;
 
 use crate::eval::describe_operand;
 use anyhow::{anyhow, Result};
@@ -130,6 +131,7 @@ impl Counterexample {
 }
 
 /// What `validate-llc` was asked.
+#[derive(Clone)]
 pub struct Args {
     /// `.ll` files (none: the built-in catalogue).
     pub files: Vec<PathBuf>,
@@ -147,6 +149,41 @@ pub struct Args {
     pub only: Vec<String>,
     /// Fold each function at this many boundary inputs (0: not at all).
     pub fold: usize,
+    /// Validate each file at the configurations of its own `RUN:` lines ([`run_lines`]).
+    pub run_lines: bool,
+}
+
+/// One function's verdict at one target with one compiler, as the totals count it.
+pub struct Cell {
+    /// The IR function.
+    pub func: String,
+    /// The target.
+    pub sm: String,
+    /// `proved`, `counterexample`, `unknown` or `unsupported`.
+    pub kind: &'static str,
+    /// Why, for `unknown` and `unsupported`.
+    pub detail: String,
+}
+
+impl Cell {
+    /// An `unsupported` cell that no compile was needed for.
+    pub fn unsupported(func: &str, sm: &str, why: &str) -> Cell {
+        Cell {
+            func: func.to_string(),
+            sm: sm.to_string(),
+            kind: "unsupported",
+            detail: why.to_string(),
+        }
+    }
+}
+
+/// The compilers `--llc` names: one, or `all` this machine has.
+pub fn compilers(llc: &str) -> Result<Vec<Compiler>> {
+    if llc == "all" {
+        Compiler::all()
+    } else {
+        Ok(vec![Compiler::named(llc)?])
+    }
 }
 
 /// One verdict row: the unit, the target, the compiler.
@@ -157,15 +194,28 @@ struct Row {
     verdict: Verdict,
 }
 
-/// Validates every function at every target with every compiler asked for, posting each
-/// compiler's verdicts to the service when `reporter` is given; `Ok(false)` on a counterexample
-/// or an unknown.
+/// Validates every function at every target with every compiler asked for (or, with
+/// `--run-lines`, at each file's own configurations), posting each compiler's verdicts to the
+/// service when `reporter` is given; `Ok(false)` on a counterexample or an unknown.
 pub fn run(spec: &Spec, args: &Args, opts: &Options, reporter: Option<&Reporter>) -> Result<bool> {
-    let compilers = if args.llc == "all" {
-        Compiler::all()?
-    } else {
-        vec![Compiler::named(&args.llc)?]
-    };
+    if args.run_lines {
+        return run_lines::run(spec, args, opts, reporter);
+    }
+    let cells = validate_all(spec, args, &compilers(&args.llc)?, opts, reporter)?;
+    Ok(cells
+        .iter()
+        .all(|c| matches!(c.kind, "proved" | "unsupported")))
+}
+
+/// [`run`]'s work with the given compilers: prints each verdict, each compiler's table and the
+/// regression ranges, writes `--json`, and returns every verdict.
+fn validate_all(
+    spec: &Spec,
+    args: &Args,
+    compilers: &[Compiler],
+    opts: &Options,
+    reporter: Option<&Reporter>,
+) -> Result<Vec<Cell>> {
     let sms = targets(&args.sms)?;
     std::fs::create_dir_all(&args.work)
         .map_err(|e| anyhow!("cannot create {}: {e}", args.work.display()))?;
@@ -267,7 +317,7 @@ pub fn run(spec: &Spec, args: &Args, opts: &Options, reporter: Option<&Reporter>
         outln!("{skipped} skipped (a spelling whose PTX is that of a stricter one)");
     }
     if compilers.len() > 1 {
-        ranges(&units, &sms, &compilers, &rows);
+        ranges(&units, &sms, compilers, &rows);
     }
     if let Some(path) = &args.json {
         let json: Vec<serde_json::Value> = rows
@@ -294,8 +344,14 @@ pub fn run(spec: &Spec, args: &Args, opts: &Options, reporter: Option<&Reporter>
             .map_err(|e| anyhow!("cannot write {}: {e}", path.display()))?;
     }
     Ok(rows
-        .iter()
-        .all(|r| matches!(r.verdict.kind, "proved" | "unsupported")))
+        .into_iter()
+        .map(|r| Cell {
+            func: units[r.unit].func.clone(),
+            sm: sms[r.sm].clone(),
+            kind: r.verdict.kind,
+            detail: r.verdict.detail,
+        })
+        .collect())
 }
 
 /// The targets of `--sm` (`sm_70,sm_90`).
@@ -306,11 +362,14 @@ fn targets(sms: &str) -> Result<Vec<String>> {
         .filter(|s| !s.is_empty())
         .collect();
     if let Some(bad) = sms.iter().find(|s| {
-        !s.strip_prefix("sm_")
-            .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_alphanumeric()))
+        s.as_str() != compile::DEFAULT_CPU
+            && !s
+                .strip_prefix("sm_")
+                .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_alphanumeric()))
     }) {
         return Err(anyhow!(
-            "--sm: `{bad}` is not a target (write sm_70, sm_90a, ...)"
+            "--sm: `{bad}` is not a target (write sm_70, sm_90a, ..., or `{}` for LLVM's own default)",
+            compile::DEFAULT_CPU
         ));
     }
     Ok(sms)
@@ -763,7 +822,7 @@ fn validate(
                 inputs,
                 parts,
                 confirmed,
-                command: Compiler::command(&u.compiled.display().to_string(), "-", sm),
+                command: compiler.command(&u.compiled.display().to_string(), "-", sm),
             };
             // An unconfirmed counterexample is the prover's or the evaluators' fault, not
             // LLVM's: it is no verdict about the PTX.
@@ -791,6 +850,7 @@ mod tests {
                 llc: compile::Llc::Binary(format!("llc-{m}")),
                 name: format!("llc-{m}"),
                 version: format!("{m}.0.1"),
+                flags: Vec::new(),
             })
             .collect()
     }

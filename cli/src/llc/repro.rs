@@ -53,7 +53,8 @@ impl Case<'_> {
 
     /// `llc -O2 -mtriple=nvptx64-nvidia-cuda -mcpu=sm_90 f.ll -o f.ptx`.
     pub fn command(&self) -> String {
-        Compiler::command(&self.ll_name(), &self.ptx_name(), self.sm)
+        self.compiler
+            .command(&self.ll_name(), &self.ptx_name(), self.sm)
     }
 
     /// Writes the minimal module into `dir` and runs [`Case::command`] there with the same
