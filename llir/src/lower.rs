@@ -24,7 +24,9 @@
 //! poisoned argument only allows the source more (LangRef's instructions are monotone in
 //! poison), so inputs that are not poison decide every refinement.
 
-use crate::syntax::{Attr, FloatTy, Function, Instr, Module, Shape, Statement, Type, Value};
+use crate::syntax::{
+    Attr, FloatTy, Function, Instr, Module, Operand, Shape, Statement, Type, Value,
+};
 use semfuzz_spec::diag::{Diagnostic, Span};
 use semfuzz_spec::ir::{mask, Builder, Dest, Op, Outcome, PartKind, Program, Slot, ValueId};
 use semfuzz_spec::{Spec, Variant};
@@ -628,6 +630,134 @@ impl<'s> Reader<'s> {
     }
 
     fn instr(&mut self, i: &Instr, modes: &Denormal) -> Result<(), Diagnostic> {
+        match self.contractible(i) {
+            Some((k, product)) => self.contract(i, k, product, modes),
+            None => self.plain_instr(i, modes),
+        }
+    }
+
+    /// For an `fadd`/`fsub` that LangRef's `contract` lets LLVM fuse with the `fmul` defining
+    /// its operand `k`: that operand and the `fmul`. LLVM's DAGCombiner fuses only where both
+    /// carry the flag (`fast` includes it), and so does this reader; where only one does, the
+    /// IR is read as written (docs/ambiguities.md 90).
+    fn contractible(&self, i: &Instr) -> Option<(usize, &'s Instr)> {
+        let licensed = |i: &Instr| i.flags.iter().any(|f| f == "contract" || f == "fast");
+        if !matches!(i.opcode.as_str(), "fadd" | "fsub") || !licensed(i) {
+            return None;
+        }
+        i.operands.iter().enumerate().find_map(|(k, o)| {
+            let Value::Local(name) = &o.value else {
+                return None;
+            };
+            self.f.body.iter().find_map(|s| match s {
+                Statement::Instr(d)
+                    if d.result.as_deref() == Some(name.as_str())
+                        && d.opcode == "fmul"
+                        && d.ty == i.ty
+                        && licensed(d) =>
+                {
+                    Some((k, &**d))
+                }
+                _ => None,
+            })
+        })
+    }
+
+    /// LangRef `contract`: "Allow floating-point contraction (e.g. fusing a multiply followed
+    /// by an addition into a fused multiply-add)". The result is, lane by lane, either `i` as
+    /// written or `llvm.fma` of the product's factors and the other operand (negated as the
+    /// subtraction needs: `p - c` is `fma(a, b, -c)`, `c - p` is `fma(-a, b, c)`), read as the
+    /// reader reads those instructions; it is poison where `i` is.
+    fn contract(
+        &mut self,
+        i: &Instr,
+        k: usize,
+        product: &Instr,
+        modes: &Denormal,
+    ) -> Result<(), Diagnostic> {
+        self.plain_instr(i, modes)?;
+        let (Some(result), Some(t)) = (&i.result, &i.ty) else {
+            return Ok(());
+        };
+        let mut fresh = 0;
+        let mut local = |what: &str| {
+            fresh += 1;
+            format!("{result}.{what}{fresh}")
+        };
+        let synthetic = |result: String, opcode: &str, operands: Vec<Operand>| Instr {
+            result: Some(result),
+            opcode: opcode.into(),
+            flags: i.flags.clone(),
+            pred: None,
+            ty: Some(t.clone()),
+            callee: None,
+            operands,
+            to: None,
+            metadata: Vec::new(),
+            shape: Shape::Typed,
+            raw: String::new(),
+            span: i.span.clone(),
+            opcode_span: i.opcode_span.clone(),
+        };
+        let typed = |value: Value| Operand {
+            ty: Some(t.clone()),
+            value,
+            span: i.span.clone(),
+        };
+        let mut negated = |me: &mut Self, o: &Operand| -> Result<Value, Diagnostic> {
+            let name = local("neg");
+            me.plain_instr(
+                &synthetic(name.clone(), "fneg", vec![typed(o.value.clone())]),
+                modes,
+            )?;
+            Ok(Value::Local(name))
+        };
+        let (a, b) = (&product.operands[0], &product.operands[1]);
+        let other = &i.operands[1 - k];
+        let (a, c) = match (i.opcode.as_str(), k) {
+            ("fsub", 0) => (a.value.clone(), negated(self, other)?),
+            ("fsub", _) => (negated(self, a)?, other.value.clone()),
+            _ => (a.value.clone(), other.value.clone()),
+        };
+        let Some(tag) = type_tag(t.elem()) else {
+            return Ok(());
+        };
+        let fused_name = local("fused");
+        let mut fma = synthetic(
+            fused_name.clone(),
+            "call",
+            vec![typed(a), typed(b.value.clone()), typed(c)],
+        );
+        fma.shape = Shape::Call;
+        let vector = match t {
+            Type::Vector(n, _) => format!("v{n}"),
+            _ => String::new(),
+        };
+        fma.callee = Some(format!("llvm.fma.{vector}{tag}"));
+        self.plain_instr(&fma, modes)?;
+        let (unfused, _) = self.env[result];
+        let (fused, _) = self.env[&fused_name];
+        let w = self.width_of(t.elem(), &i.span)?;
+        let mut lanes = Vec::new();
+        for l in 0..t.lanes() {
+            let as_written = self.lane(unfused.bits, t, l);
+            let fused_lane = self.lane(fused.bits, t, l);
+            // One free bit picks the lane's result, so each candidate stays the number its
+            // instruction computes (with that instruction's NaN set), not one pick of it.
+            let any = self.any_bits(1);
+            let fuse = self.choose(any, 1, "`contract`'s fusion", &i.span);
+            let either = self.b.emit(Op::Select(fuse, fused_lane, as_written), w);
+            lanes.push(StateValue {
+                bits: either,
+                poison: self.lane_poison(unfused, t, l),
+            });
+        }
+        let joined = self.join(&lanes);
+        self.env.insert(result.clone(), (joined, t.clone()));
+        Ok(())
+    }
+
+    fn plain_instr(&mut self, i: &Instr, modes: &Denormal) -> Result<(), Diagnostic> {
         if let Some(m) = i.metadata.iter().find(|m| m.as_str() != "dbg") {
             return Err(
                 unsupported(&i.opcode_span, format!("metadata `!{m}` on `{}`", i.opcode))

@@ -1121,16 +1121,33 @@ impl<'s> Query<'s> {
             .collect();
         // A source alternative as (the formula negated, definitions stated outside).
         let quantified = |s: &SideTerm, pin: bool| -> (Bool, Vec<Bool>) {
+            // A choice of one bit (the reader's "fused or as written" of `contract`) is its
+            // two cases, `φ(0) ∨ φ(1)`, never pinned to one nor left to a quantifier the
+            // solvers instantiate slowly; only where no definition reads it, as definitions
+            // are stated once, outside.
+            let (zero, one) = (BV::from_u64(0, 1), BV::from_u64(1, 1));
+            let (expanded, rest): (Vec<_>, Vec<_>) = s.choices.iter().partition(|c| {
+                c.var.get_size() == 1
+                    && s.definitions
+                        .iter()
+                        .all(|d| d.substitute(&[(&c.var, &zero)]) == *d)
+            });
             let (pinned, free): (Vec<_>, Vec<_>) =
-                s.choices.iter().partition(|c| pin && c.witness.is_some());
+                rest.into_iter().partition(|c| pin && c.witness.is_some());
             let subst: Vec<(BV, BV)> = pinned
                 .iter()
                 .map(|c| (c.var.clone(), c.witness.clone().expect("partitioned")))
                 .collect();
             let pairs: Vec<(&BV, &BV)> = subst.iter().map(|(a, b)| (a, b)).collect();
-            let holds = s.holds.substitute(&pairs);
+            let mut holds = s.holds.substitute(&pairs);
             let definitions: Vec<Bool> =
                 s.definitions.iter().map(|d| d.substitute(&pairs)).collect();
+            for c in expanded {
+                holds = Bool::or(&[
+                    holds.substitute(&[(&c.var, &zero)]).simplify(),
+                    holds.substitute(&[(&c.var, &one)]).simplify(),
+                ]);
+            }
             if free.is_empty() {
                 (holds, definitions)
             } else {
