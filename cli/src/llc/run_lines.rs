@@ -9,15 +9,18 @@
 //! passes on (`-mattr`, `-O0`, `-nvptx-*`, given to the compiler as written), the denormal
 //! flags, which llc applies as function attributes to each function without its own
 //! (`-denormal-fp-math-f32=preserve-sign`: semfuzz writes them into the module, so the IR reader
-//! and every compiler see the same attributes, whichever spelling they read), and flags that
-//! license results the IR alone does not allow (`-fp-contract=fast`, `-enable-unsafe-fp-math`,
-//! `-nvptx-prec-divf32=0`): a configuration with one is `unsupported` for every function, naming
-//! the flag, rather than judged against a meaning it does not have. 32-bit `nvptx` targets are
+//! and every compiler see the same attributes, whichever spelling they read), `-fp-contract=fast`
+//! (fuse any multiply and add: written into the module as LangRef's own licence, `contract` on
+//! every `fmul`, `fadd` and `fsub`), and flags that license results the IR alone does not allow
+//! and semfuzz does not model (`-enable-unsafe-fp-math`, `-nvptx-prec-divf32=0`): a
+//! configuration with one is `unsupported` for every function, naming the flag, rather than
+//! judged against a meaning it does not have. llvmlite ignores a library option its LLVM does
+//! not know (a trunk-only `-nvptx-*` flag); an `llc` binary refuses it, and that is the verdict. 32-bit `nvptx` targets are
 //! skipped (semfuzz reads 64-bit pointers), and said so.
 
 use super::{validate_all, Args, Cell};
 use anyhow::{anyhow, Result};
-use semfuzz_llir::syntax::Attr;
+use semfuzz_llir::syntax::{Attr, Statement};
 use semfuzz_service::client::Reporter;
 use semfuzz_smt::solve::Options;
 use semfuzz_spec::diag::SourceFile;
@@ -36,6 +39,8 @@ pub struct RunLine {
     pub llc_flags: Vec<String>,
     /// Function attributes the denormal flags set: (`denormal-fp-math-f32`, `preserve-sign`).
     pub attributes: Vec<(String, String)>,
+    /// `-fp-contract=fast`: every `fmul`, `fadd` and `fsub` gets LangRef's `contract`.
+    pub contract_all: bool,
     /// Why the configuration is not validated (a licence flag, a 32-bit target).
     pub skipped: Option<String>,
 }
@@ -46,6 +51,9 @@ impl RunLine {
         let mut words = vec![format!("-mcpu={}", self.cpu)];
         words.extend(self.llc_flags.iter().cloned());
         words.extend(self.attributes.iter().map(|(k, v)| format!("-{k}={v}")));
+        if self.contract_all {
+            words.push("-fp-contract=fast".into());
+        }
         words.join(" ")
     }
 }
@@ -59,6 +67,8 @@ enum Flag<'a> {
     Triple { bits32: bool },
     /// A denormal flag, as the attribute llc gives each function without one.
     Attribute(&'a str, &'a str),
+    /// `-fp-contract=fast`.
+    ContractAll,
     /// A flag that allows results the IR does not: why.
     Licence(&'static str),
     /// Anything else: passed to the compiler.
@@ -76,9 +86,7 @@ fn classify(word: &str) -> Flag<'_> {
             bits32: value == "nvptx" || value.starts_with("nvptx-"),
         },
         "denormal-fp-math" | "denormal-fp-math-f32" => Flag::Attribute(key, value),
-        "fp-contract" if value == "fast" => Flag::Licence(
-            "llc's -fp-contract=fast lets it fuse any fmul and fadd, which the IR alone does not allow; semfuzz reads the IR without that licence",
-        ),
+        "fp-contract" if value == "fast" => Flag::ContractAll,
         "enable-unsafe-fp-math" | "enable-no-nans-fp-math" | "enable-no-infs-fp-math"
         | "enable-no-signed-zeros-fp-math" => Flag::Licence(
             "llc's -enable-*-fp-math flags license results the IR's own flags do not; semfuzz reads the IR's flags only",
@@ -140,6 +148,7 @@ pub fn run_lines(text: &str) -> Vec<RunLine> {
             cpu: super::compile::DEFAULT_CPU.to_string(),
             llc_flags: Vec::new(),
             attributes: Vec::new(),
+            contract_all: false,
             skipped: file_is_32bit
                 .then(|| "a 32-bit nvptx target: semfuzz reads 64-bit pointers".to_string()),
         };
@@ -154,6 +163,7 @@ pub fn run_lines(text: &str) -> Vec<RunLine> {
                     }
                 }
                 Flag::Attribute(k, v) => run.attributes.push((k.to_string(), v.to_string())),
+                Flag::ContractAll => run.contract_all = true,
                 Flag::Licence(why) => {
                     run.skipped.get_or_insert_with(|| format!("{w}: {why}"));
                 }
@@ -169,6 +179,7 @@ pub fn run_lines(text: &str) -> Vec<RunLine> {
             r.cpu == run.cpu
                 && r.llc_flags == run.llc_flags
                 && r.attributes == run.attributes
+                && r.contract_all == run.contract_all
                 && r.skipped == run.skipped
         };
         if !found.iter().any(same) {
@@ -178,11 +189,22 @@ pub fn run_lines(text: &str) -> Vec<RunLine> {
     found
 }
 
-/// `module`'s text with each function given the attributes `run` sets, where it has none of
-/// that name (llc's rule for its denormal flags).
-fn with_attributes(module: &mut semfuzz_llir::Module, run: &RunLine) {
+/// `module` as `run` configures it: each function given the attributes `run` sets where it has
+/// none of that name (llc's rule for its denormal flags), and with `-fp-contract=fast` each
+/// `fmul`, `fadd` and `fsub` given `contract`.
+fn configured(module: &mut semfuzz_llir::Module, run: &RunLine) {
     let groups = module.groups.clone();
     for f in &mut module.functions {
+        if run.contract_all {
+            for s in &mut f.body {
+                if let Statement::Instr(i) = s {
+                    let fusable = matches!(i.opcode.as_str(), "fmul" | "fadd" | "fsub");
+                    if fusable && !i.flags.iter().any(|f| f == "contract" || f == "fast") {
+                        i.flags.push("contract".into());
+                    }
+                }
+            }
+        }
         let has = |key: &str| {
             f.attrs.iter().any(|a| match a {
                 Attr::Pair(k, _) => k == key,
@@ -260,7 +282,7 @@ pub fn run(spec: &Spec, args: &Args, opts: &Options, reporter: Option<&Reporter>
                 }
                 continue;
             }
-            with_attributes(&mut module, run);
+            configured(&mut module, run);
             let configured = work.join(format!("{stem}.run{}.ll", k + 1));
             std::fs::write(&configured, module.to_string().trim_start())
                 .map_err(|e| anyhow!("cannot write {}: {e}", configured.display()))?;
@@ -420,11 +442,8 @@ define float @f(float %a) {
         assert_eq!(runs[1].line, 3);
         assert_eq!(runs[1].llc_flags, ["-asm-verbose=false", "-O0"]);
         assert!(runs[2].skipped.as_deref().unwrap().contains("32-bit"));
-        assert!(runs[3]
-            .skipped
-            .as_deref()
-            .unwrap()
-            .contains("-fp-contract=fast"));
+        assert!(runs[3].contract_all);
+        assert_eq!(runs[3].skipped, None);
         assert_eq!(runs[0].skipped, None);
     }
 
@@ -443,7 +462,7 @@ attributes #0 = { \"denormal-fp-math-f32\"=\"ieee,ieee\" }
         let run = &run_lines(
             "; RUN: llc < %s -mcpu=sm_80 -denormal-fp-math-f32=preserve-sign | FileCheck %s\n",
         )[0];
-        with_attributes(&mut m, run);
+        configured(&mut m, run);
         let printed = m.to_string();
         assert!(
             printed.contains(
@@ -455,6 +474,25 @@ attributes #0 = { \"denormal-fp-math-f32\"=\"ieee,ieee\" }
             !printed.contains("@own(float %a) #0 \"denormal"),
             "{printed}"
         );
+    }
+
+    #[test]
+    fn fp_contract_fast_is_written_as_contract_on_each_multiply_and_add() {
+        let text = "\
+define float @f(float %a, float %b) {
+  %p = fmul float %a, %b
+  %s = fadd nnan float %p, %b
+  %q = fdiv float %s, %b
+  ret float %q
+}
+";
+        let mut m = semfuzz_llir::parse(&SourceFile::new("t.ll", text)).unwrap();
+        let run = &run_lines("; RUN: llc < %s -mcpu=sm_80 -fp-contract=fast | FileCheck %s\n")[0];
+        configured(&mut m, run);
+        let printed = m.to_string();
+        assert!(printed.contains("fmul contract float"), "{printed}");
+        assert!(printed.contains("fadd nnan contract float"), "{printed}");
+        assert!(printed.contains("fdiv float"), "{printed}");
     }
 
     #[test]
