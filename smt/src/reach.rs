@@ -47,8 +47,13 @@ pub fn reachable(program: &Program, inputs: &[u64], results: &[u64], timeout_ms:
 /// Whether `program` can leave `out` (its first destination's bits) on `inputs`: the
 /// evaluator's representative choices first, which decide alone where the program met no open
 /// choice (a single instruction, whose accept sets are exact); otherwise Z3 over every choice,
-/// within `timeout_ms` (`None`: Z3 did not decide).
-pub fn allows(program: &Program, inputs: &[u64], out: u64, timeout_ms: u32) -> Option<bool> {
+/// within `timeout_ms` (`None`: Z3 did not decide, or was not asked).
+pub fn allows(
+    program: &Program,
+    inputs: &[u64],
+    out: u64,
+    timeout_ms: Option<u32>,
+) -> Option<bool> {
     let mut ev = Evaluator::new(program);
     let mut acc = vec![Accept::default(); ev.n_parts()];
     ev.eval(inputs, &mut acc);
@@ -63,7 +68,7 @@ pub fn allows(program: &Program, inputs: &[u64], out: u64, timeout_ms: u32) -> O
     if !ev.met_open_choice() {
         return Some(false);
     }
-    match reachable(program, inputs, &bits, timeout_ms) {
+    match reachable(program, inputs, &bits, timeout_ms?) {
         Reach::Reachable => Some(true),
         Reach::Unreachable => Some(false),
         Reach::Unknown => None,

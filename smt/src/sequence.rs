@@ -1194,13 +1194,21 @@ impl<'s> Query<'s> {
     /// produce `out` (following the solver's choices where it made them), and no choice of
     /// the source may. `values` maps constant names to bits.
     pub fn confirm(&self, values: &HashMap<String, u64>) -> Confirmation {
-        self.confirm_within(values, usize::MAX)
+        self.confirm_within(values, usize::MAX, Some(FUNCTION_REACH_MS))
             .expect("an unlimited run completes")
     }
 
     /// [`Query::confirm`] enumerating at most `limit` states of a side's intermediate
-    /// choices at a step; `None` past it (a NaN choice per step doubles them).
-    fn confirm_within(&self, values: &HashMap<String, u64>, limit: usize) -> Option<Confirmation> {
+    /// choices at a step; `None` past it (a NaN choice per step doubles them). A function
+    /// side's choices the evaluator leaves open are searched by Z3 for `reach_ms`, or with
+    /// `None` left undecided (the sample search: Z3 bit-blasting a 64-bit division does not
+    /// stop at its timeout, measured: minutes past a 10 s one on fast-math.ll's f64 `sqrt`).
+    fn confirm_within(
+        &self,
+        values: &HashMap<String, u64>,
+        limit: usize,
+        reach_ms: Option<u32>,
+    ) -> Option<Confirmation> {
         let inputs: HashMap<usize, u64> = self
             .inputs()
             .into_iter()
@@ -1238,7 +1246,7 @@ impl<'s> Query<'s> {
         for (a, steps) in self.target.iter().enumerate() {
             if let [step] = steps.as_slice() {
                 if let Code::Function(f) = &step.code {
-                    target_ok |= function_allows(step, f, &inputs, out) == Some(true);
+                    target_ok |= function_allows(step, f, &inputs, out, reach_ms) == Some(true);
                     continue;
                 }
             }
@@ -1259,7 +1267,7 @@ impl<'s> Query<'s> {
                     [step @ Step {
                         code: Code::Function(f),
                         ..
-                    }] => function_allows(step, f, &inputs, out) != Some(false),
+                    }] => function_allows(step, f, &inputs, out, reach_ms) != Some(false),
                     _ => accepts_all(steps, &finals, out, width),
                 };
             }
@@ -1443,7 +1451,7 @@ impl Query<'_> {
                     for out in outs {
                         let mut candidate = values.clone();
                         candidate.insert("out".into(), out & mask(width));
-                        let confirmed = self.confirm_within(&candidate, FALSIFY_STATES);
+                        let confirmed = self.confirm_within(&candidate, FALSIFY_STATES, None);
                         if confirmed.is_some_and(|c| c.confirmed()) {
                             return Some(candidate);
                         }
@@ -1479,10 +1487,16 @@ fn payload_blind(steps: &[Step], k: usize) -> bool {
 const FUNCTION_REACH_MS: u32 = 10_000;
 
 /// Whether a side that is one PTX function can leave `out` on the inputs
-/// ([`crate::reach::allows`]; `None`: Z3 did not decide).
-fn function_allows(step: &Step, f: &Program, c: &Concrete, out: u64) -> Option<bool> {
+/// ([`crate::reach::allows`], with Z3 for `reach_ms` or not at all; `None`: undecided).
+fn function_allows(
+    step: &Step,
+    f: &Program,
+    c: &Concrete,
+    out: u64,
+    reach_ms: Option<u32>,
+) -> Option<bool> {
     let ins: Vec<u64> = step.args.iter().map(|a| c.arg(&c.values, a)).collect();
-    crate::reach::allows(f, &ins, out, FUNCTION_REACH_MS)
+    crate::reach::allows(f, &ins, out, reach_ms)
 }
 
 /// Whether the last step's accept sets take `out` part by part.

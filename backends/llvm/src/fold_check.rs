@@ -128,10 +128,10 @@ pub fn classify(ir: &Program, ptx: &Program, inputs: &[u64], folded: Folded) -> 
             Some(false) => FoldKind::FoldingBug,
             None => FoldKind::Undecided,
         },
-        Folded::Bits(bits) => match semfuzz_smt::reach::allows(ir, inputs, bits, REACH_MS) {
+        Folded::Bits(bits) => match semfuzz_smt::reach::allows(ir, inputs, bits, Some(REACH_MS)) {
             Some(false) => FoldKind::FoldingBug,
             None => FoldKind::Undecided,
-            Some(true) => match semfuzz_smt::reach::allows(ptx, inputs, bits, REACH_MS) {
+            Some(true) => match semfuzz_smt::reach::allows(ptx, inputs, bits, Some(REACH_MS)) {
                 Some(true) => FoldKind::Consistent,
                 Some(false) => FoldKind::OptLevel,
                 None => FoldKind::Undecided,

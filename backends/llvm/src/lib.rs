@@ -348,7 +348,7 @@ impl Backend for Llvm {
             })
             .as_ref()?;
         let arguments = route.arguments(inputs);
-        match semfuzz_smt::reach::allows(program, &arguments, got, TRIAGE_REACH_MS)? {
+        match semfuzz_smt::reach::allows(program, &arguments, got, Some(TRIAGE_REACH_MS))? {
             true => Some(fold_check::FoldKind::OptLevel.name()),
             false => Some(fold_check::FoldKind::FoldingBug.name()),
         }
