@@ -307,10 +307,11 @@ pub fn classify(kind: PartKind, expected: &Accept, got: u64) -> Mismatch {
             return Mismatch::SignOfZero;
         }
         let k = order_key(f, got);
+        // Saturating: two f64 ordinals of opposite signs differ by more than an i64 holds.
         return Mismatch::BoundExceeded(if k > order_key(f, hi) {
-            ordinal(f, got) - ordinal(f, hi)
+            ordinal(f, got).saturating_sub(ordinal(f, hi))
         } else {
-            ordinal(f, got) - ordinal(f, lo)
+            ordinal(f, got).saturating_sub(ordinal(f, lo))
         });
     }
     if f.is_zero(got) && f.is_zero(want) {
@@ -322,13 +323,27 @@ pub fn classify(kind: PartKind, expected: &Accept, got: u64) -> Mismatch {
     if f.is_subnormal(got) && f.is_zero(want) {
         return Mismatch::FtzNotApplied;
     }
-    Mismatch::Ulps(ordinal(f, got) - ordinal(f, want))
+    Mismatch::Ulps(ordinal(f, got).saturating_sub(ordinal(f, want)))
 }
 
 #[cfg(test)]
 mod tests {
     use super::Accept;
     use semfuzz_fp::Format;
+
+    /// f64 results of opposite signs far apart are more ulps apart than an i64 counts: the
+    /// count saturates (a `frem double` counterexample of LLVM's frem.ll overflowed it).
+    #[test]
+    fn ulps_between_distant_f64_of_opposite_signs_saturate() {
+        let got = 0x7fef_ffff_ffff_ffff; // the largest f64
+        let want = 0xffef_ffff_ffff_ffff; // its negation
+        let m = super::classify(
+            crate::ir::PartKind::Float(Format::F64),
+            &Accept::Exact(want),
+            got,
+        );
+        assert!(matches!(m, super::Mismatch::Ulps(i64::MAX)), "{m:?}");
+    }
 
     // The low 16 bits of a 32-bit part: some member must have them, whatever its high bits.
     #[test]
