@@ -25,6 +25,7 @@
 //! poison), so inputs that are not poison decide every refinement.
 
 use crate::syntax::{Attr, FloatTy, Function, Instr, Module, Shape, Statement, Type, Value};
+use semfuzz_fp::{Format, Round};
 use semfuzz_spec::diag::{Diagnostic, Span};
 use semfuzz_spec::ir::{mask, Builder, Dest, Op, Outcome, PartKind, Program, Slot, ValueId};
 use semfuzz_spec::{Spec, Variant};
@@ -165,17 +166,15 @@ pub fn denormal_modes(module: &Module, f: &Function) -> Result<Denormal, Diagnos
     for a in &f.attrs {
         match a {
             Attr::Pair(k, v) => pairs.push((k, v)),
+            // A group the module never defines sets nothing: trunk's parser accepts the
+            // dangling reference (its NVPTX tests leave some), and so does this reader.
             Attr::Group(n) => {
-                let g = module.groups.iter().find(|g| g.id == *n).ok_or_else(|| {
-                    Diagnostic::at(
-                        &f.span,
-                        format!(
-                            "`@{}` names attribute group #{n}, which the module never defines",
-                            f.name
-                        ),
-                    )
-                })?;
-                for a in &g.attrs {
+                for a in module
+                    .groups
+                    .iter()
+                    .filter(|g| g.id == *n)
+                    .flat_map(|g| &g.attrs)
+                {
                     if let Attr::Pair(k, v) = a {
                         pairs.push((k, v));
                     }
@@ -526,6 +525,7 @@ impl<'s> Reader<'s> {
                     .map_err(|why| at(span, format!("the constant `{c}` as {t}: {why}")))?;
                 Ok(StateValue::defined(self.b.konst(bits, width)))
             }
+            Value::Global(g) => Err(self.global_use(g, "an operand", span)),
             Value::Vector(items) => {
                 let Type::Vector(n, e) = t else {
                     return Err(at(span, format!("a vector constant where {t} is expected")));
@@ -542,6 +542,25 @@ impl<'s> Reader<'s> {
                 }
                 Ok(self.join(&lanes))
             }
+        }
+    }
+
+    /// The located `unsupported` for `name`, a global value an instruction uses: memory is
+    /// not modelled, so neither a global variable nor a function's address is.
+    fn global_use(&self, name: &str, opcode: &str, span: &Span) -> Diagnostic {
+        match self.module.globals.iter().find(|g| g.name == name) {
+            Some(g) => unsupported(
+                span,
+                format!(
+                    "use of the global variable `@{name}` (addrspace({})) by `{opcode}`",
+                    g.addrspace
+                ),
+            )
+            .with_hint("memory other than the parameters' values is not modelled yet"),
+            None => unsupported(
+                span,
+                format!("use of the address of `@{name}` by `{opcode}`"),
+            ),
         }
     }
 
@@ -628,11 +647,31 @@ impl<'s> Reader<'s> {
     }
 
     fn instr(&mut self, i: &Instr, modes: &Denormal) -> Result<(), Diagnostic> {
-        if let Some(m) = i.metadata.iter().find(|m| m.as_str() != "dbg") {
-            return Err(
-                unsupported(&i.opcode_span, format!("metadata `!{m}` on `{}`", i.opcode))
-                    .with_hint("`!fpmath` allows an error the specs do not state"),
-            );
+        // Metadata is dropped but for `!fpmath`, which allows the result an error the specs
+        // do not state; `!range`, `!noundef` and the like only add poison or undefined
+        // behaviour, so dropping them leaves a function that allows less
+        // (docs/ambiguities.md).
+        if i.metadata.iter().any(|m| m == "fpmath") {
+            return Err(unsupported(
+                &i.opcode_span,
+                format!("metadata `!fpmath` on `{}`", i.opcode),
+            )
+            .with_hint("`!fpmath` allows an error the specs do not state"));
+        }
+        // `@llvm.dbg.value` and its kin (before LLVM 19's debug records) describe variables
+        // to a debugger; they compute nothing.
+        if i.callee
+            .as_deref()
+            .is_some_and(|c| c.starts_with("llvm.dbg."))
+        {
+            return Ok(());
+        }
+        if let Some(g) = i
+            .globals
+            .iter()
+            .find(|g| self.module.globals.iter().any(|m| &m.name == *g))
+        {
+            return Err(self.global_use(g, &i.opcode, &i.opcode_span));
         }
         let (ty, operands, result_ty): (Vec<Type>, Vec<&crate::syntax::Operand>, Type) =
             match i.shape {
@@ -1281,6 +1320,25 @@ fn kind_of(t: &Type) -> PartKind {
     }
 }
 
+/// The bits of the double `d` in `to`, where that conversion loses nothing (LLVM's
+/// `ConstantFP::isValueValidForType`): a number exactly representable, or a NaN whose payload
+/// bits below `to`'s precision are zero (its payload's top bits kept, as APFloat's `convert`
+/// keeps them).
+fn narrow_exactly(d: u64, to: Format) -> Option<u64> {
+    let f64f = Format::F64;
+    if f64f.is_nan(d) {
+        let drop = f64f.precision() - to.precision();
+        let payload = d & mask(52);
+        if payload & mask(drop) != 0 {
+            return None;
+        }
+        let sign = (d >> 63) << (to.width() - 1);
+        return Some(sign | to.inf(false) | (payload >> drop));
+    }
+    let r = semfuzz_fp::convert(f64f, to, d, Round::NearestEven);
+    (semfuzz_fp::convert(to, f64f, r, Round::NearestEven) == d).then_some(r)
+}
+
 /// A scalar constant's bits (LangRef, "Simple Constants": hexadecimal floats are the bits of a
 /// double, `0xH`/`0xR` those of a half/bfloat; a decimal float must be exact in its type).
 fn constant(c: &str, t: &Type) -> Result<u64, String> {
@@ -1336,33 +1394,32 @@ fn constant(c: &str, t: &Type) -> Result<u64, String> {
                 }
                 _ => {}
             }
+            if ["0xK", "0xL", "0xM"].iter().any(|p| c.starts_with(p)) {
+                return Err(format!(
+                    "`{}` spells an x86_fp80, fp128 or ppc_fp128 constant, which {} cannot hold",
+                    &c[..3],
+                    f.keyword()
+                ));
+            }
             let d = if let Some(h) = c.strip_prefix("0x").filter(|h| h.len() == 16) {
-                f64::from_bits(u64::from_str_radix(h, 16).map_err(|_| "bad hex".to_string())?)
+                u64::from_str_radix(h, 16).map_err(|_| "bad hex".to_string())?
             } else {
                 c.parse::<f64>()
                     .map_err(|_| "not a float constant".to_string())?
+                    .to_bits()
             };
-            match f {
-                FloatTy::Double => Ok(d.to_bits()),
-                FloatTy::Float => {
-                    let s = d as f32;
-                    if f64::from(s).to_bits() == d.to_bits() || d.is_nan() {
-                        Ok(u64::from(s.to_bits()))
-                    } else {
-                        Err("not exact in float".into())
-                    }
-                }
-                FloatTy::BFloat => {
-                    let s = d as f32;
-                    let b = s.to_bits();
-                    if f64::from(s).to_bits() == d.to_bits() && b & 0xffff == 0 {
-                        Ok(u64::from(b >> 16))
-                    } else {
-                        Err("write bfloat constants as 0xR....".into())
-                    }
-                }
-                FloatTy::Half => Err("write half constants as 0xH....".into()),
-            }
+            let format = match f {
+                FloatTy::Double => return Ok(d),
+                FloatTy::Float => Format::F32,
+                FloatTy::BFloat => Format::BF16,
+                FloatTy::Half => Format::F16,
+            };
+            narrow_exactly(d, format).ok_or_else(|| {
+                format!(
+                    "not exact in {} (LLParser: \"floating point constant invalid for type\")",
+                    f.keyword()
+                )
+            })
         }
         _ => Err("not a scalar".into()),
     }

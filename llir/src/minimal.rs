@@ -19,6 +19,7 @@ pub fn minimal(module: &Module, func: &Function) -> Module {
     // are printed with), then what the kept lines name, until nothing new is kept.
     let body = Module {
         lines: Vec::new(),
+        globals: Vec::new(),
         groups: Vec::new(),
         functions: vec![f.clone()],
     }
@@ -72,6 +73,12 @@ pub fn minimal(module: &Module, func: &Function) -> Module {
     }
     Module {
         lines,
+        globals: module
+            .globals
+            .iter()
+            .filter(|g| used.contains(&format!("@{}", g.name)))
+            .cloned()
+            .collect(),
         groups: module
             .groups
             .iter()

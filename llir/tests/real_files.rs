@@ -1,0 +1,221 @@
+//! Whole files as compilers write them: debug information, metadata, module flags, comdats,
+//! linkage, dangling attribute groups, implicitly declared intrinsics and globals read, and
+//! each function computes what the same function written bare computes.
+
+use semfuzz_llir::syntax::{parse, Module};
+use semfuzz_llir::{read_function, IrFunction};
+use semfuzz_spec::diag::SourceFile;
+use semfuzz_spec::eval::Evaluator;
+use semfuzz_spec::outcome::Accept;
+use semfuzz_spec::Spec;
+use std::path::Path;
+use std::sync::OnceLock;
+
+fn spec() -> &'static Spec {
+    static SPEC: OnceLock<Spec> = OnceLock::new();
+    SPEC.get_or_init(|| Spec::embedded().expect("the built-in specs load"))
+}
+
+fn fixture_text(name: &str) -> (String, String) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(name);
+    let text = std::fs::read_to_string(&path).expect("fixture exists");
+    (path.display().to_string(), text)
+}
+
+fn module_of(name: &str, text: &str) -> Module {
+    parse(&SourceFile::new(name, text)).unwrap_or_else(|d| panic!("{d}"))
+}
+
+fn module(name: &str) -> Module {
+    let (path, text) = fixture_text(name);
+    module_of(&path, &text)
+}
+
+fn function(m: &Module, name: &str) -> IrFunction {
+    read_function(spec(), m, Some(name)).unwrap_or_else(|d| panic!("{name}: {d}"))
+}
+
+fn eval(f: &IrFunction, inputs: &[u64]) -> Vec<Accept> {
+    let mut ev = Evaluator::new(&f.program);
+    let mut out = vec![Accept::default(); ev.n_parts()];
+    ev.eval(inputs, &mut out);
+    out
+}
+
+/// Boundary-heavy 16-bit patterns (as halves and as bfloat's top bits) and a spread of the
+/// rest.
+fn samples16() -> Vec<u64> {
+    let mut v: Vec<u64> = vec![
+        0x0000, 0x8000, 0x0001, 0x03ff, 0x0400, 0x3c00, 0xbc00, 0x7bff, 0x7c00, 0xfc00, 0x7e00,
+        0x3f80, 0x7f80, 0x7fc0, 0x4000, 0x3555,
+    ];
+    let mut x: u32 = 0x9e37_79b9;
+    for _ in 0..40 {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        v.push(u64::from(x as u16));
+    }
+    v
+}
+
+/// Where `a` and `b` (functions of the same parameters) give different accept sets: the
+/// first such input, or `None` where they agree on every sample.
+fn first_difference(a: &IrFunction, b: &IrFunction, widths: &[u32]) -> Option<Vec<u64>> {
+    let s = samples16();
+    for (k, &x) in s.iter().enumerate() {
+        for &y in s.iter().step_by(3) {
+            let z = s[(k * 7 + 3) % s.len()];
+            let inputs: Vec<u64> = [x, y, z]
+                .iter()
+                .zip(widths)
+                .map(|(&v, &w)| if w == 32 { (v << 16) | (v & 0xffff) } else { v })
+                .collect();
+            if eval(a, &inputs) != eval(b, &inputs) {
+                return Some(inputs);
+            }
+        }
+    }
+    None
+}
+
+#[test]
+fn debug_info_and_module_furniture_change_nothing() {
+    let full = module("debug-llvm22.ll");
+    let bare = module("debug-llvm22.stripped.ll");
+    for (name, widths) in [("axpy_h", [16, 16, 16]), ("fma_f", [32, 32, 32])] {
+        let (f, g) = (function(&full, name), function(&bare, name));
+        assert_eq!(f.variants, g.variants, "{name}");
+        assert_eq!(first_difference(&f, &g, &widths), None, "{name}");
+    }
+    // What the tree keeps of the furniture: globals by name and address space.
+    let globals: Vec<(&str, &str, u32)> = full
+        .globals
+        .iter()
+        .map(|g| (g.name.as_str(), g.kind.as_str(), g.addrspace))
+        .collect();
+    assert_eq!(
+        globals,
+        [("scale", "global", 1), ("table", "global", 3)],
+        "{:?}",
+        full.globals
+    );
+}
+
+/// The comparison the test above relies on sees a change of one constant.
+#[test]
+fn a_changed_constant_is_a_difference() {
+    let (_, text) = fixture_text("debug-llvm22.ll");
+    let broken = text.replace("0xH3C00", "0xH3C01");
+    assert_ne!(broken, text);
+    let full = module_of("broken.ll", &broken);
+    let bare = module("debug-llvm22.stripped.ll");
+    let (f, g) = (function(&full, "axpy_h"), function(&bare, "axpy_h"));
+    assert!(first_difference(&f, &g, &[16, 16, 16]).is_some());
+}
+
+/// LLVM 14-18: `@llvm.dbg.value` calls, a parameter list over lines, a decimal half constant.
+#[test]
+fn dbg_value_calls_compute_nothing() {
+    let old = module("debug-llvm14.ll");
+    let bare = module("debug-llvm22.stripped.ll");
+    let (f, g) = (function(&old, "axpy_h"), function(&bare, "axpy_h"));
+    assert_eq!(f.variants, g.variants);
+    assert_eq!(first_difference(&f, &g, &[16, 16, 16]), None);
+}
+
+#[test]
+fn printing_the_debug_module_is_a_fixpoint() {
+    for name in ["debug-llvm22.ll", "debug-llvm14.ll"] {
+        let once = module(name).to_string();
+        let twice = module_of("printed.ll", &once).to_string();
+        assert_eq!(once, twice, "{name}");
+        assert!(
+            !once.contains("#dbg_value"),
+            "{name}: debug records are dropped"
+        );
+    }
+}
+
+#[test]
+fn a_function_using_a_global_is_refused_naming_it() {
+    let m = module("debug-llvm22.ll");
+    let e = read_function(spec(), &m, Some("uses_global")).expect_err("refused");
+    assert_eq!(
+        e.message,
+        "unsupported use of the global variable `@scale` (addrspace(1)) by `load`"
+    );
+    let span = e.span.expect("located");
+    let (line, _) = span.file.line_col(span.start);
+    assert!(span.file.line_text(line).contains("%v = load float"));
+}
+
+#[test]
+fn a_global_as_an_operand_is_refused_naming_it() {
+    let text = r#"@g = external global i32
+define i1 @f(ptr %p) {
+  %c = icmp eq ptr %p, @g
+  ret i1 %c
+}
+"#;
+    let m = module_of("g.ll", text);
+    let e = read_function(spec(), &m, Some("f")).expect_err("refused");
+    assert!(
+        e.message.contains("global variable `@g` (addrspace(0))"),
+        "{}",
+        e.message
+    );
+}
+
+/// `!fpmath` allows an error the specs do not state: still refused, by name.
+#[test]
+fn fpmath_stays_unsupported() {
+    let text = "define float @f(float %a, float %b) {\n  %q = fdiv float %a, %b, !fpmath !0, !dbg !1\n  ret float %q\n}\n!0 = !{float 2.5}\n!1 = !{}\n";
+    let m = module_of("fpmath.ll", text);
+    let e = read_function(spec(), &m, Some("f")).expect_err("refused");
+    assert_eq!(e.message, "unsupported metadata `!fpmath` on `fdiv`");
+}
+
+/// Half and bfloat constants in every spelling LLParser takes, and the ones it refuses.
+#[test]
+fn half_and_bfloat_constants_in_every_spelling() {
+    let read = |ty: &str, c: &str| {
+        let text =
+            format!("define {ty} @f({ty} %a) {{\n  %r = fadd {ty} %a, {c}\n  ret {ty} %r\n}}\n");
+        let m = module_of("c.ll", &text);
+        read_function(spec(), &m, Some("f")).map(|f| eval(&f, &[0x8000])[0])
+    };
+    let one_h = read("half", "0xH3C00").unwrap();
+    for c in ["1.0", "1.000000e+00", "0x3FF0000000000000"] {
+        assert_eq!(read("half", c).unwrap(), one_h, "half {c}");
+    }
+    let one_b = read("bfloat", "0xR3F80").unwrap();
+    for c in ["1.0", "0x3FF0000000000000"] {
+        assert_eq!(read("bfloat", c).unwrap(), one_b, "bfloat {c}");
+    }
+    // 2^-24, the least half subnormal: exact.
+    assert!(read("half", "0x3E70000000000000").is_ok());
+    // 0.1 is not exact in half; x86_fp80 spelling is another type.
+    let e = read("half", "0.1").expect_err("inexact");
+    assert!(e.message.contains("not exact in half"), "{}", e.message);
+    let e = read("float", "0xK3FFF8000000000000000").expect_err("fp80");
+    assert!(e.message.contains("x86_fp80"), "{}", e.message);
+}
+
+/// Trunk's tests: an undefined attribute group, an intrinsic called with no `declare`, a
+/// parameter list over several lines, `align`/`section`/`comdat` on definitions.
+#[test]
+fn what_trunk_tests_leave_out_or_spread_out() {
+    let text = r#"$f = comdat any
+define internal float @f(float noundef %a,
+    float %b) #9 section ".text.f" comdat align 16 {
+  %m = call float @llvm.maxnum.f32(float %a, float %b) #10
+  ret float %m
+}
+"#;
+    let m = module_of("trunk.ll", text);
+    let f = function(&m, "f");
+    assert_eq!(f.variants.len(), 1, "{:?}", f.variants);
+}
