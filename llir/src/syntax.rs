@@ -966,6 +966,9 @@ impl<'a> Parser<'a> {
             Some(Tok::Local(n)) => Value::Local(n),
             Some(Tok::Num(n)) => Value::Const(n),
             Some(Tok::Word(w)) if VALUE_WORDS.contains(&w.as_str()) => Value::Const(w),
+            // `f0x3FB8AA3B`: a float's bits in its own format, as LLVM 24 (Triton 3.9's)
+            // prints a constant with no short decimal.
+            Some(Tok::Word(w)) if w.starts_with("f0x") => Value::Const(w),
             // A metadata argument (`metadata !"round.towardzero"`, `metadata !0`), kept as
             // LLVM prints it: a node number bare, a string quoted.
             Some(Tok::Meta(n))

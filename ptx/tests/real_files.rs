@@ -138,3 +138,16 @@ fn an_unterminated_string_is_located() {
     let span = e.span.expect("located");
     assert_eq!(span.file.line_col(span.start), (2, 9));
 }
+
+/// Triton 3.9's PTX: read whole, its launch bound kept; the kernel stops at `%ctaid.x`
+/// (kernels run as one thread in a later stop), never at syntax.
+#[test]
+fn tritons_ptx_reads_whole() {
+    let name = "triton-3.9-exp-add-sm_80.ptx";
+    let m = module_of(name, &fixture_text(name));
+    let k = &m.functions[0];
+    assert_eq!(k.name, "add_kernel");
+    assert_eq!(k.directive("reqntid"), Some(&[128][..]));
+    let e = read_function(spec(), &m, None).expect_err("one thread, later");
+    assert_eq!(e.message, "`%ctaid.x` is not a declared register");
+}
