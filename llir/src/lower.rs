@@ -526,6 +526,16 @@ impl<'s> Reader<'s> {
                 Ok(StateValue::defined(self.b.konst(bits, width)))
             }
             Value::Global(g) => Err(self.global_use(g, "an operand", span)),
+            Value::Splat(e) => {
+                let Type::Vector(n, et) = t else {
+                    return Err(at(span, format!("a `splat` where {t} is expected")));
+                };
+                if e.0 != **et {
+                    return Err(at(span, format!("a `splat` of {} in {t}", e.0)));
+                }
+                let lane = self.value(&e.1, et, span)?;
+                Ok(self.join(&vec![lane; *n as usize]))
+            }
             Value::Vector(items) => {
                 let Type::Vector(n, e) = t else {
                     return Err(at(span, format!("a vector constant where {t} is expected")));
@@ -1152,7 +1162,12 @@ impl<'s> Reader<'s> {
         result_ty: Type,
     ) -> Result<(), Diagnostic> {
         let callee = format!("@llvm.nvvm.{name}");
-        if let Some(f) = i.flags.first() {
+        // `tail`/`musttail`/`notail` are hints about the caller's frame, not fast-math flags.
+        if let Some(f) = i
+            .flags
+            .iter()
+            .find(|f| !matches!(f.as_str(), "tail" | "musttail" | "notail"))
+        {
             return Err(unsupported(
                 &i.opcode_span,
                 format!("fast-math flag `{f}` on `{callee}`"),
@@ -1416,7 +1431,8 @@ fn constant(c: &str, t: &Type) -> Result<u64, String> {
                     f.keyword()
                 ));
             }
-            let d = if let Some(h) = c.strip_prefix("0x").filter(|h| h.len() == 16) {
+            // LLVM prints a double's bits without leading zeros (`0x730D67819E8D2`).
+            let d = if let Some(h) = c.strip_prefix("0x").filter(|h| (1..=16).contains(&h.len())) {
                 u64::from_str_radix(h, 16).map_err(|_| "bad hex".to_string())?
             } else {
                 c.parse::<f64>()

@@ -228,6 +228,8 @@ pub enum Value {
     Const(String),
     /// `<T a, T b>`.
     Vector(Vec<(Type, Value)>),
+    /// `splat (T a)` (LLVM 19+): a vector with `a` in every lane.
+    Splat(Box<(Type, Value)>),
     /// `@name`: a global value (a variable's or function's address).
     Global(String),
 }
@@ -238,6 +240,7 @@ impl fmt::Display for Value {
             Value::Local(n) => write!(f, "%{n}"),
             Value::Const(c) => f.write_str(c),
             Value::Global(n) => write!(f, "@{n}"),
+            Value::Splat(e) => write!(f, "splat ({} {})", e.0, e.1),
             Value::Vector(items) => {
                 let items: Vec<String> = items.iter().map(|(t, v)| format!("{t} {v}")).collect();
                 write!(f, "<{}>", items.join(", "))
@@ -758,6 +761,39 @@ impl<'a> Parser<'a> {
 
     /// A type, if one starts here.
     fn try_type(&mut self) -> Result<Option<Type>, Diagnostic> {
+        let a = self.start();
+        let Some(t) = self.base_type()? else {
+            return Ok(None);
+        };
+        // LLVM 14-16's typed pointers (`float*`, `i8 addrspace(1)*`): read, never modelled,
+        // and printed as written.
+        let mut typed = false;
+        loop {
+            let tok = |k: usize| self.toks.get(self.pos + k).map(|t| &t.tok);
+            let star = if tok(0) == Some(&Tok::Punct('*')) {
+                1
+            } else if matches!(tok(0), Some(Tok::Word(w)) if w == "addrspace")
+                && tok(1) == Some(&Tok::Punct('('))
+                && matches!(tok(2), Some(Tok::Num(_)))
+                && tok(3) == Some(&Tok::Punct(')'))
+                && tok(4) == Some(&Tok::Punct('*'))
+            {
+                5
+            } else {
+                break;
+            };
+            self.pos += star;
+            typed = true;
+        }
+        Ok(Some(if typed {
+            Type::Other(self.file.text[a..self.end_of_prev()].to_string())
+        } else {
+            t
+        }))
+    }
+
+    /// A type other than a typed pointer, if one starts here.
+    fn base_type(&mut self) -> Result<Option<Type>, Diagnostic> {
         let t = match self.peek() {
             Some(Tok::Word(w)) => {
                 let t = match w.as_str() {
@@ -806,6 +842,12 @@ impl<'a> Parser<'a> {
                 let t = Type::Other(format!("%{n}"));
                 self.pos += 1;
                 t
+            }
+            // An array (`[4 x float]`): read, never modelled.
+            Some(Tok::Punct('[')) => {
+                let a = self.start();
+                self.skip_balanced('[', ']')?;
+                Type::Other(self.file.text[a..self.end_of_prev()].to_string())
             }
             Some(Tok::Punct('{')) => {
                 self.pos += 1;
@@ -992,6 +1034,14 @@ impl<'a> Parser<'a> {
                 })
             }
             Some(Tok::Global(n)) => Value::Global(n),
+            Some(Tok::Word(w)) if w == "splat" => {
+                self.pos += 1;
+                self.expect('(', "after `splat`")?;
+                let t = self.ty("the splatted element's type")?;
+                let v = self.value()?;
+                self.expect(')', "closing `splat (...)`")?;
+                return Ok(Value::Splat(Box::new((t, v))));
+            }
             Some(Tok::Punct('<')) => {
                 self.pos += 1;
                 let mut items = Vec::new();

@@ -255,3 +255,78 @@ fn tritons_ir_reads_whole() {
     assert!(once.contains("fmul float %16, f0x3FB8AA3B"), "{once}");
     assert_eq!(module_of("printed.ll", &once).to_string(), once);
 }
+
+/// What llvm-dis writes for libdevice and the vectorizer writes for Triton's runtime: LLVM
+/// 14's typed pointers, `splat (...)` constants (LLVM 19+), a double whose bits print with no
+/// leading zeros.
+#[test]
+fn typed_pointers_splats_and_short_hex_doubles() {
+    let text = r#"define void @sincos(float %a, float* %s, float addrspace(1)* %c) {
+  ret void
+}
+
+define <2 x i32> @mask(<2 x i32> %v) {
+  %m = and <2 x i32> %v, splat (i32 -2)
+  ret <2 x i32> %m
+}
+
+define i1 @tiny(double %x) {
+  %c = fcmp olt double %x, 0x730D67819E8D2
+  ret i1 %c
+}
+"#;
+    let m = module_of("old.ll", text);
+    assert_eq!(m.functions[0].params[1].ty.to_string(), "float*");
+    assert_eq!(
+        m.functions[0].params[2].ty.to_string(),
+        "float addrspace(1)*"
+    );
+    let e = read_function(spec(), &m, Some("sincos")).expect_err("pointers");
+    assert_eq!(e.message, "unsupported type `float*`");
+    let mask = function(&m, "mask");
+    // Lane 0 (the low bits) holds 7, lane 1 holds 5.
+    let inputs = [(5u64 << 32) | 7];
+    let out = eval(&mask, &inputs);
+    let again = eval(
+        &function(
+            &module_of("m.ll", &text.replace("splat (i32 -2)", "<i32 -2, i32 -2>")),
+            "mask",
+        ),
+        &inputs,
+    );
+    assert_eq!(out, again);
+    let broken = eval(
+        &function(
+            &module_of("m.ll", &text.replace("splat (i32 -2)", "<i32 -2, i32 -1>")),
+            "mask",
+        ),
+        &inputs,
+    );
+    assert_ne!(out, broken);
+    let tiny = function(&m, "tiny");
+    let below = eval(&tiny, &[0x0000_0000_0000_0001])[0];
+    let above = eval(&tiny, &[0x0073_0D67_819E_8D2F])[0];
+    assert_ne!(below, above);
+}
+
+/// Triton writes every intrinsic call `tail call`: a hint about the caller's frame, which an
+/// NVVM call reads through, while a fast-math flag on it stays refused.
+#[test]
+fn a_tail_call_of_an_nvvm_intrinsic_reads() {
+    let text = |call: &str| {
+        format!("define float @f(float %a) {{\n  %r = {call} float @llvm.nvvm.ex2.approx.f32(float %a)\n  ret float %r\n}}\n")
+    };
+    let plain = function(&module_of("p.ll", &text("call")), "f");
+    let tail = function(&module_of("t.ll", &text("tail call")), "f");
+    assert_eq!(plain.variants, tail.variants);
+    let e = read_function(
+        spec(),
+        &module_of("n.ll", &text("tail call nnan")),
+        Some("f"),
+    )
+    .expect_err("a fast-math flag");
+    assert_eq!(
+        e.message,
+        "unsupported fast-math flag `nnan` on `@llvm.nvvm.ex2.approx.f32`"
+    );
+}

@@ -236,7 +236,7 @@ fn operand(env: &HashMap<String, V>, value: &Value, ty: &Type) -> Step<V> {
             Type::Float(t) => float_constant(*t, c).map(|b| V::Float(*t, b)),
             _ => Err(format!("a constant of type {ty}")),
         },
-        Value::Vector(_) => Err("a vector".into()),
+        Value::Vector(_) | Value::Splat(_) => Err("a vector".into()),
         Value::Global(g) => Err(format!("the global @{g}")),
     }
 }
