@@ -330,3 +330,25 @@ fn a_tail_call_of_an_nvvm_intrinsic_reads() {
         "unsupported fast-math flag `nnan` on `@llvm.nvvm.ex2.approx.f32`"
     );
 }
+
+/// The reproducer of a function of a debug module: no debug information, attachments or
+/// comdat left to make llc warn or refuse, and it reads to the same program.
+#[test]
+fn the_minimal_module_of_a_debug_function_is_bare() {
+    let m = module("debug-llvm22.ll");
+    for name in ["axpy_h", "fma_f"] {
+        let f = m
+            .functions
+            .iter()
+            .find(|f| f.name == name)
+            .expect("defined");
+        let small = semfuzz_llir::minimal(&m, f);
+        let text = small.to_string();
+        for gone in ["!dbg", "!tbaa", "!noundef", "comdat", "DICompileUnit"] {
+            assert!(!text.contains(gone), "{name}: {gone} kept:\n{text}");
+        }
+        let again = module_of("min.ll", &text);
+        let g = function(&again, &small.functions[0].name);
+        assert_eq!(g.variants, function(&m, name).variants, "{name}");
+    }
+}
