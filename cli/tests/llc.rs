@@ -769,3 +769,39 @@ fn double_rounding_through_f32_is_proved_by_lemma() {
         assert_eq!(verdict(&out, "sqrt_bf16", sm), "proved", "{out}{err}");
     }
 }
+
+/// A module as `clang -g` writes it (debug records, DI metadata, comdat, an attribute group it
+/// never defines, globals) validates function by function as its bare twin would: llc-22
+/// compiles each function's minimal module (no debug information left for it to warn about),
+/// the arithmetic is proved, and what is not modelled is `unsupported`, named and located.
+/// `contract` is taken out of the fixture: a fused multiply-add is a licence validate-llc does
+/// not read yet.
+#[test]
+fn a_debug_module_validates_function_by_function() {
+    let work = tempfile::tempdir().expect("temp dir");
+    let text = std::fs::read_to_string(root().join("llir/fixtures/debug-llvm22.ll"))
+        .expect("fixture")
+        .replace(" contract ", " ");
+    std::fs::write(work.path().join("debug.ll"), text).expect("written");
+    let (_, out, err) = semfuzz_in(
+        work.path(),
+        &[
+            "validate-llc",
+            "debug.ll",
+            "--llc",
+            "llc-22",
+            "--sm",
+            "sm_80",
+        ],
+    );
+    for func in ["axpy_h", "fma_f"] {
+        assert_eq!(verdict(&out, func, "sm_80"), "proved", "{out}{err}");
+    }
+    assert!(
+        out.contains(
+            "uses_global sm_80: unsupported (use of the global variable `@scale` \
+             (addrspace(1)) by `load` at debug.ll:39:8)"
+        ),
+        "{out}{err}"
+    );
+}
