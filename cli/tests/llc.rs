@@ -110,7 +110,7 @@ fn poison_and_undefined_behaviour_allow_anything_and_nothing_more() {
     );
 }
 
-/// LangRef `contract` (docs/ambiguities.md 90): with the flag on the product and the sum, the
+/// LangRef `contract` (docs/ambiguities.md 92): with the flag on the product and the sum, the
 /// fused fma and the two roundings are both allowed; a fused subtraction that loses the
 /// product's sign, and fusion the flags do not license, are counterexamples.
 #[test]
@@ -788,4 +788,40 @@ fn double_rounding_through_f32_is_proved_by_lemma() {
         assert_eq!(verdict(&out, "fdiv_f16", sm), "proved", "{out}{err}");
         assert_eq!(verdict(&out, "sqrt_bf16", sm), "proved", "{out}{err}");
     }
+}
+
+/// A module as `clang -g` writes it (debug records, DI metadata, comdat, an attribute group it
+/// never defines, globals) validates function by function as its bare twin would: llc-22
+/// compiles each function's minimal module (no debug information left for it to warn about),
+/// the arithmetic is proved, and what is not modelled is `unsupported`, named and located.
+/// `contract` is taken out of the fixture: a fused multiply-add is a licence validate-llc does
+/// not read yet.
+#[test]
+fn a_debug_module_validates_function_by_function() {
+    let work = tempfile::tempdir().expect("temp dir");
+    let text = std::fs::read_to_string(root().join("llir/fixtures/debug-llvm22.ll"))
+        .expect("fixture")
+        .replace(" contract ", " ");
+    std::fs::write(work.path().join("debug.ll"), text).expect("written");
+    let (_, out, err) = semfuzz_in(
+        work.path(),
+        &[
+            "validate-llc",
+            "debug.ll",
+            "--llc",
+            "llc-22",
+            "--sm",
+            "sm_80",
+        ],
+    );
+    for func in ["axpy_h", "fma_f"] {
+        assert_eq!(verdict(&out, func, "sm_80"), "proved", "{out}{err}");
+    }
+    assert!(
+        out.contains(
+            "uses_global sm_80: unsupported (use of the global variable `@scale` \
+             (addrspace(1)) by `load` at debug.ll:39:8)"
+        ),
+        "{out}{err}"
+    );
 }

@@ -27,6 +27,7 @@
 use crate::syntax::{
     Attr, FloatTy, Function, Instr, Module, Operand, Shape, Statement, Type, Value,
 };
+use semfuzz_fp::{Format, Round};
 use semfuzz_spec::diag::{Diagnostic, Span};
 use semfuzz_spec::ir::{mask, Builder, Dest, Op, Outcome, PartKind, Program, Slot, ValueId};
 use semfuzz_spec::{Spec, Variant};
@@ -167,17 +168,15 @@ pub fn denormal_modes(module: &Module, f: &Function) -> Result<Denormal, Diagnos
     for a in &f.attrs {
         match a {
             Attr::Pair(k, v) => pairs.push((k, v)),
+            // A group the module never defines sets nothing: trunk's parser accepts the
+            // dangling reference (its NVPTX tests leave some), and so does this reader.
             Attr::Group(n) => {
-                let g = module.groups.iter().find(|g| g.id == *n).ok_or_else(|| {
-                    Diagnostic::at(
-                        &f.span,
-                        format!(
-                            "`@{}` names attribute group #{n}, which the module never defines",
-                            f.name
-                        ),
-                    )
-                })?;
-                for a in &g.attrs {
+                for a in module
+                    .groups
+                    .iter()
+                    .filter(|g| g.id == *n)
+                    .flat_map(|g| &g.attrs)
+                {
                     if let Attr::Pair(k, v) = a {
                         pairs.push((k, v));
                     }
@@ -528,6 +527,17 @@ impl<'s> Reader<'s> {
                     .map_err(|why| at(span, format!("the constant `{c}` as {t}: {why}")))?;
                 Ok(StateValue::defined(self.b.konst(bits, width)))
             }
+            Value::Global(g) => Err(self.global_use(g, "an operand", span)),
+            Value::Splat(e) => {
+                let Type::Vector(n, et) = t else {
+                    return Err(at(span, format!("a `splat` where {t} is expected")));
+                };
+                if e.0 != **et {
+                    return Err(at(span, format!("a `splat` of {} in {t}", e.0)));
+                }
+                let lane = self.value(&e.1, et, span)?;
+                Ok(self.join(&vec![lane; *n as usize]))
+            }
             Value::Vector(items) => {
                 let Type::Vector(n, e) = t else {
                     return Err(at(span, format!("a vector constant where {t} is expected")));
@@ -544,6 +554,25 @@ impl<'s> Reader<'s> {
                 }
                 Ok(self.join(&lanes))
             }
+        }
+    }
+
+    /// The located `unsupported` for `name`, a global value an instruction uses: memory is
+    /// not modelled, so neither a global variable nor a function's address is.
+    fn global_use(&self, name: &str, opcode: &str, span: &Span) -> Diagnostic {
+        match self.module.globals.iter().find(|g| g.name == name) {
+            Some(g) => unsupported(
+                span,
+                format!(
+                    "use of the global variable `@{name}` (addrspace({})) by `{opcode}`",
+                    g.addrspace
+                ),
+            )
+            .with_hint("memory other than the parameters' values is not modelled yet"),
+            None => unsupported(
+                span,
+                format!("use of the address of `@{name}` by `{opcode}`"),
+            ),
         }
     }
 
@@ -639,7 +668,7 @@ impl<'s> Reader<'s> {
     /// For an `fadd`/`fsub` that LangRef's `contract` lets LLVM fuse with the `fmul` defining
     /// its operand `k`: that operand and the `fmul`. LLVM's DAGCombiner fuses only where both
     /// carry the flag (`fast` includes it), and so does this reader; where only one does, the
-    /// IR is read as written (docs/ambiguities.md 90).
+    /// IR is read as written (docs/ambiguities.md 92).
     fn contractible(&self, i: &Instr) -> Option<(usize, &'s Instr)> {
         let licensed = |i: &Instr| i.flags.iter().any(|f| f == "contract" || f == "fast");
         if !matches!(i.opcode.as_str(), "fadd" | "fsub") || !licensed(i) {
@@ -696,6 +725,7 @@ impl<'s> Reader<'s> {
             metadata: Vec::new(),
             shape: Shape::Typed,
             raw: String::new(),
+            globals: Vec::new(),
             span: i.span.clone(),
             opcode_span: i.opcode_span.clone(),
         };
@@ -758,19 +788,46 @@ impl<'s> Reader<'s> {
     }
 
     fn plain_instr(&mut self, i: &Instr, modes: &Denormal) -> Result<(), Diagnostic> {
-        if let Some(m) = i.metadata.iter().find(|m| m.as_str() != "dbg") {
-            return Err(
-                unsupported(&i.opcode_span, format!("metadata `!{m}` on `{}`", i.opcode))
-                    .with_hint("`!fpmath` allows an error the specs do not state"),
-            );
+        // Metadata is dropped but for `!fpmath`, which allows the result an error the specs
+        // do not state; `!range`, `!noundef` and the like only add poison or undefined
+        // behaviour, so dropping them leaves a function that allows less
+        // (docs/ambiguities.md).
+        if i.metadata.iter().any(|m| m == "fpmath") {
+            return Err(unsupported(
+                &i.opcode_span,
+                format!("metadata `!fpmath` on `{}`", i.opcode),
+            )
+            .with_hint("`!fpmath` allows an error the specs do not state"));
+        }
+        // `@llvm.dbg.value` and its kin (before LLVM 19's debug records) describe variables
+        // to a debugger; they compute nothing.
+        if i.callee
+            .as_deref()
+            .is_some_and(|c| c.starts_with("llvm.dbg."))
+        {
+            return Ok(());
+        }
+        if let Some(g) = i
+            .globals
+            .iter()
+            .find(|g| self.module.globals.iter().any(|m| &m.name == *g))
+        {
+            return Err(self.global_use(g, &i.opcode, &i.opcode_span));
         }
         let (ty, operands, result_ty): (Vec<Type>, Vec<&crate::syntax::Operand>, Type) =
             match i.shape {
                 Shape::Unknown => {
-                    return Err(unsupported(
-                        &i.opcode_span,
-                        format!("instruction `{}`", i.opcode),
-                    ))
+                    // A call the parser kept as text has no `@callee`: inline assembly (the
+                    // words before its string say `asm`) or a call through a pointer.
+                    let head = i.raw.split('"').next().unwrap_or("");
+                    let what = match i.opcode.as_str() {
+                        "call" if head.split_whitespace().any(|w| w == "asm") => {
+                            "inline `asm`".to_string()
+                        }
+                        "call" => "call that names no `@function`".to_string(),
+                        op => format!("instruction `{op}`"),
+                    };
+                    return Err(unsupported(&i.opcode_span, what));
                 }
                 Shape::Typed => {
                     let t = i.ty.clone().expect("parsed");
@@ -1236,7 +1293,12 @@ impl<'s> Reader<'s> {
         result_ty: Type,
     ) -> Result<(), Diagnostic> {
         let callee = format!("@llvm.nvvm.{name}");
-        if let Some(f) = i.flags.first() {
+        // `tail`/`musttail`/`notail` are hints about the caller's frame, not fast-math flags.
+        if let Some(f) = i
+            .flags
+            .iter()
+            .find(|f| !matches!(f.as_str(), "tail" | "musttail" | "notail"))
+        {
             return Err(unsupported(
                 &i.opcode_span,
                 format!("fast-math flag `{f}` on `{callee}`"),
@@ -1411,8 +1473,28 @@ fn kind_of(t: &Type) -> PartKind {
     }
 }
 
+/// The bits of the double `d` in `to`, where that conversion loses nothing (LLVM's
+/// `ConstantFP::isValueValidForType`): a number exactly representable, or a NaN whose payload
+/// bits below `to`'s precision are zero (its payload's top bits kept, as APFloat's `convert`
+/// keeps them).
+fn narrow_exactly(d: u64, to: Format) -> Option<u64> {
+    let f64f = Format::F64;
+    if f64f.is_nan(d) {
+        let drop = f64f.precision() - to.precision();
+        let payload = d & mask(52);
+        if payload & mask(drop) != 0 {
+            return None;
+        }
+        let sign = (d >> 63) << (to.width() - 1);
+        return Some(sign | to.inf(false) | (payload >> drop));
+    }
+    let r = semfuzz_fp::convert(f64f, to, d, Round::NearestEven);
+    (semfuzz_fp::convert(to, f64f, r, Round::NearestEven) == d).then_some(r)
+}
+
 /// A scalar constant's bits (LangRef, "Simple Constants": hexadecimal floats are the bits of a
-/// double, `0xH`/`0xR` those of a half/bfloat; a decimal float must be exact in its type).
+/// double, `0xH`/`0xR` those of a half/bfloat; a decimal float must be exact in its type;
+/// LLVM 24 also writes `f0x` and the bits in the type's own format).
 fn constant(c: &str, t: &Type) -> Result<u64, String> {
     if c == "zeroinitializer" {
         return Ok(0);
@@ -1466,33 +1548,40 @@ fn constant(c: &str, t: &Type) -> Result<u64, String> {
                 }
                 _ => {}
             }
-            let d = if let Some(h) = c.strip_prefix("0x").filter(|h| h.len() == 16) {
-                f64::from_bits(u64::from_str_radix(h, 16).map_err(|_| "bad hex".to_string())?)
+            // LLVM 24's `f0x...`: the bits in the constant's own format.
+            if let Some(h) = c.strip_prefix("f0x") {
+                return u64::from_str_radix(h, 16)
+                    .ok()
+                    .filter(|b| h.len() <= f.bits() as usize / 4 && b & !mask(f.bits()) == 0)
+                    .ok_or_else(|| format!("`{c}` is not {} hex bits", f.bits()));
+            }
+            if ["0xK", "0xL", "0xM"].iter().any(|p| c.starts_with(p)) {
+                return Err(format!(
+                    "`{}` spells an x86_fp80, fp128 or ppc_fp128 constant, which {} cannot hold",
+                    &c[..3],
+                    f.keyword()
+                ));
+            }
+            // LLVM prints a double's bits without leading zeros (`0x730D67819E8D2`).
+            let d = if let Some(h) = c.strip_prefix("0x").filter(|h| (1..=16).contains(&h.len())) {
+                u64::from_str_radix(h, 16).map_err(|_| "bad hex".to_string())?
             } else {
                 c.parse::<f64>()
                     .map_err(|_| "not a float constant".to_string())?
+                    .to_bits()
             };
-            match f {
-                FloatTy::Double => Ok(d.to_bits()),
-                FloatTy::Float => {
-                    let s = d as f32;
-                    if f64::from(s).to_bits() == d.to_bits() || d.is_nan() {
-                        Ok(u64::from(s.to_bits()))
-                    } else {
-                        Err("not exact in float".into())
-                    }
-                }
-                FloatTy::BFloat => {
-                    let s = d as f32;
-                    let b = s.to_bits();
-                    if f64::from(s).to_bits() == d.to_bits() && b & 0xffff == 0 {
-                        Ok(u64::from(b >> 16))
-                    } else {
-                        Err("write bfloat constants as 0xR....".into())
-                    }
-                }
-                FloatTy::Half => Err("write half constants as 0xH....".into()),
-            }
+            let format = match f {
+                FloatTy::Double => return Ok(d),
+                FloatTy::Float => Format::F32,
+                FloatTy::BFloat => Format::BF16,
+                FloatTy::Half => Format::F16,
+            };
+            narrow_exactly(d, format).ok_or_else(|| {
+                format!(
+                    "not exact in {} (LLParser: \"floating point constant invalid for type\")",
+                    f.keyword()
+                )
+            })
         }
         _ => Err("not a scalar".into()),
     }

@@ -4,9 +4,11 @@
 //! [`minimal`] keeps the function, renamed to a short name (`f`), and of the rest of the module
 //! only what it uses: the `target` lines, the declarations and globals it names (and those they
 //! name), the attribute groups it and they reference, and the numbered metadata its
-//! instructions' attachments point at. Everything else (other declarations, unused attribute
-//! groups, named metadata such as `!llvm.ident` or `!nvvm.annotations`, `source_filename`) is
-//! dropped. Value names are kept: renaming them buys little and risks a clash.
+//! instructions' `!fpmath` attachments point at. Everything else (other declarations, unused
+//! attribute groups, named metadata such as `!llvm.ident` or `!nvvm.annotations`,
+//! `source_filename`, debug information and the other attachments, which the reader drops
+//! too, and `comdat`, whose implicit name would be the old one) is dropped. Value names are
+//! kept: renaming them buys little and risks a clash.
 
 use crate::syntax::{Attr, Function, Module, Statement};
 use std::collections::BTreeSet;
@@ -15,10 +17,20 @@ use std::collections::BTreeSet;
 /// module already names a global `f`).
 pub fn minimal(module: &Module, func: &Function) -> Module {
     let mut f = func.clone();
+    // The tree prints every attachment as `!0`: kept, `!dbg !0` would point into whatever
+    // `!0` is (llc then drops the module's debug information with a warning, or refuses it).
+    for s in &mut f.body {
+        if let Statement::Instr(i) = s {
+            i.metadata.retain(|m| m == "fpmath");
+        }
+    }
+    f.attrs
+        .retain(|a| !matches!(a, Attr::Word(w) if w.starts_with("comdat")));
     // What the function names (its callees, constants such as `@g`, the `!0` its attachments
     // are printed with), then what the kept lines name, until nothing new is kept.
     let body = Module {
         lines: Vec::new(),
+        globals: Vec::new(),
         groups: Vec::new(),
         functions: vec![f.clone()],
     }
@@ -72,6 +84,12 @@ pub fn minimal(module: &Module, func: &Function) -> Module {
     }
     Module {
         lines,
+        globals: module
+            .globals
+            .iter()
+            .filter(|g| used.contains(&format!("@{}", g.name)))
+            .cloned()
+            .collect(),
         groups: module
             .groups
             .iter()

@@ -4,10 +4,19 @@
 //! parameters, function attributes (`#0` groups and inline `"key"="value"` pairs), labels and
 //! instructions with their flags, predicates, typed operands, constants (integers, `true`,
 //! `0xH3C00`-style and decimal floats, `<T a, T b>` vectors, `zeroinitializer`), calls and
-//! `ret`. Everything else at module level (`target`, `declare`, metadata, globals) is kept as
-//! its line. An instruction the reader does not know is kept as its opcode and text, so that
-//! one unsupported function does not stop the others from being read; [`crate::lower`] refuses
-//! it with its location. Every syntax error is located.
+//! `ret`. Everything else at module level (`target`, `source_filename`, `declare`, comdats,
+//! module flags and all other metadata, globals) is kept as its line; global variables are
+//! also listed by name and address space ([`Global`]), so that a function using one is refused
+//! by name. A statement may span lines inside `( )`, `[ ]` and `< >`, as trunk's tests write
+//! long parameter lists. An instruction the reader does not know (or a call it cannot lay
+//! out: an indirect call, inline `asm`) is kept as its opcode and text, so that one unsupported
+//! function does not stop the others from being read; [`crate::lower`] refuses it with its
+//! location. Every syntax error is located.
+//!
+//! Debug information has no effect on results and the tree does not hold it: debug records
+//! (`#dbg_value(...)`, `#dbg_declare(...)`, LLVM 19+) are dropped, and an instruction's
+//! metadata attachments keep only their names (`!dbg`, `!tbaa`), which print as `!name !0`;
+//! linkage, `section`, `align`, `comdat` and the like on a definition are kept as words.
 //!
 //! [`Display`](std::fmt::Display) prints a module in one canonical spelling; parsing the
 //! printed text prints the same text again (a fixpoint).
@@ -21,10 +30,28 @@ use std::sync::Arc;
 pub struct Module {
     /// Module-level lines other than functions and attribute groups, as written.
     pub lines: Vec<String>,
+    /// The global values (`@g = ...`) those lines define, in order.
+    pub globals: Vec<Global>,
     /// Attribute groups (`attributes #0 = { ... }`).
     pub groups: Vec<AttrGroup>,
     /// The functions with a body, in order.
     pub functions: Vec<Function>,
+}
+
+/// A global value a module-level line defines: `@g = addrspace(1) global float 0.0`,
+/// `@c = internal constant [4 x i32] ...`, `@a = alias ...`. Its line stays in
+/// [`Module::lines`]; memory is not modelled, so what matters is its name (a function that
+/// uses it is refused naming it) and its address space.
+#[derive(Clone, Debug)]
+pub struct Global {
+    /// Its name without `@`.
+    pub name: String,
+    /// What it is: `global`, `constant`, `alias` or `ifunc`.
+    pub kind: String,
+    /// The `addrspace(N)` written before `kind` (0 if none).
+    pub addrspace: u32,
+    /// Where its name is.
+    pub span: Span,
 }
 
 /// `attributes #N = { ... }`.
@@ -201,6 +228,10 @@ pub enum Value {
     Const(String),
     /// `<T a, T b>`.
     Vector(Vec<(Type, Value)>),
+    /// `splat (T a)` (LLVM 19+): a vector with `a` in every lane.
+    Splat(Box<(Type, Value)>),
+    /// `@name`: a global value (a variable's or function's address).
+    Global(String),
 }
 
 impl fmt::Display for Value {
@@ -208,6 +239,8 @@ impl fmt::Display for Value {
         match self {
             Value::Local(n) => write!(f, "%{n}"),
             Value::Const(c) => f.write_str(c),
+            Value::Global(n) => write!(f, "@{n}"),
+            Value::Splat(e) => write!(f, "splat ({} {})", e.0, e.1),
             Value::Vector(items) => {
                 let items: Vec<String> = items.iter().map(|(t, v)| format!("{t} {v}")).collect();
                 write!(f, "<{}>", items.join(", "))
@@ -270,6 +303,8 @@ pub struct Instr {
     pub to: Option<Type>,
     /// Metadata attachments (`!fpmath`), by name without `!`.
     pub metadata: Vec<String>,
+    /// For [`Shape::Unknown`], the global values (`@g`, without `@`) its text names.
+    pub globals: Vec<String>,
     /// How the text lays it out.
     pub shape: Shape,
     /// For [`Shape::Unknown`], the text after the opcode.
@@ -288,6 +323,7 @@ enum Tok {
     Num(String),
     Str(String),
     Hash(u32),
+    Record(String),
     Meta(String),
     Punct(char),
     Newline,
@@ -307,11 +343,17 @@ fn lex(file: &Arc<SourceFile>) -> Result<Vec<Lexed>, Diagnostic> {
     let s = file.text.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
+    // Open `(`, `[` and `<`: a line break inside them does not end the statement.
+    let mut depth = 0usize;
     let err = |a: usize, b: usize, m: String| Diagnostic::at(&Span::new(file, a, b), m);
     while i < s.len() {
         let c = s[i];
         let start = i;
         let tok = match c {
+            b'\n' if depth > 0 => {
+                i += 1;
+                continue;
+            }
             b'\n' => {
                 i += 1;
                 Tok::Newline
@@ -346,6 +388,8 @@ fn lex(file: &Arc<SourceFile>) -> Result<Vec<Lexed>, Diagnostic> {
                     b'%' if !name.is_empty() => Tok::Local(name),
                     b'@' if !name.is_empty() => Tok::Global(name),
                     b'!' => Tok::Meta(name),
+                    // A debug record (`#dbg_value(...)`, LLVM 19+).
+                    b'#' if name.starts_with("dbg_") => Tok::Record(name),
                     b'#' => Tok::Hash(name.parse().map_err(|_| {
                         err(
                             start,
@@ -381,8 +425,14 @@ fn lex(file: &Arc<SourceFile>) -> Result<Vec<Lexed>, Diagnostic> {
                 }
                 Tok::Word(file.text[start..i].to_string())
             }
-            b'=' | b',' | b'(' | b')' | b'{' | b'}' | b'<' | b'>' | b'[' | b']' | b':' | b'*' => {
+            b'=' | b',' | b'(' | b')' | b'{' | b'}' | b'<' | b'>' | b'[' | b']' | b':' | b'*'
+            | b'|' => {
                 i += 1;
+                match c {
+                    b'(' | b'[' | b'<' => depth += 1,
+                    b')' | b']' | b'>' => depth = depth.saturating_sub(1),
+                    _ => {}
+                }
                 Tok::Punct(c as char)
             }
             _ => {
@@ -518,6 +568,7 @@ impl<'a> Parser<'a> {
     fn module(&mut self) -> Result<Module, Diagnostic> {
         let mut m = Module {
             lines: Vec::new(),
+            globals: Vec::new(),
             groups: Vec::new(),
             functions: Vec::new(),
         };
@@ -544,12 +595,65 @@ impl<'a> Parser<'a> {
                     self.expect('}', "closing the attribute group")?;
                     m.groups.push(AttrGroup { id, attrs });
                 }
+                Some(Tok::Global(n))
+                    if self.toks.get(self.pos + 1).map(|t| &t.tok) == Some(&Tok::Punct('=')) =>
+                {
+                    let name = n.clone();
+                    let span = self.here();
+                    let a = self.start();
+                    self.pos += 2;
+                    let (kind, addrspace) = self.global_kind();
+                    let line = self.rest_of_line_from(a);
+                    if let Some(kind) = kind {
+                        m.globals.push(Global {
+                            name,
+                            kind,
+                            addrspace,
+                            span,
+                        });
+                    }
+                    m.lines.push(line);
+                }
                 Some(_) => {
                     let line = self.rest_of_line();
                     m.lines.push(line);
                 }
             }
         }
+    }
+
+    /// After `@name =`: the global value's kind (`global`, `constant`, `alias`, `ifunc`) and
+    /// the `addrspace(N)` before it, skipping linkage, visibility and the like; `None` where
+    /// the line names no kind.
+    fn global_kind(&mut self) -> (Option<String>, u32) {
+        let mut addrspace = 0;
+        loop {
+            match self.peek().cloned() {
+                Some(Tok::Word(w)) if w == "addrspace" => {
+                    self.pos += 1;
+                    if self.eat('(') {
+                        if let Some(Tok::Num(n)) = self.peek() {
+                            addrspace = n.parse().unwrap_or(0);
+                        }
+                    }
+                }
+                Some(Tok::Word(w))
+                    if matches!(w.as_str(), "global" | "constant" | "alias" | "ifunc") =>
+                {
+                    return (Some(w), addrspace)
+                }
+                None | Some(Tok::Newline) => return (None, addrspace),
+                Some(_) => self.pos += 1,
+            }
+        }
+    }
+
+    /// The text from byte `a` to the end of the current line (the newline not consumed).
+    fn rest_of_line_from(&mut self, a: usize) -> String {
+        self.rest_of_line();
+        self.file.text[a..self.end_of_prev().max(a)]
+            .trim()
+            .to_string()
     }
 
     /// Function attributes up to `{` (or `}` inside a group).
@@ -559,14 +663,12 @@ impl<'a> Parser<'a> {
             if in_group {
                 self.skip_newlines();
             }
-            match self.peek() {
+            match self.peek().cloned() {
                 Some(Tok::Hash(n)) => {
-                    let n = *n;
                     self.pos += 1;
                     attrs.push(Attr::Group(n));
                 }
                 Some(Tok::Str(k)) => {
-                    let k = k.clone();
                     self.pos += 1;
                     let v = if self.eat('=') {
                         match self.next().map(|t| t.tok.clone()) {
@@ -584,48 +686,114 @@ impl<'a> Parser<'a> {
                     attrs.push(Attr::Pair(k, v));
                 }
                 Some(Tok::Word(w)) => {
-                    let mut w = w.clone();
+                    let a = self.start();
                     self.pos += 1;
-                    if self.peek() == Some(&Tok::Punct('(')) {
-                        let a = self.start();
-                        self.skip_parens()?;
-                        w.push_str(&self.file.text[a..self.end_of_prev()]);
+                    match (w.as_str(), self.peek().cloned()) {
+                        (_, Some(Tok::Punct('('))) => self.skip_parens()?,
+                        // `align 16`, `section ".text"`, `gc "statepoint"`, `partition "p"`.
+                        ("align" | "alignstack", Some(Tok::Num(_)))
+                        | ("section" | "gc" | "partition", Some(Tok::Str(_))) => self.pos += 1,
+                        // `personality ptr @f`, `prefix i32 1`, `prologue i8 0`.
+                        ("personality" | "prefix" | "prologue", _) if !in_group => {
+                            self.ty("the type of its constant")?;
+                            self.value()?;
+                        }
+                        _ => {}
                     }
-                    attrs.push(Attr::Word(w));
+                    attrs.push(Attr::Word(
+                        self.file.text[a..self.end_of_prev()].to_string(),
+                    ));
                 }
                 Some(Tok::Meta(_)) if !in_group => {
                     // `!dbg !12` on a definition: debug information, not semantics.
                     self.pos += 1;
-                    if let Some(Tok::Meta(_)) = self.peek() {
-                        self.pos += 1;
-                    }
+                    self.metadata_value()?;
                 }
                 _ => return Ok(attrs),
             }
         }
     }
 
-    /// Skips a balanced `( ... )`.
-    fn skip_parens(&mut self) -> Result<(), Diagnostic> {
-        let open = self.here();
+    /// Skips a metadata operand if one starts here: `!12`, `!"text"`, `!{...}`,
+    /// `!DILocation(...)`.
+    fn metadata_value(&mut self) -> Result<(), Diagnostic> {
+        if let Some(Tok::Meta(name)) = self.peek().cloned() {
+            self.pos += 1;
+            match self.peek() {
+                Some(Tok::Punct('{')) if name.is_empty() => self.skip_balanced('{', '}')?,
+                Some(Tok::Punct('(')) if name.starts_with(|c: char| c.is_ascii_alphabetic()) => {
+                    self.skip_parens()?
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Skips a balanced `open ... close` starting here.
+    fn skip_balanced(&mut self, open: char, close: char) -> Result<(), Diagnostic> {
+        let at = self.here();
         let mut depth = 0;
         loop {
             match self.next().map(|t| &t.tok) {
-                Some(Tok::Punct('(')) => depth += 1,
-                Some(Tok::Punct(')')) => {
+                Some(Tok::Punct(c)) if *c == open => depth += 1,
+                Some(Tok::Punct(c)) if *c == close => {
                     depth -= 1;
                     if depth == 0 {
                         return Ok(());
                     }
                 }
-                None => return Err(Diagnostic::at(&open, "this `(` is never closed")),
+                None => {
+                    return Err(Diagnostic::at(
+                        &at,
+                        format!("this `{open}` is never closed"),
+                    ))
+                }
                 _ => {}
             }
         }
     }
 
+    /// Skips a balanced `( ... )`.
+    fn skip_parens(&mut self) -> Result<(), Diagnostic> {
+        self.skip_balanced('(', ')')
+    }
+
     /// A type, if one starts here.
     fn try_type(&mut self) -> Result<Option<Type>, Diagnostic> {
+        let a = self.start();
+        let Some(t) = self.base_type()? else {
+            return Ok(None);
+        };
+        // LLVM 14-16's typed pointers (`float*`, `i8 addrspace(1)*`): read, never modelled,
+        // and printed as written.
+        let mut typed = false;
+        loop {
+            let tok = |k: usize| self.toks.get(self.pos + k).map(|t| &t.tok);
+            let star = if tok(0) == Some(&Tok::Punct('*')) {
+                1
+            } else if matches!(tok(0), Some(Tok::Word(w)) if w == "addrspace")
+                && tok(1) == Some(&Tok::Punct('('))
+                && matches!(tok(2), Some(Tok::Num(_)))
+                && tok(3) == Some(&Tok::Punct(')'))
+                && tok(4) == Some(&Tok::Punct('*'))
+            {
+                5
+            } else {
+                break;
+            };
+            self.pos += star;
+            typed = true;
+        }
+        Ok(Some(if typed {
+            Type::Other(self.file.text[a..self.end_of_prev()].to_string())
+        } else {
+            t
+        }))
+    }
+
+    /// A type other than a typed pointer, if one starts here.
+    fn base_type(&mut self) -> Result<Option<Type>, Diagnostic> {
         let t = match self.peek() {
             Some(Tok::Word(w)) => {
                 let t = match w.as_str() {
@@ -668,6 +836,18 @@ impl<'a> Parser<'a> {
                     .ok_or_else(|| self.error("expected the vector's element type"))?;
                 self.expect('>', "closing the vector type")?;
                 Type::Vector(n, Box::new(elem))
+            }
+            // A named type (`%struct.S`): read, never modelled.
+            Some(Tok::Local(n)) => {
+                let t = Type::Other(format!("%{n}"));
+                self.pos += 1;
+                t
+            }
+            // An array (`[4 x float]`): read, never modelled.
+            Some(Tok::Punct('[')) => {
+                let a = self.start();
+                self.skip_balanced('[', ']')?;
+                Type::Other(self.file.text[a..self.end_of_prev()].to_string())
             }
             Some(Tok::Punct('{')) => {
                 self.pos += 1;
@@ -713,15 +893,26 @@ impl<'a> Parser<'a> {
             if let Some(t) = self.try_type()? {
                 return Ok(t);
             }
-            match self.peek() {
-                Some(Tok::Word(_)) => {
+            match self.peek().cloned() {
+                Some(Tok::Word(w)) => {
                     self.pos += 1;
-                    if self.peek() == Some(&Tok::Punct('(')) {
-                        self.skip_parens()?;
-                    }
+                    self.word_arguments(&w)?;
                 }
                 _ => return Err(self.error(format!("expected {what}"))),
             }
+        }
+    }
+
+    /// What follows the attribute or keyword `word` just read: `(...)` (`nofpclass(nan)`),
+    /// or the number of `align 4` and `cc 71`.
+    fn word_arguments(&mut self, word: &str) -> Result<(), Diagnostic> {
+        match self.peek() {
+            Some(Tok::Punct('(')) => self.skip_parens(),
+            Some(Tok::Num(_)) if matches!(word, "align" | "cc") => {
+                self.pos += 1;
+                Ok(())
+            }
+            _ => Ok(()),
         }
     }
 
@@ -748,12 +939,10 @@ impl<'a> Parser<'a> {
             loop {
                 let a = self.start();
                 let ty = self.ty("a parameter type")?;
-                // Parameter attributes (`noundef`, `nofpclass(nan)`) before the name.
-                while let Some(Tok::Word(_)) = self.peek() {
+                // Parameter attributes (`noundef`, `nofpclass(nan)`, `align 4`) before the name.
+                while let Some(Tok::Word(w)) = self.peek().cloned() {
                     self.pos += 1;
-                    if self.peek() == Some(&Tok::Punct('(')) {
-                        self.skip_parens()?;
-                    }
+                    self.word_arguments(&w)?;
                 }
                 let name = match self.peek() {
                     Some(Tok::Local(n)) => {
@@ -785,6 +974,11 @@ impl<'a> Parser<'a> {
                     break;
                 }
                 None => return Err(Diagnostic::at(&d, "this function's body is never closed")),
+                // Debug records describe variables to a debugger; they compute nothing.
+                Some(Tok::Record(_)) => {
+                    self.pos += 1;
+                    self.skip_parens()?;
+                }
                 Some(Tok::Word(w)) | Some(Tok::Num(w))
                     if self.toks.get(self.pos + 1).map(|t| &t.tok) == Some(&Tok::Punct(':')) =>
                 {
@@ -814,14 +1008,39 @@ impl<'a> Parser<'a> {
             Some(Tok::Local(n)) => Value::Local(n),
             Some(Tok::Num(n)) => Value::Const(n),
             Some(Tok::Word(w)) if VALUE_WORDS.contains(&w.as_str()) => Value::Const(w),
+            // `f0x3FB8AA3B`: a float's bits in its own format, as LLVM 24 (Triton 3.9's)
+            // prints a constant with no short decimal.
+            Some(Tok::Word(w)) if w.starts_with("f0x") => Value::Const(w),
             // A metadata argument (`metadata !"round.towardzero"`, `metadata !0`), kept as
             // LLVM prints it: a node number bare, a string quoted.
+            Some(Tok::Meta(n))
+                if matches!(
+                    (n.as_str(), self.toks.get(self.pos + 1).map(|t| &t.tok)),
+                    ("", Some(Tok::Punct('{'))) | (_, Some(Tok::Punct('(')))
+                ) =>
+            {
+                // `!DIExpression()`, `!{}`: kept as written.
+                let a = self.start();
+                self.metadata_value()?;
+                return Ok(Value::Const(
+                    self.file.text[a..self.end_of_prev()].to_string(),
+                ));
+            }
             Some(Tok::Meta(n)) => {
                 Value::Const(if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) {
                     format!("!{n}")
                 } else {
                     format!("!\"{n}\"")
                 })
+            }
+            Some(Tok::Global(n)) => Value::Global(n),
+            Some(Tok::Word(w)) if w == "splat" => {
+                self.pos += 1;
+                self.expect('(', "after `splat`")?;
+                let t = self.ty("the splatted element's type")?;
+                let v = self.value()?;
+                self.expect(')', "closing `splat (...)`")?;
+                return Ok(Value::Splat(Box::new((t, v))));
             }
             Some(Tok::Punct('<')) => {
                 self.pos += 1;
@@ -847,12 +1066,21 @@ impl<'a> Parser<'a> {
         let a = self.start();
         let ty = if typed {
             let t = self.ty("an operand type")?;
-            // Argument attributes of a call (`noundef`).
-            while let Some(Tok::Word(w)) = self.peek() {
+            // `metadata float %x` (`@llvm.dbg.value`'s operand): the value inside.
+            if t == Type::Other("metadata".into()) && !matches!(self.peek(), Some(Tok::Meta(_))) {
+                let inner = self.operand(true)?;
+                return Ok(Operand {
+                    span: self.span(a, self.end_of_prev()),
+                    ..inner
+                });
+            }
+            // Argument attributes of a call (`noundef`, `nofpclass(nan)`, `align 4`).
+            while let Some(Tok::Word(w)) = self.peek().cloned() {
                 if VALUE_WORDS.contains(&w.as_str()) {
                     break;
                 }
                 self.pos += 1;
+                self.word_arguments(&w)?;
             }
             Some(t)
         } else {
@@ -925,17 +1153,26 @@ impl<'a> Parser<'a> {
             operands: Vec::new(),
             to: None,
             metadata: Vec::new(),
+            globals: Vec::new(),
             shape,
             raw: String::new(),
             span: opcode_span.clone(),
             opcode_span,
         };
         if shape == Shape::Unknown {
-            i.raw = self.rest_of_line();
-            i.span = self.span(a, self.end_of_prev().max(a));
-            return Ok(i);
+            return Ok(self.unknown(i, a));
         }
+        let after_opcode = self.pos;
         i.flags.extend(self.flags());
+        if shape == Shape::Call {
+            // An indirect call or inline `asm` has no `@callee`: kept whole, refused later.
+            if self.call(&mut i).is_err() {
+                self.pos = after_opcode;
+                i.flags
+                    .retain(|f| matches!(f.as_str(), "tail" | "musttail" | "notail"));
+                return Ok(self.unknown(i, a));
+            }
+        }
         match shape {
             Shape::Typed => {
                 i.ty = Some(self.ty("the instruction's type")?);
@@ -985,31 +1222,7 @@ impl<'a> Parser<'a> {
                     i.operands.push(self.operand(false)?);
                 }
             }
-            Shape::Call => {
-                // Return attributes (`noundef`, `nofpclass(nan)`) before the type.
-                i.ty = Some(self.type_after_words("the call's result type")?);
-                i.callee = match self.next().map(|t| t.tok.clone()) {
-                    Some(Tok::Global(n)) => Some(n),
-                    _ => {
-                        self.pos -= 1;
-                        return Err(self.error("expected the callee `@name`"));
-                    }
-                };
-                self.expect('(', "opening the call's arguments")?;
-                if !self.eat(')') {
-                    loop {
-                        i.operands.push(self.operand(true)?);
-                        if self.eat(')') {
-                            break;
-                        }
-                        self.expect(',', "between arguments")?;
-                    }
-                }
-                // Call-site attributes (`#3`, `nounwind`).
-                while let Some(Tok::Hash(_)) | Some(Tok::Word(_)) = self.peek() {
-                    self.pos += 1;
-                }
-            }
+            Shape::Call => {}
             Shape::Ret => {
                 let t = self.ty("the returned type (or `void`)")?;
                 if t != Type::Void {
@@ -1019,15 +1232,13 @@ impl<'a> Parser<'a> {
             }
             Shape::Unknown => unreachable!("returned above"),
         }
-        // Metadata attachments: `, !fpmath !0`.
+        // Metadata attachments: `, !fpmath !0`, `, !range !{i32 0, i32 4}`.
         while self.peek() == Some(&Tok::Punct(',')) {
             self.pos += 1;
             match self.next().map(|t| t.tok.clone()) {
                 Some(Tok::Meta(name)) => {
                     i.metadata.push(name);
-                    if let Some(Tok::Meta(_)) = self.peek() {
-                        self.pos += 1;
-                    }
+                    self.metadata_value()?;
                 }
                 _ => {
                     self.pos -= 1;
@@ -1043,6 +1254,56 @@ impl<'a> Parser<'a> {
             return Err(self.error(format!("unexpected text after `{}`", i.opcode)));
         }
         Ok(i)
+    }
+}
+
+impl Parser<'_> {
+    /// An instruction the reader does not lay out, from its opcode on: kept as its text, with
+    /// the global values the text names.
+    fn unknown(&mut self, mut i: Instr, a: usize) -> Instr {
+        let from = self.pos;
+        i.shape = Shape::Unknown;
+        i.raw = self.rest_of_line();
+        i.globals = self.toks[from..self.pos]
+            .iter()
+            .filter_map(|t| match &t.tok {
+                Tok::Global(n) => Some(n.clone()),
+                _ => None,
+            })
+            .collect();
+        i.span = self.span(a, self.end_of_prev().max(a));
+        i
+    }
+
+    /// A call's result type, callee, arguments and call-site attributes.
+    fn call(&mut self, i: &mut Instr) -> Result<(), Diagnostic> {
+        // Return attributes (`noundef`, `nofpclass(nan)`) before the type.
+        i.ty = Some(self.type_after_words("the call's result type")?);
+        i.callee = match self.next().map(|t| t.tok.clone()) {
+            Some(Tok::Global(n)) => Some(n),
+            _ => {
+                self.pos -= 1;
+                return Err(self.error("expected the callee `@name`"));
+            }
+        };
+        self.expect('(', "opening the call's arguments")?;
+        if !self.eat(')') {
+            loop {
+                i.operands.push(self.operand(true)?);
+                if self.eat(')') {
+                    break;
+                }
+                self.expect(',', "between arguments")?;
+            }
+        }
+        // Call-site attributes (`#3`, `nounwind`, `memory(none)`).
+        while let Some(t @ (Tok::Hash(_) | Tok::Word(_))) = self.peek().cloned() {
+            self.pos += 1;
+            if let Tok::Word(w) = t {
+                self.word_arguments(&w)?;
+            }
+        }
+        Ok(())
     }
 }
 

@@ -93,7 +93,54 @@ pub fn read_function(
             }
         },
     };
+    refuse_module_variables(module, f)?;
     Reader::new(spec, f, module.declared()).read()
+}
+
+/// A located `unsupported` where `f` names a module variable (`ld.global.f32 %f1, [x];`,
+/// `mov.u64 %rd1, x;`): memory other than what parameters point to is not modelled, and
+/// reading such a name as a register would blame the wrong thing.
+fn refuse_module_variables(module: &Module, f: &Function) -> Result<(), Diagnostic> {
+    fn names(o: &Operand) -> Vec<&str> {
+        match &o.kind {
+            OperandKind::Name(n) | OperandKind::Address { base: n, .. } => vec![n.as_str()],
+            OperandKind::Vector(items) => items.iter().flat_map(names).collect(),
+            _ => Vec::new(),
+        }
+    }
+    fn walk(module: &Module, f: &Function, body: &[Statement]) -> Result<(), Diagnostic> {
+        for s in body {
+            match s {
+                Statement::Instr(i) => {
+                    for o in &i.operands {
+                        let shadowed = |n: &str| f.params.iter().any(|p| p.name == n);
+                        if let Some(v) = names(o).into_iter().find_map(|n| {
+                            module
+                                .variables
+                                .iter()
+                                .find(|v| v.name == n && !shadowed(n))
+                        }) {
+                            return Err(at(
+                                &o.span,
+                                format!(
+                                    "unsupported: `{}` names the module variable `{}`",
+                                    i.opcode, v.name
+                                ),
+                            )
+                            .with_hint(
+                                "semfuzz models the memory pointer parameters point to, not \
+                                 module variables (`.global`, `.shared`, `.const`)",
+                            ));
+                        }
+                    }
+                }
+                Statement::Block(b, _) => walk(module, f, b)?,
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+    walk(module, f, f.body.as_deref().unwrap_or_default())
 }
 
 /// How many function names a message lists before it stops.

@@ -7,7 +7,11 @@
 //! `0f3F800000`, `0d3FF0000000000000`), vectors `{%a, %b}`, addresses `[name+4]`, labels.
 //! An instruction is kept as its opcode text (`setp.lt.f32`) and its operands: which
 //! instruction that is, is the catalogue's business ([`crate::lower`]). Debug directives
-//! (`.loc`, `.file`, `.section`) are skipped. Every error is located.
+//! (`.file N "name"` with its timestamp and size, `.loc` with `function_name`/`inlined_at`,
+//! `.section .debug_* { ... }` whole) and `.pragma "..."` have no effect on results and are
+//! skipped: the tree does not hold them, so the printed module lacks them. A function's
+//! performance directives (`.reqntid 128, 1, 1`, `.maxntid`, `.minnctapersm`, `.noreturn`)
+//! are kept, as launch bounds for its thread indices. Every error is located.
 //!
 //! [`Display`](std::fmt::Display) prints a module back in one canonical spelling; parsing the
 //! printed text gives the same tree (the `ptx_parse` fuzz target checks it).
@@ -52,11 +56,14 @@ impl Module {
 
 /// A module-level variable (numba-cuda's `.common .global .align 8 .u64 _ZN08NumbaEnv...;`),
 /// kept as written: memory other than parameters is not modelled, so a function that
-/// addresses it is refused there, and one that does not reads as if it were absent.
+/// names it is refused there ([`crate::lower`]), and one that does not reads as if it were
+/// absent.
 #[derive(Clone, Debug)]
 pub struct Variable {
     /// `.visible`, `.extern`, `.weak`, `.common` as written before it, without dots.
     pub linkage: Vec<String>,
+    /// Its name (`x` of `.global .align 4 .b8 x[16] = {...}`).
+    pub name: String,
     /// The declaration from its state space to before its `;` (`.global .align 8 .u64 x`).
     pub text: String,
     /// Where it is.
@@ -87,11 +94,32 @@ pub struct Function {
     pub returns: Vec<Param>,
     /// Parameters.
     pub params: Vec<Param>,
-    /// Performance directives between the parameters and the body (`.maxntid 256, 1, 1`),
-    /// kept as written.
-    pub directives: Vec<String>,
+    /// Performance directives between the parameters and the body (`.maxntid 256, 1, 1`,
+    /// `.noreturn`), in order.
+    pub directives: Vec<Directive>,
     /// The body; `None` for a declaration (`.extern .func f(...);`).
     pub body: Option<Vec<Statement>>,
+}
+
+impl Function {
+    /// The arguments of the directive `.NAME` (`"reqntid"` → `[128, 1, 1]`), if written: the
+    /// launch attributes (`.reqntid`, `.maxntid`) bound the thread indices a kernel sees.
+    pub fn directive(&self, name: &str) -> Option<&[u32]> {
+        self.directives
+            .iter()
+            .find(|d| d.name == name)
+            .map(|d| d.args.as_slice())
+    }
+}
+
+/// A performance directive of a function (PTX ISA 11.4: `.maxntid`, `.reqntid`,
+/// `.minnctapersm`, `.maxnreg`, `.reqnctapercluster`, `.explicitcluster`, `.noreturn`, ...).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Directive {
+    /// Its name without the dot.
+    pub name: String,
+    /// Its integer arguments (`.maxntid 256, 1, 1` → `[256, 1, 1]`; none for `.noreturn`).
+    pub args: Vec<u32>,
 }
 
 /// A `.param` (or `.reg`, for a return value an old-style `.func` declares so) declaration.
@@ -258,6 +286,8 @@ enum Tok {
     Dot(String),
     /// A number as written: `12`, `0x1F`, `0f3F800000`, `7.8`.
     Number(String),
+    /// A string, without its quotes (`.file 1 "k.cu"`, `.pragma "nounroll"`).
+    Str(String),
     Punct(char),
 }
 
@@ -336,6 +366,23 @@ fn lex(file: &Arc<SourceFile>) -> Result<Vec<Token>, Diagnostic> {
                 start,
                 end: i,
             });
+        } else if c == '"' {
+            // PTX strings (`.file`, `.pragma`) hold no escaped quotes.
+            let n = text[i + 1..]
+                .find(['"', '\n'])
+                .map_or(bytes.len(), |n| i + 1 + n);
+            if bytes.get(n) != Some(&b'"') {
+                return Err(
+                    Diagnostic::at(&Span::new(file, i, n), "unterminated string")
+                        .with_hint("close it with `\"` on the same line"),
+                );
+            }
+            i = n + 1;
+            out.push(Token {
+                tok: Tok::Str(text[start + 1..n].to_string()),
+                start,
+                end: i,
+            });
         } else if "{}()[]<>;,:|!@+-=".contains(c) {
             i += 1;
             out.push(Token {
@@ -402,6 +449,7 @@ impl Parser<'_> {
             None => "the end of the file".to_string(),
             Some(Tok::Ident(s)) | Some(Tok::Number(s)) => format!("`{s}`"),
             Some(Tok::Dot(s)) => format!("`.{s}`"),
+            Some(Tok::Str(s)) => format!("`\"{s}\"`"),
             Some(Tok::Punct(c)) => format!("`{c}`"),
         };
         Diagnostic::at(&self.span_here(), format!("expected {what}, found {found}"))
@@ -575,15 +623,23 @@ impl Parser<'_> {
     /// its `;` (an initializer's braces included).
     fn variable(&mut self, start: &Span, linkage: Vec<String>) -> Result<Variable, Diagnostic> {
         let mut depth = 0;
+        // The name is the first identifier: state space, alignment and type are `.` words
+        // and numbers, and an array's length and initializer come after it.
+        let mut name = None;
         loop {
             let end = self.span_here();
             match self.next() {
                 Some(Tok::Punct('{')) => depth += 1,
                 Some(Tok::Punct('}')) => depth -= 1,
+                Some(Tok::Ident(n)) if name.is_none() => name = Some(n),
                 Some(Tok::Punct(';')) if depth == 0 => {
                     let span = Span::new(self.file, start.start, end.start);
+                    let name = name.ok_or_else(|| {
+                        Diagnostic::at(&span, "this variable declaration names no variable")
+                    })?;
                     return Ok(Variable {
                         linkage,
+                        name,
                         text: self.file.text[start.start..end.start]
                             .trim_end()
                             .to_string(),
@@ -635,8 +691,18 @@ impl Parser<'_> {
             Vec::new()
         };
         let mut directives = Vec::new();
-        while let Some(Tok::Dot(_)) = self.peek() {
-            directives.push(self.rest_of_line());
+        while let Some(Tok::Dot(name)) = self.peek().cloned() {
+            self.pos += 1;
+            let mut args = Vec::new();
+            if let Some(Tok::Number(_)) = self.peek() {
+                loop {
+                    args.push(self.number(&format!("an argument of `.{name}`"))?);
+                    if !self.eat_punct(',') {
+                        break;
+                    }
+                }
+            }
+            directives.push(Directive { name, args });
         }
         let body = if self.eat_punct(';') {
             None
@@ -1011,7 +1077,10 @@ impl fmt::Display for Function {
         write!(f, "{}", self.name)?;
         param_list(f, &self.params)?;
         for d in &self.directives {
-            write!(f, "\n{d}")?;
+            write!(f, "\n.{}", d.name)?;
+            for (i, a) in d.args.iter().enumerate() {
+                write!(f, "{}{a}", if i > 0 { ", " } else { " " })?;
+            }
         }
         match &self.body {
             None => writeln!(f, ";"),

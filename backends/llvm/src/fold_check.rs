@@ -266,6 +266,7 @@ fn fold(
     );
     let text = Module {
         lines,
+        globals: module.globals.clone(),
         groups: module.groups.clone(),
         functions: cases,
     }

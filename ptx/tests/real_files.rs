@@ -1,0 +1,153 @@
+//! Whole PTX files as llc and nvcc write them with debug information: `.file`, `.loc` (with
+//! `function_name`/`inlined_at`), `.section .debug_*` blocks, `.pragma`, launch directives and
+//! module variables read, and each function computes what llc's output without debug
+//! information computes.
+
+use semfuzz_ptx::syntax::{parse, Directive, Module};
+use semfuzz_ptx::{read_function, PtxFunction};
+use semfuzz_spec::diag::SourceFile;
+use semfuzz_spec::eval::Evaluator;
+use semfuzz_spec::outcome::Accept;
+use semfuzz_spec::Spec;
+use std::path::Path;
+use std::sync::OnceLock;
+
+fn spec() -> &'static Spec {
+    static SPEC: OnceLock<Spec> = OnceLock::new();
+    SPEC.get_or_init(|| Spec::embedded().expect("the built-in specs load"))
+}
+
+fn fixture_text(name: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(name);
+    std::fs::read_to_string(&path).expect("fixture exists")
+}
+
+fn module_of(name: &str, text: &str) -> Module {
+    parse(&SourceFile::new(name, text)).unwrap_or_else(|d| panic!("{d}"))
+}
+
+fn function(m: &Module, name: &str) -> PtxFunction {
+    read_function(spec(), m, Some(name)).unwrap_or_else(|d| panic!("{name}: {d}"))
+}
+
+fn eval(f: &PtxFunction, inputs: &[u64]) -> Vec<Accept> {
+    let mut ev = Evaluator::new(&f.program);
+    let mut out = vec![Accept::default(); ev.n_parts()];
+    ev.eval(inputs, &mut out);
+    out
+}
+
+/// Where `a` and `b` (functions of three parameters `bits` wide) give different accept sets.
+fn first_difference(a: &PtxFunction, b: &PtxFunction, bits: u32) -> Option<[u64; 3]> {
+    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x & ((1u64 << bits) - 1)
+    };
+    let special: [u64; 6] = [0, 0x3c00, 0x7c00, 0x0001, 0x3f80_0000, 0x7f80_0001];
+    for k in 0..400 {
+        let inputs = if k < special.len() {
+            [special[k], special[(k + 1) % 6], special[(k + 2) % 6]]
+        } else {
+            [next(), next(), next()]
+        };
+        if eval(a, &inputs) != eval(b, &inputs) {
+            return Some(inputs);
+        }
+    }
+    None
+}
+
+const DEBUG: &str = "llc22-debug-sm_80.ptx";
+const STRIPPED: &str = "llc22-debug-sm_80.stripped.ptx";
+
+#[test]
+fn debug_directives_change_nothing() {
+    let full = module_of(DEBUG, &fixture_text(DEBUG));
+    let bare = module_of(STRIPPED, &fixture_text(STRIPPED));
+    for (name, bits) in [("axpy_h", 16), ("fma_f", 32)] {
+        let (f, g) = (function(&full, name), function(&bare, name));
+        assert_eq!(f.instructions, g.instructions, "{name}");
+        assert_eq!(first_difference(&f, &g, bits), None, "{name}");
+    }
+}
+
+/// The comparison above sees one changed instruction.
+#[test]
+fn a_changed_instruction_is_a_difference() {
+    let text = fixture_text(DEBUG);
+    let broken = text.replacen("add.rn.f16", "sub.rn.f16", 1);
+    assert_ne!(broken, text);
+    let full = module_of("broken.ptx", &broken);
+    let bare = module_of(STRIPPED, &fixture_text(STRIPPED));
+    let (f, g) = (function(&full, "axpy_h"), function(&bare, "axpy_h"));
+    assert!(first_difference(&f, &g, 16).is_some());
+}
+
+#[test]
+fn launch_directives_and_module_variables_are_kept() {
+    let m = module_of(DEBUG, &fixture_text(DEBUG));
+    let kern = m.functions.iter().find(|f| f.name == "kern").expect("kern");
+    assert_eq!(kern.directive("reqntid"), Some(&[128, 1, 1][..]));
+    assert_eq!(kern.directive("minnctapersm"), Some(&[2][..]));
+    assert_eq!(kern.directive("maxntid"), None);
+    assert_eq!(
+        kern.directives[0],
+        Directive {
+            name: "reqntid".into(),
+            args: vec![128, 1, 1]
+        }
+    );
+    let vars: Vec<&str> = m.variables.iter().map(|v| v.name.as_str()).collect();
+    assert_eq!(vars, ["scale", "table"]);
+    // Printing keeps them, and the printed module parses to the same print.
+    let once = m.to_string();
+    assert!(
+        once.contains(".reqntid 128, 1, 1\n.minnctapersm 2"),
+        "{once}"
+    );
+    assert_eq!(module_of("printed.ptx", &once).to_string(), once);
+}
+
+#[test]
+fn a_function_using_a_module_variable_is_refused_naming_it() {
+    let m = module_of(DEBUG, &fixture_text(DEBUG));
+    let e = read_function(spec(), &m, Some("uses_global")).expect_err("refused");
+    assert_eq!(
+        e.message,
+        "unsupported: `ld.global.b32` names the module variable `scale`"
+    );
+    let span = e.span.expect("located");
+    assert_eq!(&span.file.text[span.start..span.end], "[scale]");
+    // Through `mov` of its address, as well.
+    let text = ".version 7.0\n.target sm_80\n.address_size 64\n.global .align 4 .b8 x[16] = {1, 2};\n\
+                .visible .func (.param .b64 r) f()\n{\n\t.reg .b64 %rd<2>;\n\tmov.u64 %rd1, x;\n\tst.param.b64 [r], %rd1;\n\tret;\n}\n";
+    let m = module_of("mov.ptx", text);
+    let e = read_function(spec(), &m, Some("f")).expect_err("refused");
+    assert!(e.message.contains("module variable `x`"), "{}", e.message);
+}
+
+#[test]
+fn an_unterminated_string_is_located() {
+    let e = parse(&SourceFile::new("s.ptx", ".version 7.0\n.file 1 \"k.cu\n")).expect_err("bad");
+    assert_eq!(e.message, "unterminated string");
+    let span = e.span.expect("located");
+    assert_eq!(span.file.line_col(span.start), (2, 9));
+}
+
+/// Triton 3.9's PTX: read whole, its launch bound kept; the kernel stops at `%ctaid.x`
+/// (kernels run as one thread in a later stop), never at syntax.
+#[test]
+fn tritons_ptx_reads_whole() {
+    let name = "triton-3.9-exp-add-sm_80.ptx";
+    let m = module_of(name, &fixture_text(name));
+    let k = &m.functions[0];
+    assert_eq!(k.name, "add_kernel");
+    assert_eq!(k.directive("reqntid"), Some(&[128][..]));
+    let e = read_function(spec(), &m, None).expect_err("one thread, later");
+    assert_eq!(e.message, "`%ctaid.x` is not a declared register");
+}
