@@ -511,6 +511,8 @@ impl<'s> Reader<'s> {
             match *self.b.op(x) {
                 Op::And(1, a, b) | Op::Or(1, a, b) => stack.extend([a, b]),
                 Op::Not(1, a) => stack.push(a),
+                // A constant (a path never taken) is no condition.
+                Op::Const(_) => {}
                 _ => atoms.push(x),
             }
             if atoms.len() > MAX_ATOMS {
@@ -527,6 +529,7 @@ impl<'s> Reader<'s> {
                         value(r, a, atoms, assignment) || value(r, b, atoms, assignment)
                     }
                     Op::Not(1, a) => !value(r, a, atoms, assignment),
+                    Op::Const(c) => c != 0,
                     _ => {
                         let k = atoms.iter().position(|&y| y == x).expect("an atom");
                         assignment >> k & 1 == 1
@@ -590,15 +593,45 @@ impl<'s> Reader<'s> {
         Err(at(span, format!("`{name}` is not a declared register")).with_hint(hint))
     }
 
-    fn read_reg(&self, name: &str, span: &Span) -> Result<Value, Diagnostic> {
+    fn read_reg(&mut self, name: &str, span: &Span) -> Result<Value, Diagnostic> {
         let (id, _) = self.register(name, span)?;
-        self.regs.get(&id).copied().ok_or_else(|| {
+        let v = self.regs.get(&id).copied().ok_or_else(|| {
             at(
                 span,
                 format!("`{name}` is read before any instruction writes it"),
             )
             .with_hint("a function's inputs are its parameters, read with `ld.param`")
+        })?;
+        Ok(Value {
+            id: self.on_path(v.id),
+            kind: v.kind,
         })
+    }
+
+    /// `v` as the current path sees it: a select (a register written on some paths) whose
+    /// condition the path decides is its arm. Without this, an instruction on one arm of a
+    /// branch would read the other arm's writes as a select the solver must see through.
+    fn on_path(&mut self, mut v: ValueId) -> ValueId {
+        let Some(p) = self.path else {
+            return v;
+        };
+        while let Op::Select(c, a, b) = *self.b.op(v) {
+            let with = self.b.emit(Op::And(1, p, c), 1);
+            let never_with = self.b.emit(Op::Not(1, with), 1);
+            if self.always_true(never_with) {
+                v = b;
+                continue;
+            }
+            let not_c = self.b.emit(Op::Not(1, c), 1);
+            let without = self.b.emit(Op::And(1, p, not_c), 1);
+            let never_without = self.b.emit(Op::Not(1, without), 1);
+            if self.always_true(never_without) {
+                v = a;
+                continue;
+            }
+            break;
+        }
+        v
     }
 
     /// Writes `v` to register `name` under the current path.
