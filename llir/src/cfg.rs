@@ -86,7 +86,7 @@ impl<'f> Cfg<'f> {
                                 name: n.clone(),
                                 phis: std::mem::take(&mut phis),
                                 instrs: std::mem::take(&mut instrs),
-                                term: &**i,
+                                term: i,
                             });
                             name = None;
                         }

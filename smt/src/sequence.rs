@@ -1004,7 +1004,7 @@ impl<'s> Query<'s> {
                 (&step.code, dests.as_slice(), e.parts.last())
             {
                 if last.name == semfuzz_llir::BOUNDED {
-                    bounded.push(p.term.bits(&ctx).eq(&BV::from_u64(1, 1)));
+                    bounded.push(p.term.bits(&ctx).eq(BV::from_u64(1, 1)));
                 }
             }
             // A function's own intermediate choices: free in the target, chosen by the source.
