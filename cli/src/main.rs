@@ -237,6 +237,11 @@ enum Command {
         /// and FP sorts (what makes a query hard).
         #[arg(long)]
         explain: bool,
+        /// How many times a function's loop may run per entry into the loop (both sides
+        /// unrolled so far; inputs that need more are outside the verdict, which says so).
+        #[arg(long, value_name = "N", default_value_t = semfuzz_llir::DEFAULT_UNROLL,
+              value_parser = clap::value_parser!(u32).range(1..))]
+        unroll: u32,
         #[command(flatten)]
         report: serve::ReportArgs,
     },
@@ -302,6 +307,11 @@ enum Command {
         /// reasons of every `unsupported`; --sm is not used.
         #[arg(long, requires = "files", conflicts_with_all = ["campaign", "only"])]
         run_lines: bool,
+        /// How many times a function's loop may run per entry into the loop (both sides
+        /// unrolled so far; inputs that need more are outside the verdict, which says so).
+        #[arg(long, value_name = "N", default_value_t = semfuzz_llir::DEFAULT_UNROLL,
+              value_parser = clap::value_parser!(u32).range(1..))]
+        unroll: u32,
         #[command(flatten)]
         report: serve::ReportArgs,
     },
@@ -419,6 +429,7 @@ fn run(cli: Cli) -> Result<bool> {
             emit_smt2,
             solver,
             explain,
+            unroll,
             report,
         } => {
             let cache = (!no_cache).then(|| cache.unwrap_or_else(|| prove::default_cache().into()));
@@ -441,6 +452,7 @@ fn run(cli: Cli) -> Result<bool> {
                 fallback,
                 explain,
                 unknowns: semfuzz_smt::solve::Unknowns::Ask,
+                unroll: Some(unroll),
             };
             prove::run(&spec, &paths, &opts, report.reporter().as_ref())
         }
@@ -457,6 +469,7 @@ fn run(cli: Cli) -> Result<bool> {
                 fallback: semfuzz_smt::solve::Options::default_fallback(),
                 explain: false,
                 unknowns: semfuzz_smt::solve::Unknowns::Ask,
+                unroll: None,
             };
             validate::run(&spec, &instrs, &archs, &opts)
         }
@@ -473,9 +486,11 @@ fn run(cli: Cli) -> Result<bool> {
             campaign,
             retry_unknown,
             run_lines,
+            unroll,
             report,
         } => {
             let mut opts = llc::campaign::options(timeout);
+            opts.unroll = Some(unroll);
             if retry_unknown {
                 opts.unknowns = semfuzz_smt::solve::Unknowns::Retry;
             }

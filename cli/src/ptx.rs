@@ -105,6 +105,13 @@ pub fn eval(
     for (slot, a) in f.results.iter().zip(&out) {
         outln!("  {} = {}", slot.name, describe_accept(slot.kind, a));
     }
+    // A function with loops is read unrolled: its last part says whether this input stayed
+    // within the bound (`semfuzz_ptx::BOUNDED`).
+    if let (Some(n), Some(Accept::Exact(0))) = (f.unrolled, out.last()) {
+        outln!(
+            "note: this input runs a loop more than {n} times, the bound semfuzz unrolls loops to: the results above are not the function's"
+        );
+    }
     if ev.met_open_choice() {
         // Which choices were open: the interpreter keeps every choice's set of the row.
         let mut interp = semfuzz_spec::eval::Evaluator::new(&f.program);

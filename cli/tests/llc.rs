@@ -825,3 +825,72 @@ fn a_debug_module_validates_function_by_function() {
         "{out}{err}"
     );
 }
+
+/// Control flow (issue 28, item 3): llc's PTX for a diamond with a phi, a switch, a counted
+/// loop, a loop of `n` iterations and a call is proved against the IR; each hand-broken twin
+/// (a branch's condition inverted, a guard dropped, a loop one iteration short, a counter
+/// stepping by 2, a call's arguments swapped) is a confirmed counterexample.
+#[test]
+fn control_flow_is_proved_and_its_broken_twins_are_counterexamples() {
+    let (code, out, err) = semfuzz(&[
+        "prove",
+        "--no-cache",
+        "--timeout",
+        "120s",
+        "cli/tests/llc/control.rules",
+    ]);
+    assert_eq!(code, 0, "every verdict is the expected one:\n{out}{err}");
+    assert!(
+        out.contains("10 rules: 5 proved, 5 counterexample, 0 unknown; 0 differ"),
+        "{out}"
+    );
+    assert_eq!(
+        out.matches("confirmed by the evaluator").count(),
+        5,
+        "{out}"
+    );
+}
+
+/// `validate-llc` on control.ll: a function with a loop is proved for the inputs on which
+/// both sides run each loop at most the bound's times, and the verdict says so.
+#[test]
+fn a_proof_with_loops_says_the_bound() {
+    let work = tempfile::tempdir().expect("temp dir");
+    let run = |unroll: &str| {
+        semfuzz(&[
+            "validate-llc",
+            "cli/tests/llc/control.ll",
+            "--sm",
+            "sm_80",
+            "--timeout",
+            "120s",
+            "--unroll",
+            unroll,
+            "--work",
+            work.path().to_str().expect("utf-8"),
+        ])
+    };
+    let (code, out, err) = run("8");
+    assert_eq!(code, 0, "{out}{err}");
+    for func in ["diamond", "pick", "square_plus", "call_internal"] {
+        assert_eq!(verdict(&out, func, "sm_80"), "proved", "{out}{err}");
+    }
+    for func in ["sum_n", "horner4"] {
+        assert!(
+            out.contains(&format!(
+                "{func} sm_80: proved (loops unrolled to 8 iterations)"
+            )),
+            "{out}{err}"
+        );
+    }
+    // Four iterations never fit in three: a proof would be over no input.
+    let (_, out, err) = run("3");
+    assert!(
+        out.contains("horner4 sm_80: unsupported (PTX: loop bound: every execution of `f` runs a loop more than 3 times"),
+        "{out}{err}"
+    );
+    assert!(
+        out.contains("sum_n sm_80: proved (loops unrolled to 3 iterations)"),
+        "{out}{err}"
+    );
+}

@@ -2,19 +2,20 @@
 //! [`semfuzz_spec::ir::Program`] over the catalogue's IR variants (`spec/isa/llvm-*.sem`,
 //! named by docs/llvm-ir-spec.md).
 //!
-//! [`syntax`] turns `.ll` text into a tree and back; [`lower`] reads one straight-line function
-//! of it into a program whose inputs are the parameters and whose destination is the returned
+//! [`syntax`] turns `.ll` text into a tree and back; [`lower`] reads one function of it (its
+//! branches and loops, unrolled, as selects on path conditions) into a program whose inputs are the parameters and whose destination is the returned
 //! value. The evaluator, the Z3 encoder and the prover take that program as they take a PTX
 //! function, so "this PTX refines this IR" is an ordinary refinement query. [`nvvm`] names the
 //! PTX variant NVPTX selects for an `@llvm.nvvm.*` intrinsic, which [`lower`] inlines. [`minimal`] cuts a
 //! module down to one function and what it uses, as a bug report carries it.
 
+mod cfg;
 pub mod lower;
 pub mod minimal;
 pub mod nvvm;
 pub mod syntax;
 
-pub use lower::{read_function, IrFunction};
+pub use lower::{read_function, read_function_unrolled, IrFunction, BOUNDED, DEFAULT_UNROLL};
 pub use minimal::minimal;
 pub use syntax::{parse, Module};
 
@@ -32,4 +33,17 @@ pub fn load(
     let file = SourceFile::new(name, text);
     let module = parse(&file)?;
     read_function(spec, &module, func)
+}
+
+/// [`load`] with each loop's header run at most `unroll` times per entry into the loop.
+pub fn load_unrolled(
+    spec: &Spec,
+    name: &str,
+    text: &str,
+    func: Option<&str>,
+    unroll: u32,
+) -> Result<IrFunction, Diagnostic> {
+    let file = SourceFile::new(name, text);
+    let module = parse(&file)?;
+    read_function_unrolled(spec, &module, func, unroll)
 }

@@ -7,9 +7,20 @@
 //! PTX reader inlines PTX instructions ([`Builder::inline`]): nothing here knows what an
 //! instruction means. A vector instruction is its scalar variant once per lane. An
 //! `@llvm.nvvm.*` call is the PTX variant NVPTX selects for it ([`crate::nvvm`]), inlined once
-//! on the whole values (its packed `.f16x2` forms read a `<2 x half>` as one register). A function
-//! is one basic block ending in `ret`; anything else (a branch, a load, an intrinsic or
-//! instruction without a spec) is a located error naming it.
+//! on the whole values (its packed `.f16x2` forms read a `<2 x half>` as one register). Anything
+//! else (a load, an intrinsic or instruction without a spec) is a located error naming it.
+//!
+//! Control flow is one program too, with no branches: the blocks are run as the instances of
+//! an acyclic graph ([`crate::cfg`]: each loop unrolled so that its header runs at most the
+//! bound times per entry), each under its path condition, the OR over the edges into it of
+//! the predecessor's path AND the branch's condition. Where edges join, a value is the select
+//! of the edges' values on their conditions; `phi` the select of its incoming values; the
+//! result the select of the `ret`s' values on their paths. Undefined behaviour counts only on
+//! the path that reaches it (LangRef; Alive2's `State::addUB` under the path): a `br` or
+//! `switch` on poison, a reached `unreachable`. A call of a function the module defines is
+//! that function run on the arguments under the call's path. Executions that would run a
+//! loop's header more often are cut; where one is, the program's second destination,
+//! [`BOUNDED`], is false.
 //!
 //! Poison is LangRef's, as Alive2 reads it (`ir/state.cpp`: a `StateValue` is a value and its
 //! non-poison bit): every value carries, lane by lane, where it is poison ([`StateValue`]). A
@@ -24,6 +35,7 @@
 //! poisoned argument only allows the source more (LangRef's instructions are monotone in
 //! poison), so inputs that are not poison decide every refinement.
 
+use crate::cfg::Cfg;
 use crate::syntax::{
     Attr, FloatTy, Function, Instr, Module, Operand, Shape, Statement, Type, Value,
 };
@@ -32,6 +44,7 @@ use semfuzz_spec::diag::{Diagnostic, Span};
 use semfuzz_spec::ir::{mask, Builder, Dest, Op, Outcome, PartKind, Program, Slot, ValueId};
 use semfuzz_spec::{Spec, Variant};
 use std::collections::HashMap;
+use std::rc::Rc;
 
 /// A function read into one program.
 #[derive(Clone, Debug)]
@@ -48,13 +61,33 @@ pub struct IrFunction {
     pub choice_sites: Vec<String>,
     /// The variant text of each instruction, in order (a vector instruction's once).
     pub variants: Vec<String>,
+    /// The bound each loop was unrolled to, where the function (or one it calls) has a loop:
+    /// then the program has a second destination, [`BOUNDED`], true where no loop ran its
+    /// header more often.
+    pub unrolled: Option<u32>,
 }
 
-/// The function `name` of `module` (or its one function).
+/// How many times each loop's header may run per entry into the loop (its back edge taken
+/// one time fewer), unless the caller says otherwise (`--unroll`).
+pub const DEFAULT_UNROLL: u32 = 8;
+
+/// The function `name` of `module` (or its one function), loops unrolled to
+/// [`DEFAULT_UNROLL`].
 pub fn read_function(
     spec: &Spec,
     module: &Module,
     name: Option<&str>,
+) -> Result<IrFunction, Diagnostic> {
+    read_function_unrolled(spec, module, name, DEFAULT_UNROLL)
+}
+
+/// The function `name` of `module` (or its one function), each loop's header run at most
+/// `unroll` times per entry into the loop.
+pub fn read_function_unrolled(
+    spec: &Spec,
+    module: &Module,
+    name: Option<&str>,
+    unroll: u32,
 ) -> Result<IrFunction, Diagnostic> {
     let f = match name {
         Some(n) => module
@@ -92,9 +125,13 @@ pub fn read_function(
         module,
         f,
         b: Builder::default(),
-        env: HashMap::new(),
+        state: State::default(),
+        path: None,
         ub: None,
-        aggregates: HashMap::new(),
+        cut: None,
+        unroll,
+        looped: false,
+        calls: Vec::new(),
         choices: Vec::new(),
         choice_sites: Vec::new(),
         variants: Vec::new(),
@@ -214,16 +251,41 @@ struct Reader<'s> {
     module: &'s Module,
     f: &'s Function,
     b: Builder,
-    env: HashMap<String, (StateValue, Type)>,
+    /// The values defined so far on the paths into the current block instance.
+    state: State,
+    /// The condition under which the current block instance runs (`None`: always).
+    path: Option<ValueId>,
     /// Where the function has reached immediate undefined behaviour so far (one bit).
     ub: Option<ValueId>,
-    /// The values of struct type (a `*.with.overflow` call's): each field's value and type,
-    /// read by `extractvalue`.
-    aggregates: HashMap<String, Vec<(StateValue, Type)>>,
+    /// Where an execution would run a loop's header more than `unroll` times (one bit).
+    cut: Option<ValueId>,
+    /// How many times each loop's header may run per entry into the loop.
+    unroll: u32,
+    /// Whether some function run (the one read, or one it calls) has a loop.
+    looped: bool,
+    /// The functions being run, the one read first (a call inlines its callee).
+    calls: Vec<String>,
     choices: Vec<Outcome>,
     choice_sites: Vec<String>,
     variants: Vec<String>,
 }
+
+/// The name of the destination a program with loops gets beside its result: where every loop
+/// ran its header at most the bound times, so that the program's result is the
+/// function's (a refinement query assumes it: `semfuzz_smt::sequence`).
+pub const BOUNDED: &str = "bounded";
+
+/// The values an execution has defined: each SSA name's value and type, and the struct
+/// values (a `*.with.overflow` call's) field by field, read by `extractvalue`.
+#[derive(Clone, Default)]
+struct State {
+    env: HashMap<String, (StateValue, Type)>,
+    aggregates: HashMap<String, Vec<(StateValue, Type)>>,
+}
+
+/// An edge into a block instance: where it is taken, the block it leaves, and the state that
+/// block left.
+type Edge = (Option<ValueId>, usize, Rc<State>);
 
 /// An IR value as the reader holds it: its bits and, lane by lane, where it is poison.
 #[derive(Clone, Copy, Debug)]
@@ -247,6 +309,16 @@ fn at(span: &Span, msg: impl Into<String>) -> Diagnostic {
 /// `unsupported`, which `semfuzz validate-llc` reports as such.
 fn unsupported(span: &Span, what: impl std::fmt::Display) -> Diagnostic {
     at(span, format!("unsupported {what}"))
+}
+
+/// That every execution of `name` runs some loop's header more than `unroll` times: a proof
+/// over the executions within the bound would be over none.
+fn vacuous(span: &Span, name: &str, unroll: u32) -> Diagnostic {
+    unsupported(
+        span,
+        format!("loop bound: every execution of `@{name}` runs a loop more than {unroll} times"),
+    )
+    .with_hint("a proof would be vacuous; raise `--unroll` to the loop's trip count")
 }
 
 /// A row of the contract: the flags an opcode keeps and whether it takes the output and input
@@ -358,9 +430,9 @@ fn intrinsic_opcode(callee: &str) -> Option<String> {
 impl<'s> Reader<'s> {
     fn read(mut self) -> Result<IrFunction, Diagnostic> {
         let f = self.f;
-        let modes = denormal_modes(self.module, f)?;
         let mut inputs = Vec::new();
         let mut widths = Vec::new();
+        let mut args = Vec::new();
         for (k, p) in f.params.iter().enumerate() {
             let width = self.width_of(&p.ty, &p.span)?;
             let id = self.b.emit(Op::Input(k as u16), width);
@@ -370,46 +442,28 @@ impl<'s> Reader<'s> {
                 width,
                 kind: kind_of(&p.ty),
             });
-            self.env
-                .insert(p.name.clone(), (StateValue::defined(id), p.ty.clone()));
+            args.push(StateValue::defined(id));
         }
-        let mut result = None;
-        let mut seen_instr = false;
-        for s in &f.body {
-            match s {
-                Statement::Label(l, span) => {
-                    if seen_instr {
-                        return Err(unsupported(span, format!("basic block `{l}`")).with_hint(
-                            "semfuzz reads functions of one basic block: no branches or phis",
-                        ));
-                    }
-                }
-                Statement::Instr(i) => {
-                    seen_instr = true;
-                    if result.is_some() {
-                        return Err(at(&i.span, "an instruction after `ret`"));
-                    }
-                    if i.shape == Shape::Ret {
-                        let Some(o) = i.operands.first() else {
-                            return Err(at(&i.span, format!("`@{}` returns nothing", f.name))
-                                .with_hint("semfuzz compares what a function returns"));
-                        };
-                        let t = i.ty.clone().unwrap_or(Type::Void);
-                        result = Some((self.value(&o.value, &t, &o.span)?, t));
-                    } else {
-                        self.instr(i, &modes)?;
-                    }
-                }
-            }
-        }
-        let Some((returned, ty)) = result else {
-            return Err(at(&f.span, format!("`@{}` never returns", f.name)));
-        };
+        let (returned, ty) = self.run(f, args, &f.span)?;
         let value = self.returned(returned, &ty, &f.span);
         let width = self.b.widths[value as usize];
         let kind = kind_of(&ty);
         let outcome = self.b.outcome_of(value, &self.choices);
-        let dests = vec![Dest::whole("d".into(), width, kind, outcome)];
+        let mut dests = vec![Dest::whole("d".into(), width, kind, outcome)];
+        let unrolled = self.looped.then_some(self.unroll);
+        if unrolled.is_some() {
+            let cut = self.cut.unwrap_or_else(|| self.b.konst(0, 1));
+            let bounded = self.b.emit(Op::Not(1, cut), 1);
+            if self.b.known[bounded as usize] == Some(0) {
+                return Err(vacuous(&f.span, &f.name, self.unroll));
+            }
+            dests.push(Dest::whole(
+                BOUNDED.into(),
+                1,
+                PartKind::Pred,
+                Outcome::Exact(bounded),
+            ));
+        }
         let choices = std::mem::take(&mut self.choices);
         let (program, kept) = std::mem::take(&mut self.b).finish(widths, dests, choices);
         Ok(IrFunction {
@@ -423,7 +477,311 @@ impl<'s> Reader<'s> {
             program,
             choice_sites: kept.iter().map(|k| self.choice_sites[*k].clone()).collect(),
             variants: self.variants,
+            unrolled,
         })
+    }
+
+    /// Runs function `f` on `args` under the current path: its blocks in an order where every
+    /// block instance comes after those that branch to it, loops unrolled to the bound. The
+    /// returned value is the select, over the `ret`s, of each one's path condition.
+    fn run(
+        &mut self,
+        f: &'s Function,
+        args: Vec<StateValue>,
+        call: &Span,
+    ) -> Result<(StateValue, Type), Diagnostic> {
+        if self.calls.iter().any(|c| c == &f.name) {
+            return Err(
+                unsupported(call, format!("recursion: `@{}` calls itself", f.name)).with_hint(
+                    "semfuzz inlines calls; a recursive function has no finite inlining",
+                ),
+            );
+        }
+        self.calls.push(f.name.clone());
+        let modes = denormal_modes(self.module, f)?;
+        let cfg = Cfg::of(f)?;
+        let mut entry = State::default();
+        for (p, a) in f.params.iter().zip(args) {
+            entry.env.insert(p.name.clone(), (a, p.ty.clone()));
+        }
+        let caller = std::mem::take(&mut self.state);
+        let caller_path = self.path;
+        let order = cfg.instances(self.unroll)?;
+        self.looped |= order.looped;
+        // Per instance: the edges into it (condition, predecessor block, state it left).
+        let mut incoming: Vec<Vec<Edge>> = vec![Vec::new(); order.blocks.len()];
+        let mut rets: Vec<(Option<ValueId>, StateValue)> = Vec::new();
+        let ret_ty = f.ret.clone();
+        for (k, &block) in order.blocks.iter().enumerate() {
+            let edges = std::mem::take(&mut incoming[k]);
+            let b = &cfg.blocks[block];
+            let path = if k == 0 {
+                caller_path
+            } else {
+                let mut p = Some(self.b.konst(0, 1));
+                for (c, _, _) in &edges {
+                    p = self.or_path(p, *c);
+                }
+                p
+            };
+            // A block no path reaches computes nothing anyone reads.
+            if path.is_some_and(|p| self.b.known[p as usize] == Some(0)) {
+                continue;
+            }
+            self.path = path;
+            self.state = if k == 0 {
+                entry.clone()
+            } else {
+                self.merge(&edges)
+            };
+            for phi in &b.phis {
+                self.phi(phi, &edges, &cfg)?;
+            }
+            for i in &b.instrs {
+                self.instr(i, &modes)?;
+            }
+            let left = Rc::new(std::mem::take(&mut self.state));
+            self.state = (*left).clone();
+            let conds = self.terminator(b.term, &cfg, &ret_ty, &mut rets)?;
+            for (succ, cond) in conds {
+                match order.edges[k].iter().find(|(s, _)| *s == succ) {
+                    Some((_, Some(to))) => incoming[*to].push((cond, block, left.clone())),
+                    Some((_, None)) => self.cut = self.or_pred_opt(self.cut, cond),
+                    None => unreachable!("the instance graph has every CFG edge"),
+                }
+            }
+        }
+        self.state = caller;
+        self.path = caller_path;
+        self.calls.pop();
+        let Some((_, last)) = rets.pop() else {
+            return Err(
+                at(&f.span, format!("`@{}` never returns", f.name)).with_hint(format!(
+                    "no `ret` is reached within {} iterations of each loop",
+                    self.unroll
+                )),
+            );
+        };
+        let mut value = last;
+        let w = self.b.widths[value.bits as usize];
+        for (cond, v) in rets.into_iter().rev() {
+            let c = cond.unwrap_or_else(|| self.b.konst(1, 1));
+            value = self.select_state(c, v, value, w, ret_ty.lanes());
+        }
+        Ok((value, ret_ty))
+    }
+
+    /// `a || b` over path conditions (`None`: always).
+    fn or_path(&mut self, a: Option<ValueId>, b: Option<ValueId>) -> Option<ValueId> {
+        match (a, b) {
+            (None, _) | (_, None) => None,
+            (Some(a), Some(b)) => Some(self.b.emit(Op::Or(1, a, b), 1)),
+        }
+    }
+
+    /// `a || b` where `None` is never (UB, the cut), `b` a path condition (`None`: always).
+    fn or_pred_opt(&mut self, a: Option<ValueId>, b: Option<ValueId>) -> Option<ValueId> {
+        let b = b.unwrap_or_else(|| self.b.konst(1, 1));
+        self.b.or_pred(a, Some(b))
+    }
+
+    /// `path && c` (`path` `None`: always).
+    fn and_path(&mut self, c: ValueId) -> Option<ValueId> {
+        Some(match self.path {
+            None => c,
+            Some(p) => self.b.emit(Op::And(1, p, c), 1),
+        })
+    }
+
+    /// Undefined behaviour where `u` holds on the current path (LangRef: only an execution
+    /// that reaches it is undefined).
+    fn add_ub(&mut self, u: Option<ValueId>) {
+        if let Some(u) = u {
+            let here = self.and_path(u);
+            self.ub = self.b.or_pred(self.ub, here);
+        }
+    }
+
+    /// `c ? a : b` on values of `lanes` lanes, `w` bits: the bits and the poison.
+    fn select_state(
+        &mut self,
+        c: ValueId,
+        a: StateValue,
+        b: StateValue,
+        w: u32,
+        lanes: u32,
+    ) -> StateValue {
+        let bits = self.b.emit(Op::Select(c, a.bits, b.bits), w);
+        let poison = match (a.poison, b.poison) {
+            (None, None) => None,
+            (pa, pb) => {
+                let zero = self.b.konst(0, lanes);
+                let (pa, pb) = (pa.unwrap_or(zero), pb.unwrap_or(zero));
+                Some(self.b.emit(Op::Select(c, pa, pb), lanes))
+            }
+        };
+        StateValue { bits, poison }
+    }
+
+    /// The state where several edges join: each value as the edge it came by left it.
+    fn merge(&mut self, edges: &[Edge]) -> State {
+        let Some(((_, _, first), rest)) = edges.split_first() else {
+            return State::default();
+        };
+        let mut state = (**first).clone();
+        for (cond, _, s) in rest {
+            let c = cond.unwrap_or_else(|| self.b.konst(1, 1));
+            for (name, (v, t)) in &s.env {
+                if let Some((old, _)) = state.env.get(name).cloned() {
+                    if old.bits != v.bits || old.poison != v.poison {
+                        let w = self.b.widths[v.bits as usize];
+                        let merged = self.select_state(c, *v, old, w, t.lanes());
+                        state.env.insert(name.clone(), (merged, t.clone()));
+                    }
+                }
+            }
+            for (name, fields) in &s.aggregates {
+                if let Some(old) = state.aggregates.get(name).cloned() {
+                    let merged = fields
+                        .iter()
+                        .zip(old)
+                        .map(|((v, t), (o, _))| {
+                            let w = self.b.widths[v.bits as usize];
+                            (self.select_state(c, *v, o, w, t.lanes()), t.clone())
+                        })
+                        .collect();
+                    state.aggregates.insert(name.clone(), merged);
+                }
+            }
+        }
+        state
+    }
+
+    /// `%r = phi T [v, %pred], ...`: the value of the edge taken (LangRef 'phi': "the value
+    /// specified by the pair corresponding to the predecessor basic block that executed just
+    /// prior to the current block"), read in the state that block left.
+    fn phi(&mut self, i: &Instr, edges: &[Edge], cfg: &Cfg) -> Result<(), Diagnostic> {
+        let t = i.ty.clone().expect("parsed");
+        let w = self.width_of(&t, &i.span)?;
+        let mut acc: Option<StateValue> = None;
+        let here = std::mem::take(&mut self.state);
+        for (cond, pred, left) in edges.iter().rev() {
+            let pred_name = &cfg.blocks[*pred].name;
+            let pair = i
+                .operands
+                .chunks(2)
+                .find(|p| matches!(&p[1].value, Value::Local(n) if n == pred_name));
+            let Some(pair) = pair else {
+                self.state = here;
+                return Err(at(
+                    &i.span,
+                    format!("this `phi` has no value for predecessor `%{pred_name}`"),
+                ));
+            };
+            self.state = (**left).clone();
+            let v = self.value(&pair[0].value, &t, &pair[0].span);
+            let v = match v {
+                Ok(v) => v,
+                Err(e) => {
+                    self.state = here;
+                    return Err(e);
+                }
+            };
+            acc = Some(match acc {
+                None => v,
+                Some(b) => {
+                    let c = cond.unwrap_or_else(|| self.b.konst(1, 1));
+                    self.select_state(c, v, b, w, t.lanes())
+                }
+            });
+        }
+        self.state = here;
+        let Some(v) = acc else {
+            return Err(at(&i.span, "a `phi` in a block nothing branches to"));
+        };
+        self.define(i, v, t)
+    }
+
+    /// A block's terminator: for each successor block, the condition of the edge to it (a
+    /// `ret` records its value under the path instead; `unreachable` is undefined behaviour
+    /// where reached).
+    fn terminator(
+        &mut self,
+        i: &'s Instr,
+        cfg: &Cfg<'s>,
+        ret_ty: &Type,
+        rets: &mut Vec<(Option<ValueId>, StateValue)>,
+    ) -> Result<Vec<(usize, Option<ValueId>)>, Diagnostic> {
+        let ops = &i.operands;
+        let target = |o: &crate::syntax::Operand| cfg.target(o);
+        match (i.opcode.as_str(), ops.len()) {
+            ("ret", _) => {
+                let Some(o) = ops.first() else {
+                    return Err(at(
+                        &i.span,
+                        format!(
+                            "`@{}` returns nothing",
+                            self.calls.last().map_or("", |s| s.as_str())
+                        ),
+                    )
+                    .with_hint("semfuzz compares what a function returns"));
+                };
+                let t = i.ty.clone().unwrap_or(Type::Void);
+                if &t != ret_ty {
+                    return Err(at(
+                        &i.span,
+                        format!("`ret {t}` in a function returning {ret_ty}"),
+                    ));
+                }
+                let v = self.value(&o.value, &t, &o.span)?;
+                rets.push((self.path, v));
+                Ok(Vec::new())
+            }
+            // LangRef 'unreachable': "The behavior of this instruction is undefined".
+            ("unreachable", 0) => {
+                let always = self.b.konst(1, 1);
+                self.add_ub(Some(always));
+                Ok(Vec::new())
+            }
+            ("br", 1) => Ok(vec![(target(&ops[0])?, self.path)]),
+            ("br", 3) => {
+                let c = self.value(&ops[0].value, &Type::Int(1), &ops[0].span)?;
+                // LangRef 'br': "If 'cond' is poison or undef, this instruction has undefined
+                // behavior" (Alive2's Branch likewise).
+                self.add_ub(c.poison);
+                let not = self.b.emit(Op::Not(1, c.bits), 1);
+                let (yes, no) = (self.and_path(c.bits), self.and_path(not));
+                Ok(vec![(target(&ops[1])?, yes), (target(&ops[2])?, no)])
+            }
+            ("switch", n) if n >= 2 && n % 2 == 0 => {
+                let t = ops[0].ty.clone().expect("typed");
+                let v = self.value(&ops[0].value, &t, &ops[0].span)?;
+                // LangRef 'switch': a poison condition is undefined behaviour, as for `br`.
+                self.add_ub(v.poison);
+                let mut out = Vec::new();
+                let mut none = None;
+                for case in ops[2..].chunks(2) {
+                    let c = self.value(&case[0].value, &t, &case[0].span)?;
+                    let eq = self.b.emit(Op::BvEq(v.bits, c.bits), 1);
+                    let ne = self.b.emit(Op::Not(1, eq), 1);
+                    none = Some(match none {
+                        None => ne,
+                        Some(n) => self.b.emit(Op::And(1, n, ne), 1),
+                    });
+                    out.push((target(&case[1])?, self.and_path(eq)));
+                }
+                let default = match none {
+                    None => self.path,
+                    Some(n) => self.and_path(n),
+                };
+                out.insert(0, (target(&ops[1])?, default));
+                Ok(out)
+            }
+            _ => Err(unsupported(
+                &i.opcode_span,
+                format!("`{}` with {} operands", i.opcode, ops.len()),
+            )),
+        }
     }
 
     /// A type's width, or why semfuzz cannot hold it.
@@ -493,6 +851,7 @@ impl<'s> Reader<'s> {
         match v {
             Value::Local(n) => {
                 let (sv, have) = self
+                    .state
                     .env
                     .get(n)
                     .cloned()
@@ -765,8 +1124,8 @@ impl<'s> Reader<'s> {
         };
         fma.callee = Some(format!("llvm.fma.{vector}{tag}"));
         self.plain_instr(&fma, modes)?;
-        let (unfused, _) = self.env[result];
-        let (fused, _) = self.env[&fused_name];
+        let (unfused, _) = self.state.env[result];
+        let (fused, _) = self.state.env[&fused_name];
         let w = self.width_of(t.elem(), &i.span)?;
         let mut lanes = Vec::new();
         for l in 0..t.lanes() {
@@ -783,7 +1142,7 @@ impl<'s> Reader<'s> {
             });
         }
         let joined = self.join(&lanes);
-        self.env.insert(result.clone(), (joined, t.clone()));
+        self.state.env.insert(result.clone(), (joined, t.clone()));
         Ok(())
     }
 
@@ -874,8 +1233,18 @@ impl<'s> Reader<'s> {
                     )
                 }
                 Shape::Extract => return self.extract_value(i),
-                Shape::Ret => unreachable!("handled by read"),
+                Shape::Ret | Shape::Branch | Shape::Phi => {
+                    unreachable!("terminators and phis are read by `run`")
+                }
             };
+        let module = self.module;
+        if let Some(callee) = module
+            .functions
+            .iter()
+            .find(|f| i.shape == Shape::Call && Some(f.name.as_str()) == i.callee.as_deref())
+        {
+            return self.call(i, callee, &operands, &ty, result_ty);
+        }
         if let Some(name) = i
             .callee
             .as_deref()
@@ -1131,10 +1500,10 @@ impl<'s> Reader<'s> {
             if divides {
                 // A poisoned divisor may be zero: "Division by zero is undefined behavior"
                 // (and a poisoned signed dividend INT_MIN over -1). Alive2 likewise.
-                self.ub = self.b.or_pred(self.ub, from_operands);
+                self.add_ub(from_operands);
             }
             for (field, out) in per_field.iter_mut().zip(outs) {
-                self.ub = self.b.or_pred(self.ub, out.ub);
+                self.add_ub(out.ub);
                 let poison = self.b.or_pred(out.poison, from_operands);
                 field.push(match (opcode.as_str(), poison) {
                     // LangRef 'freeze': "If the argument is undef or poison, 'freeze' returns
@@ -1163,9 +1532,41 @@ impl<'s> Reader<'s> {
         }
         self.variants.push(variant.text.clone());
         if let Some(r) = &i.result {
-            self.aggregates.insert(r.clone(), parts);
+            self.state.aggregates.insert(r.clone(), parts);
         }
         Ok(())
+    }
+
+    /// A call of a function the module defines: its body run on the arguments under the
+    /// current path (inlined), its result the call's.
+    fn call(
+        &mut self,
+        i: &Instr,
+        callee: &'s Function,
+        operands: &[&crate::syntax::Operand],
+        ty: &[Type],
+        result_ty: Type,
+    ) -> Result<(), Diagnostic> {
+        let params: Vec<&Type> = callee.params.iter().map(|p| &p.ty).collect();
+        if params.len() != ty.len()
+            || params.iter().zip(ty).any(|(p, t)| *p != t)
+            || callee.ret != result_ty
+        {
+            return Err(at(
+                &i.span,
+                format!("this call does not match `@{}`'s type", callee.name),
+            ));
+        }
+        if result_ty == Type::Void {
+            return Err(unsupported(&i.opcode_span, format!("call of `@{}`, which returns nothing", callee.name))
+                .with_hint("semfuzz compares returned values; a void function's effects are memory, not modelled"));
+        }
+        let mut args = Vec::new();
+        for (o, t) in operands.iter().zip(ty) {
+            args.push(self.value(&o.value, t, &o.span)?);
+        }
+        let (value, t) = self.run(callee, args, &i.opcode_span)?;
+        self.define(i, value, t)
     }
 
     /// `extractvalue {T, U} %s, K`: field K of a struct a call defined.
@@ -1183,7 +1584,7 @@ impl<'s> Reader<'s> {
         let Value::Local(name) = &agg.value else {
             return Err(unsupported(&agg.span, "`extractvalue` of a constant"));
         };
-        let fields = self.aggregates.get(name).ok_or_else(|| {
+        let fields = self.state.aggregates.get(name).ok_or_else(|| {
             at(
                 &agg.span,
                 format!("`%{name}` is no struct defined before this `extractvalue`"),
@@ -1351,7 +1752,7 @@ impl<'s> Reader<'s> {
     fn define(&mut self, i: &Instr, value: StateValue, t: Type) -> Result<(), Diagnostic> {
         match &i.result {
             Some(r) => {
-                self.env.insert(r.clone(), (value, t));
+                self.state.env.insert(r.clone(), (value, t));
                 Ok(())
             }
             None => Ok(()),

@@ -2,7 +2,8 @@
 //! reproducer carries.
 //!
 //! [`minimal`] keeps the function, renamed to a short name (`f`), and of the rest of the module
-//! only what it uses: the `target` lines, the declarations and globals it names (and those they
+//! only what it uses: the functions it calls that the module defines (the reader inlines
+//! them), the `target` lines, the declarations and globals it names (and those they
 //! name), the attribute groups it and they reference, and the numbered metadata its
 //! instructions' `!fpmath` attachments point at. Everything else (other declarations, unused
 //! attribute groups, named metadata such as `!llvm.ident` or `!nvvm.annotations`,
@@ -42,6 +43,8 @@ pub fn minimal(module: &Module, func: &Function) -> Module {
         .iter()
         .map(|l| l.starts_with("target "))
         .collect();
+    // The functions it calls that the module defines, which the reader inlines.
+    let mut callees: Vec<bool> = vec![false; module.functions.len()];
     loop {
         let mut grew = false;
         for (k, line) in module.lines.iter().enumerate() {
@@ -51,10 +54,31 @@ pub fn minimal(module: &Module, func: &Function) -> Module {
                 used.extend(refs(line).into_iter().filter(|r| *r != own));
             }
         }
+        for (k, g) in module.functions.iter().enumerate() {
+            if !callees[k] && g.name != func.name && used.contains(&format!("@{}", g.name)) {
+                callees[k] = true;
+                grew = true;
+                let text = Module {
+                    lines: Vec::new(),
+                    groups: Vec::new(),
+                    globals: Vec::new(),
+                    functions: vec![g.clone()],
+                }
+                .to_string();
+                used.extend(refs(&text).into_iter().filter(|r| *r != own));
+            }
+        }
         if !grew {
             break;
         }
     }
+    let callees: Vec<Function> = module
+        .functions
+        .iter()
+        .zip(&callees)
+        .filter(|(_, k)| **k)
+        .map(|(g, _)| g.clone())
+        .collect();
     let short = short_name(&used);
     let lines: Vec<String> = module
         .lines
@@ -71,9 +95,9 @@ pub fn minimal(module: &Module, func: &Function) -> Module {
         }
     }
     f.name = short;
-    let mut groups_used: BTreeSet<u32> = f
-        .attrs
-        .iter()
+    let mut groups_used: BTreeSet<u32> = std::iter::once(&f)
+        .chain(&callees)
+        .flat_map(|g| &g.attrs)
         .filter_map(|a| match a {
             Attr::Group(n) => Some(*n),
             _ => None,
@@ -96,7 +120,7 @@ pub fn minimal(module: &Module, func: &Function) -> Module {
             .filter(|g| groups_used.contains(&g.id))
             .cloned()
             .collect(),
-        functions: vec![f],
+        functions: std::iter::once(f).chain(callees).collect(),
     }
 }
 

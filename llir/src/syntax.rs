@@ -1,4 +1,4 @@
-//! LLVM IR module text ⇄ syntax tree, for straight-line functions.
+//! LLVM IR module text ⇄ syntax tree.
 //!
 //! The part of the textual IR that a floating-point function needs: `define` with typed
 //! parameters, function attributes (`#0` groups and inline `"key"="value"` pairs), labels and
@@ -277,6 +277,12 @@ pub enum Shape {
     Extract,
     /// `ret T a`, `ret void`.
     Ret,
+    /// A terminator that is not `ret`, every operand typed: `br label %a`,
+    /// `br i1 %c, label %a, label %b`, `switch T %v, label %d [ T c, label %x ... ]` (the
+    /// operands flat: value, default, then each case's constant and label), `unreachable`.
+    Branch,
+    /// `phi [flags] T [ v, %bb ], ...`: the operands flat, each value then its block.
+    Phi,
     /// An instruction the reader does not know, kept as its text after the opcode.
     Unknown,
 }
@@ -486,6 +492,8 @@ fn shape_of(opcode: &str) -> Shape {
         "call" => Shape::Call,
         "extractvalue" => Shape::Extract,
         "ret" => Shape::Ret,
+        "br" | "switch" | "unreachable" => Shape::Branch,
+        "phi" => Shape::Phi,
         _ => Shape::Unknown,
     }
 }
@@ -1230,6 +1238,46 @@ impl<'a> Parser<'a> {
                 }
                 i.ty = Some(t);
             }
+            Shape::Branch => {
+                if !matches!(
+                    self.peek(),
+                    None | Some(Tok::Newline) | Some(Tok::Punct('}'))
+                ) {
+                    loop {
+                        i.operands.push(self.operand(true)?);
+                        if !self.another_operand() {
+                            break;
+                        }
+                        self.pos += 1;
+                    }
+                }
+                // A switch's cases, one `T c, label %x` pair each, over several lines.
+                if self.eat('[') {
+                    loop {
+                        self.skip_newlines();
+                        if self.eat(']') {
+                            break;
+                        }
+                        i.operands.push(self.operand(true)?);
+                        self.expect(',', "between a case's value and its label")?;
+                        i.operands.push(self.operand(true)?);
+                    }
+                }
+            }
+            Shape::Phi => {
+                i.ty = Some(self.ty("the phi's type")?);
+                loop {
+                    self.expect('[', "opening a phi's incoming pair")?;
+                    i.operands.push(self.operand(false)?);
+                    self.expect(',', "between a phi's value and its block")?;
+                    i.operands.push(self.operand(false)?);
+                    self.expect(']', "closing a phi's incoming pair")?;
+                    if !self.another_operand() {
+                        break;
+                    }
+                    self.pos += 1;
+                }
+            }
             Shape::Unknown => unreachable!("returned above"),
         }
         // Metadata attachments: `, !fpmath !0`, `, !range !{i32 0, i32 4}`.
@@ -1373,6 +1421,22 @@ impl fmt::Display for Instr {
                 ops.join(", "),
                 self.to.as_ref().unwrap_or(&Type::Void)
             )?,
+            Shape::Branch if self.opcode == "switch" => {
+                let (head, cases) = ops.split_at(ops.len().min(2));
+                write!(f, " {} [", head.join(", "))?;
+                for case in cases.chunks(2) {
+                    write!(f, " {}", case.join(", "))?;
+                }
+                f.write_str(" ]")?
+            }
+            Shape::Phi => {
+                write!(f, " {}", self.ty.as_ref().unwrap_or(&Type::Void))?;
+                let pairs: Vec<String> = ops
+                    .chunks(2)
+                    .map(|p| format!("[ {} ]", p.join(", ")))
+                    .collect();
+                write!(f, " {}", pairs.join(", "))?
+            }
             _ => {
                 if let Some(t) = &self.ty {
                     write!(f, " {t}")?;

@@ -9,7 +9,9 @@
 pub mod lower;
 pub mod syntax;
 
-pub use lower::{read_function, PtxFunction, Slot};
+pub use lower::{
+    read_function, read_function_unrolled, PtxFunction, Slot, BOUNDED, DEFAULT_UNROLL,
+};
 pub use syntax::{parse, Module};
 
 use semfuzz_spec::diag::{Diagnostic, SourceFile};
@@ -27,6 +29,19 @@ pub fn load(
     let file = SourceFile::new(name, text);
     let module = parse(&file)?;
     read_function(spec, &module, func)
+}
+
+/// [`load`] with each loop's body run at most `unroll` times per entry into the loop.
+pub fn load_unrolled(
+    spec: &Spec,
+    name: &str,
+    text: &str,
+    func: Option<&str>,
+    unroll: u32,
+) -> Result<PtxFunction, Diagnostic> {
+    let file = SourceFile::new(name, text);
+    let module = parse(&file)?;
+    read_function_unrolled(spec, &module, func, unroll)
 }
 
 /// [`SourceFile`] re-exported for callers that keep the text for messages.

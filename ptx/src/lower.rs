@@ -19,7 +19,10 @@
 //! - **Control flow**: guarded instructions (`@%p`, `@!%p`) and forward branches (`bra`, `ret`)
 //!   are if-converted: each instruction runs under the disjunction of the paths that reach
 //!   it, and what it writes is a select between the new and the old value. A backward branch
-//!   (a loop), a call or an instruction semfuzz does not specify is a located error.
+//!   (a loop) runs the statements from its label again under the paths that take it, up to
+//!   the bound ([`DEFAULT_UNROLL`] runs of the body per entry); the paths that would run it
+//!   once more are cut, and the program's last destination, [`BOUNDED`], is false where one
+//!   was. A call or an instruction semfuzz does not specify is a located error.
 //! - **Choices**: an intermediate result the ISA leaves open (a NaN whose payload is
 //!   unspecified) that a later instruction reads becomes an [`Op::Choose`]; one that flows only
 //!   into results stays an outcome, as in a single instruction.
@@ -52,13 +55,37 @@ pub struct PtxFunction {
     pub choice_sites: Vec<String>,
     /// How many instructions the body has (labels and declarations not counted).
     pub instructions: usize,
+    /// The bound each loop was unrolled to, where the body has a loop: then the program has
+    /// one more destination after the results, [`BOUNDED`].
+    pub unrolled: Option<u32>,
 }
 
-/// The function `name` of `module` (or its one function with a body), read into a program.
+/// The function `name` of `module` (or its one function with a body), read into a program,
+/// loops unrolled to [`DEFAULT_UNROLL`].
 pub fn read_function(
     spec: &Spec,
     module: &Module,
     name: Option<&str>,
+) -> Result<PtxFunction, Diagnostic> {
+    read_function_unrolled(spec, module, name, DEFAULT_UNROLL)
+}
+
+/// How many times a loop's body may run per entry into the loop (its backward branch taken
+/// one time fewer), unless the caller says otherwise (`--unroll`); the `.ll` reader's bound
+/// is the same.
+pub const DEFAULT_UNROLL: u32 = 8;
+
+/// The name of the destination a program with loops gets after its results: true where no
+/// loop ran its body more often than the bound (a refinement query assumes it).
+pub const BOUNDED: &str = "bounded";
+
+/// [`read_function`] with each loop's body run at most `unroll` times per entry into the
+/// loop.
+pub fn read_function_unrolled(
+    spec: &Spec,
+    module: &Module,
+    name: Option<&str>,
+    unroll: u32,
 ) -> Result<PtxFunction, Diagnostic> {
     let defined: Vec<&Function> = module
         .functions
@@ -94,7 +121,7 @@ pub fn read_function(
         },
     };
     refuse_module_variables(module, f)?;
-    Reader::new(spec, f, module.declared()).read()
+    Reader::new(spec, module, f, unroll).read()
 }
 
 /// A located `unsupported` where `f` names a module variable (`ld.global.f32 %f1, [x];`,
@@ -180,11 +207,18 @@ enum Space {
     Param(usize),
     Return(usize),
     Pointee(usize),
+    /// A `.param` a call passes or returns through, by its declaration's number.
+    Call(usize),
 }
 
 struct Reader<'s> {
     spec: &'s Spec,
+    module: &'s Module,
     f: &'s Function,
+    /// The functions being read, callers first (a call inlines its callee).
+    calls: Vec<String>,
+    /// The call parameters declared so far: name → number (a later declaration shadows).
+    call_params: HashMap<String, usize>,
     /// The module's `.version` and `.target`, which every instruction must be valid for.
     declared: Requirement,
     b: Builder,
@@ -210,6 +244,12 @@ struct Reader<'s> {
     pending: HashMap<String, Option<ValueId>>,
     labels_seen: HashMap<String, Span>,
     instructions: usize,
+    /// How many times a loop's body may run per entry into the loop.
+    unroll: u32,
+    /// Whether the body has a loop.
+    looped: bool,
+    /// Where an execution would run some loop's body more often (`None`: nowhere).
+    cut: Option<ValueId>,
 }
 
 #[derive(Default)]
@@ -261,11 +301,14 @@ fn at(span: &Span, msg: impl Into<String>) -> Diagnostic {
 }
 
 impl<'s> Reader<'s> {
-    fn new(spec: &'s Spec, f: &'s Function, declared: Requirement) -> Reader<'s> {
+    fn new(spec: &'s Spec, module: &'s Module, f: &'s Function, unroll: u32) -> Reader<'s> {
         Reader {
             spec,
+            module,
             f,
-            declared,
+            calls: Vec::new(),
+            call_params: HashMap::new(),
+            declared: module.declared(),
             b: Builder::default(),
             inputs: Vec::new(),
             input_widths: Vec::new(),
@@ -282,6 +325,9 @@ impl<'s> Reader<'s> {
             pending: HashMap::new(),
             labels_seen: HashMap::new(),
             instructions: 0,
+            unroll,
+            looped: false,
+            cut: None,
         }
     }
 
@@ -356,8 +402,17 @@ impl<'s> Reader<'s> {
 
     fn block(&mut self, body: &[Statement]) -> Result<(), Diagnostic> {
         self.scopes.push(Scope::default());
-        for s in body {
+        self.statements(body, false)?;
+        self.scopes.pop();
+        Ok(())
+    }
+
+    /// The statements of one scope, in order; `again` when they are a loop's body run once
+    /// more, whose registers are declared already.
+    fn statements(&mut self, body: &[Statement], again: bool) -> Result<(), Diagnostic> {
+        for (k, s) in body.iter().enumerate() {
             match s {
+                Statement::Reg(_) if again => {}
                 Statement::Reg(decl) => {
                     let width = type_bits(&decl.ty).filter(|w| *w <= 64).ok_or_else(|| {
                         at(
@@ -387,10 +442,18 @@ impl<'s> Reader<'s> {
                     }
                 }
                 Statement::Instr(i) => {
-                    self.instructions += 1;
-                    self.instr(i)?
+                    if !again {
+                        self.instructions += 1;
+                    }
+                    match self.loop_head(i, &body[..k])? {
+                        Some(head) => self.unroll_loop(&body[head..k], i)?,
+                        None => self.instr(i)?,
+                    }
                 }
                 Statement::Block(inner, _) => self.block(inner)?,
+                Statement::Other(text, span) if text.starts_with(".param") => {
+                    self.declare_call_param(text, span)?
+                }
                 Statement::Other(text, span) => return Err(at(
                     span,
                     format!("semfuzz does not model `{text}`"),
@@ -401,7 +464,66 @@ impl<'s> Reader<'s> {
                 )),
             }
         }
-        self.scopes.pop();
+        Ok(())
+    }
+
+    /// Where `i`, a backward `bra`, branches to in `before` (the statements of its scope
+    /// before it); `None` for any other instruction.
+    fn loop_head(&self, i: &Instr, before: &[Statement]) -> Result<Option<usize>, Diagnostic> {
+        if i.opcode.split('.').next() != Some("bra") {
+            return Ok(None);
+        }
+        let [Operand {
+            kind: OperandKind::Name(label),
+            span,
+        }] = i.operands.as_slice()
+        else {
+            return Err(at(&i.span, "`bra` takes one label"));
+        };
+        if !self.labels_seen.contains_key(label) {
+            return Ok(None);
+        }
+        match before
+            .iter()
+            .rposition(|s| matches!(s, Statement::Label(l, _) if l == label))
+        {
+            Some(head) => Ok(Some(head)),
+            None => Err(at(span, format!("unsupported backward branch to `{label}` from outside its loop's scope"))
+                .with_hint("semfuzz unrolls a loop whose label and backward `bra` are in one scope, the `bra` its one back edge")),
+        }
+    }
+
+    /// A backward `bra` (guarded or not) closing the loop `body` (its label first): the body
+    /// runs again under the paths that take the branch, at most `unroll` times in all; the
+    /// paths that would take it once more are cut (`cut`), and what follows runs on the paths
+    /// that fell through.
+    fn unroll_loop(&mut self, body: &[Statement], bra: &Instr) -> Result<(), Diagnostic> {
+        self.looped = true;
+        let entry = self.path;
+        let never = Some(self.b.konst(0, 1));
+        let mut exit = never;
+        for count in 0.. {
+            let guard = self.guard(bra)?;
+            let taken = self.and(self.path, guard);
+            let stays = self.not(guard);
+            let falls = self.and(self.path, Some(stays));
+            exit = self.or(exit, falls);
+            if taken.is_some_and(|t| self.b.known[t as usize] == Some(0)) {
+                break;
+            }
+            if count + 1 >= self.unroll {
+                let taken = taken.unwrap_or_else(|| self.b.konst(1, 1));
+                self.cut = self.b.or_pred(self.cut, Some(taken));
+                break;
+            }
+            self.path = taken;
+            self.statements(body, true)?;
+        }
+        // Where the body leaves the loop only by falling through its `bra`, the executions
+        // that fell through and those cut are all that entered: they go on together (the cut
+        // ones are excluded by `bounded` whatever they compute), so that what follows runs
+        // under the entry's path, unguarded where that was.
+        self.path = if only_exit_at_end(body) { entry } else { exit };
         Ok(())
     }
 
@@ -436,6 +558,8 @@ impl<'s> Reader<'s> {
             match *self.b.op(x) {
                 Op::And(1, a, b) | Op::Or(1, a, b) => stack.extend([a, b]),
                 Op::Not(1, a) => stack.push(a),
+                // A constant (a path never taken) is no condition.
+                Op::Const(_) => {}
                 _ => atoms.push(x),
             }
             if atoms.len() > MAX_ATOMS {
@@ -452,6 +576,7 @@ impl<'s> Reader<'s> {
                         value(r, a, atoms, assignment) || value(r, b, atoms, assignment)
                     }
                     Op::Not(1, a) => !value(r, a, atoms, assignment),
+                    Op::Const(c) => c != 0,
                     _ => {
                         let k = atoms.iter().position(|&y| y == x).expect("an atom");
                         assignment >> k & 1 == 1
@@ -515,15 +640,45 @@ impl<'s> Reader<'s> {
         Err(at(span, format!("`{name}` is not a declared register")).with_hint(hint))
     }
 
-    fn read_reg(&self, name: &str, span: &Span) -> Result<Value, Diagnostic> {
+    fn read_reg(&mut self, name: &str, span: &Span) -> Result<Value, Diagnostic> {
         let (id, _) = self.register(name, span)?;
-        self.regs.get(&id).copied().ok_or_else(|| {
+        let v = self.regs.get(&id).copied().ok_or_else(|| {
             at(
                 span,
                 format!("`{name}` is read before any instruction writes it"),
             )
             .with_hint("a function's inputs are its parameters, read with `ld.param`")
+        })?;
+        Ok(Value {
+            id: self.on_path(v.id),
+            kind: v.kind,
         })
+    }
+
+    /// `v` as the current path sees it: a select (a register written on some paths) whose
+    /// condition the path decides is its arm. Without this, an instruction on one arm of a
+    /// branch would read the other arm's writes as a select the solver must see through.
+    fn on_path(&mut self, mut v: ValueId) -> ValueId {
+        let Some(p) = self.path else {
+            return v;
+        };
+        while let Op::Select(c, a, b) = *self.b.op(v) {
+            let with = self.b.emit(Op::And(1, p, c), 1);
+            let never_with = self.b.emit(Op::Not(1, with), 1);
+            if self.always_true(never_with) {
+                v = b;
+                continue;
+            }
+            let not_c = self.b.emit(Op::Not(1, c), 1);
+            let without = self.b.emit(Op::And(1, p, not_c), 1);
+            let never_without = self.b.emit(Op::Not(1, without), 1);
+            if self.always_true(never_without) {
+                v = a;
+                continue;
+            }
+            break;
+        }
+        v
     }
 
     /// Writes `v` to register `name` under the current path.
@@ -554,38 +709,193 @@ impl<'s> Reader<'s> {
         Ok(())
     }
 
-    fn instr(&mut self, i: &Instr) -> Result<(), Diagnostic> {
-        let guard = match &i.guard {
-            None => None,
-            Some(g) => {
-                let p = self.read_reg(&g.reg, &i.span)?;
-                if self.b.widths[p.id as usize] != 1 {
-                    return Err(at(
-                        &i.span,
-                        format!("the guard `{}` is not a predicate", g.reg),
-                    ));
-                }
-                Some(if g.negated {
-                    self.b.emit(Op::Not(1, p.id), 1)
-                } else {
-                    p.id
-                })
+    /// `.param .b32 param0;`, `.param .align 4 .b8 param0[8];` in a call's scope: bytes a call
+    /// passes or returns through, unwritten.
+    fn declare_call_param(&mut self, text: &str, span: &Span) -> Result<(), Diagnostic> {
+        let words: Vec<&str> = text.split_whitespace().collect();
+        let bad = || at(span, format!("cannot read the declaration `{text}`"));
+        let (name, count) = match words.last().ok_or_else(bad)?.split_once('[') {
+            Some((n, rest)) => (
+                n,
+                rest.trim_end_matches(']')
+                    .parse::<u32>()
+                    .map_err(|_| bad())?,
+            ),
+            None => (*words.last().ok_or_else(bad)?, 1),
+        };
+        let bits = words
+            .iter()
+            .filter_map(|w| w.strip_prefix('.'))
+            .find_map(type_bits)
+            .ok_or_else(bad)?;
+        let k = self.call_params.len();
+        self.call_params.insert(name.to_string(), k);
+        for b in 0..(bits.div_ceil(8) * count) {
+            self.memory
+                .insert((Space::Call(k), i64::from(b)), Byte::Undefined);
+        }
+        Ok(())
+    }
+
+    /// `call (ret), f, (a, b);` of a function the module defines: its body read inline, its
+    /// parameters the bytes of the caller's `.param` arguments, its return parameters those
+    /// the caller reads back. The callee runs on every path (it has no effect but its
+    /// results); its loops' cut counts on the call's path only.
+    fn call(&mut self, i: &Instr, guard: Option<ValueId>) -> Result<(), Diagnostic> {
+        if guard.is_some() {
+            return Err(at(&i.opcode_span, "unsupported guarded `call`"));
+        }
+        let names = |o: &Operand| -> Result<Vec<String>, Diagnostic> {
+            match &o.kind {
+                OperandKind::List(items) => items
+                    .iter()
+                    .map(|x| match &x.kind {
+                        OperandKind::Name(n) => Ok(n.clone()),
+                        _ => Err(at(&x.span, "a call passes `.param`s by name")),
+                    })
+                    .collect(),
+                _ => Err(at(&o.span, "expected `(param, ...)`")),
             }
         };
+        let (rets, callee, args) = match i.operands.as_slice() {
+            [r, f, a] => (names(r)?, f, names(a)?),
+            [f, a] if matches!(a.kind, OperandKind::List(_)) => (Vec::new(), f, names(a)?),
+            [f] => (Vec::new(), f, Vec::new()),
+            _ => return Err(at(&i.span, "unsupported form of `call`")),
+        };
+        let OperandKind::Name(callee_name) = &callee.kind else {
+            return Err(at(&callee.span, "unsupported indirect `call`"));
+        };
+        let Some(g) = self
+            .module
+            .functions
+            .iter()
+            .find(|g| &g.name == callee_name && g.body.is_some())
+        else {
+            return Err(at(
+                &callee.span,
+                format!("unsupported call of `{callee_name}`, which the module does not define"),
+            )
+            .with_hint("semfuzz inlines the functions a module defines"));
+        };
+        if callee_name == &self.f.name || self.calls.contains(callee_name) {
+            return Err(at(
+                &callee.span,
+                format!("unsupported recursion: `{callee_name}` calls itself"),
+            ));
+        }
+        if args.len() != g.params.len() || rets.len() != g.returns.len() {
+            return Err(at(
+                &i.span,
+                format!("this call does not match `{callee_name}`'s parameters"),
+            ));
+        }
+        let mut inner = Reader::new(self.spec, self.module, g, self.unroll);
+        inner.calls = self.calls.clone();
+        inner.calls.push(self.f.name.clone());
+        inner.b = std::mem::take(&mut self.b);
+        inner.choices = std::mem::take(&mut self.choices);
+        inner.choice_sites = std::mem::take(&mut self.choice_sites);
+        let result = self.run_callee(&mut inner, g, &args, &rets, &callee.span);
+        self.b = std::mem::take(&mut inner.b);
+        self.choices = std::mem::take(&mut inner.choices);
+        self.choice_sites = std::mem::take(&mut inner.choice_sites);
+        self.looped |= inner.looped;
+        if let Some(c) = inner.cut {
+            let here = self.and(self.path, Some(c));
+            self.cut = self.b.or_pred(self.cut, here);
+        }
+        result
+    }
+
+    /// Moves the arguments' bytes into `inner`, reads `g`'s body, and moves its results' bytes
+    /// into the caller's return `.param`s.
+    fn run_callee(
+        &mut self,
+        inner: &mut Reader<'s>,
+        g: &'s Function,
+        args: &[String],
+        rets: &[String],
+        span: &Span,
+    ) -> Result<(), Diagnostic> {
+        let declared = |s: &Self, n: &str| {
+            s.call_params
+                .get(n)
+                .copied()
+                .ok_or_else(|| at(span, format!("`{n}` is no `.param` declared for this call")))
+        };
+        for (k, (a, p)) in args.iter().zip(&g.params).enumerate() {
+            let from = declared(self, a)?;
+            for b in 0..i64::from(p.size().unwrap_or(0)) {
+                let Some(Byte::Known(v)) = self.memory.get(&(Space::Call(from), b)).copied() else {
+                    return Err(at(
+                        span,
+                        format!("byte {b} of argument `{a}` is never written"),
+                    ));
+                };
+                inner.memory.insert((Space::Param(k), b), Byte::Known(v));
+            }
+        }
+        for (r, p) in g.returns.iter().enumerate() {
+            for b in 0..i64::from(p.size().unwrap_or(0)) {
+                inner.memory.insert((Space::Return(r), b), Byte::Undefined);
+            }
+        }
+        inner.block(g.body.as_ref().expect("a defined function"))?;
+        if let Some((label, _)) = inner.pending.iter().next() {
+            return Err(at(
+                &g.span,
+                format!("`{}` branches to `{label}`, which it never defines", g.name),
+            ));
+        }
+        for (r, name) in rets.iter().enumerate() {
+            let to = declared(self, name)?;
+            for b in 0..i64::from(g.returns[r].size().unwrap_or(0)) {
+                if let Some(Byte::Known(v)) = inner.memory.get(&(Space::Return(r), b)).copied() {
+                    self.memory.insert((Space::Call(to), b), Byte::Known(v));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Where `i`'s guard (`@%p`, `@!%p`) lets it run (`None`: unguarded).
+    fn guard(&mut self, i: &Instr) -> Result<Option<ValueId>, Diagnostic> {
+        let Some(g) = &i.guard else {
+            return Ok(None);
+        };
+        let p = self.read_reg(&g.reg, &i.span)?;
+        if self.b.widths[p.id as usize] != 1 {
+            return Err(at(
+                &i.span,
+                format!("the guard `{}` is not a predicate", g.reg),
+            ));
+        }
+        Ok(Some(if g.negated {
+            self.b.emit(Op::Not(1, p.id), 1)
+        } else {
+            p.id
+        }))
+    }
+
+    fn instr(&mut self, i: &Instr) -> Result<(), Diagnostic> {
+        let guard = self.guard(i)?;
         let base = i.opcode.split('.').next().unwrap_or("");
         match base {
             "ret" | "exit" | "bra" => {
                 let taken = self.and(self.path, guard);
                 if base == "bra" {
-                    let [Operand { kind: OperandKind::Name(label), span }] = i.operands.as_slice() else {
+                    let [Operand {
+                        kind: OperandKind::Name(label),
+                        ..
+                    }] = i.operands.as_slice()
+                    else {
                         return Err(at(&i.span, "`bra` takes one label"));
                     };
-                    if self.labels_seen.contains_key(label) {
-                        return Err(at(span, format!("`bra {label}` branches backward: a loop")).with_hint(
-                            "semfuzz reads straight-line code and forward branches; unroll the loop",
-                        ));
-                    }
-                    let before = self.pending.remove(label).unwrap_or(Some(self.b.konst(0, 1)));
+                    let before = self
+                        .pending
+                        .remove(label)
+                        .unwrap_or(Some(self.b.konst(0, 1)));
                     let joined = self.or(before, taken);
                     self.pending.insert(label.clone(), joined);
                 }
@@ -594,9 +904,7 @@ impl<'s> Reader<'s> {
                 self.path = self.and(self.path, Some(not_taken));
                 Ok(())
             }
-            "call" => Err(at(&i.opcode_span, "semfuzz does not follow calls").with_hint(
-                "inline the callee (LLVM: `alwaysinline`, or compile with -O2 so it is inlined)",
-            )),
+            "call" => self.call(i, guard),
             "cvta" => self.cvta(i, guard),
             _ => self.catalogued(i, guard),
         }
@@ -937,7 +1245,10 @@ impl<'s> Reader<'s> {
             }
             OperandKind::Imm(imm) => self.immediate(*imm, width, ty, &o.span),
             OperandKind::Address { base, offset } => self.load(base, *offset, width, &o.span),
-            OperandKind::Sink | OperandKind::Pair(..) | OperandKind::Vector(_) => Err(at(
+            OperandKind::Sink
+            | OperandKind::Pair(..)
+            | OperandKind::Vector(_)
+            | OperandKind::List(_) => Err(at(
                 &o.span,
                 format!("`{}` cannot be a source operand here", o.kind),
             )),
@@ -1012,6 +1323,9 @@ impl<'s> Reader<'s> {
         }
         if let Some(i) = self.f.returns.iter().position(|p| p.name == base) {
             return Ok((Space::Return(i), offset));
+        }
+        if let Some(k) = self.call_params.get(base) {
+            return Ok((Space::Call(*k), offset));
         }
         let v = self.read_reg(base, span)?;
         match self.pointer_of(v.id) {
@@ -1178,6 +1492,8 @@ impl<'s> Reader<'s> {
                 (Some(c), Byte::Known(old)) => {
                     Byte::Known(self.b.emit(Op::Select(c, piece, old), 8))
                 }
+                // A call's parameter is written for the call, which runs on the same path.
+                (Some(_), Byte::Undefined) if matches!(space, Space::Call(_)) => Byte::Known(piece),
                 (Some(_), Byte::Undefined) => {
                     return Err(
                         at(&o.span, format!("`{base}` is written only on some paths")).with_hint(
@@ -1204,7 +1520,7 @@ impl<'s> Reader<'s> {
                     self.return_kinds.insert(r, kind);
                 }
             }
-            Space::Param(_) => {}
+            Space::Param(_) | Space::Call(_) => {}
         }
         Ok(())
     }
@@ -1296,6 +1612,21 @@ impl<'s> Reader<'s> {
             dests.push(Dest::whole(name.clone(), width, kind, outcome));
             slots.push(Slot { name, width, kind });
         }
+        let unrolled = self.looped.then_some(self.unroll);
+        if unrolled.is_some() {
+            let cut = self.cut.unwrap_or_else(|| self.b.konst(0, 1));
+            let bounded = self.b.emit(Op::Not(1, cut), 1);
+            if self.b.known[bounded as usize] == Some(0) {
+                return Err(at(&f.span, format!("unsupported loop bound: every execution of `{}` runs a loop more than {} times", f.name, self.unroll))
+                    .with_hint("a proof would be vacuous; raise `--unroll` to the loop's trip count"));
+            }
+            dests.push(Dest::whole(
+                BOUNDED.into(),
+                1,
+                PartKind::Pred,
+                Outcome::Exact(bounded),
+            ));
+        }
         let choices = std::mem::take(&mut self.choices);
         let (program, kept) =
             std::mem::take(&mut self.b).finish(self.input_widths.clone(), dests, choices);
@@ -1308,6 +1639,7 @@ impl<'s> Reader<'s> {
             program,
             choice_sites,
             instructions: self.instructions,
+            unrolled,
         })
     }
 
@@ -1358,6 +1690,25 @@ impl<'s> Reader<'s> {
         }
         Ok(value.expect("a result has bytes"))
     }
+}
+
+/// Whether a loop's body (its label first, its backward `bra` not included) has no `ret`, no
+/// `exit` and no `bra` to a label outside it.
+fn only_exit_at_end(body: &[Statement]) -> bool {
+    let inside = |l: &str| {
+        body.iter()
+            .any(|s| matches!(s, Statement::Label(m, _) if m == l))
+    };
+    body.iter().all(|s| match s {
+        Statement::Instr(i) => match i.opcode.split('.').next() {
+            Some("ret" | "exit") => false,
+            Some("bra") => matches!(i.operands.as_slice(),
+                [Operand { kind: OperandKind::Name(l), .. }] if inside(l)),
+            _ => true,
+        },
+        Statement::Block(inner, _) => only_exit_at_end(inner),
+        _ => true,
+    })
 }
 
 /// A float kind for a declared type (`f32` → f32), if it is one.

@@ -238,6 +238,8 @@ pub enum OperandKind {
     Imm(Imm),
     /// `{%a, %b}`.
     Vector(Vec<Operand>),
+    /// `(a, b)`: a call's return parameters or arguments.
+    List(Vec<Operand>),
     /// `[base+offset]`.
     Address {
         /// A parameter, variable or register name.
@@ -905,6 +907,20 @@ impl Parser<'_> {
                 }
                 OperandKind::Vector(items)
             }
+            Some(Tok::Punct('(')) if depth == 0 => {
+                self.pos += 1;
+                let mut items = Vec::new();
+                if !self.eat_punct(')') {
+                    loop {
+                        items.push(self.operand(depth + 1)?);
+                        if self.eat_punct(')') {
+                            break;
+                        }
+                        self.expect_punct(',')?;
+                    }
+                }
+                OperandKind::List(items)
+            }
             Some(Tok::Punct('[')) => {
                 self.pos += 1;
                 let (base, _) = self.ident("an address (a parameter, variable or register)")?;
@@ -1143,6 +1159,13 @@ impl fmt::Display for OperandKind {
                     write!(f, "{}{}", if i > 0 { ", " } else { "" }, o.kind)?;
                 }
                 write!(f, "}}")
+            }
+            OperandKind::List(items) => {
+                write!(f, "(")?;
+                for (i, o) in items.iter().enumerate() {
+                    write!(f, "{}{}", if i > 0 { ", " } else { "" }, o.kind)?;
+                }
+                write!(f, ")")
             }
             OperandKind::Address { base, offset } => match offset {
                 0 => write!(f, "[{base}]"),

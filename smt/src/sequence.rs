@@ -123,11 +123,22 @@ fn at(span: &Span, msg: impl Into<String>) -> Diagnostic {
     Diagnostic::at(span, msg)
 }
 
-/// Resolves both sides of `rule` against `spec`.
+/// Resolves both sides of `rule` against `spec`, a function side's loops unrolled to the
+/// readers' default bound.
 pub fn resolve<'s>(spec: &'s Spec, rule: &Rule) -> Result<Query<'s>, Diagnostic> {
+    resolve_unrolled(spec, rule, semfuzz_llir::DEFAULT_UNROLL)
+}
+
+/// [`resolve`] with each loop of a function side unrolled to `unroll` (`--unroll`): run at
+/// most that many times per entry into it.
+pub fn resolve_unrolled<'s>(
+    spec: &'s Spec,
+    rule: &Rule,
+    unroll: u32,
+) -> Result<Query<'s>, Diagnostic> {
     let mut vars: Vec<Var> = Vec::new();
-    let source = resolve_side(spec, &rule.source, &mut vars)?;
-    let target = resolve_side(spec, &rule.target, &mut vars)?;
+    let source = resolve_side(spec, &rule.source, &mut vars, unroll)?;
+    let target = resolve_side(spec, &rule.target, &mut vars, unroll)?;
     let (s_last, t_last) = (
         source.last().expect("non-empty"),
         target.last().expect("non-empty"),
@@ -213,6 +224,7 @@ fn resolve_side<'s>(
     spec: &'s Spec,
     lines: &[InstrLine],
     vars: &mut Vec<Var>,
+    unroll: u32,
 ) -> Result<Vec<Step<'s>>, Diagnostic> {
     let mut written = vec![false; vars.len()];
     let mut steps = Vec::new();
@@ -225,7 +237,7 @@ fn resolve_side<'s>(
                     ),
                 );
             }
-            resolve_function(spec, line, reference, vars, &written)?
+            resolve_function(spec, line, reference, vars, &written, unroll)?
         } else if semfuzz_spec::sass::looks_like_sass(&line.text) {
             resolve_sass(spec, line, vars, &written)?
         } else {
@@ -308,6 +320,7 @@ fn resolve_function<'s>(
     reference: &str,
     vars: &mut Vec<Var>,
     written: &[bool],
+    unroll: u32,
 ) -> Result<Step<'s>, Diagnostic> {
     let head = Span::new(
         &line.span.file,
@@ -333,8 +346,8 @@ fn resolve_function<'s>(
     // An `.ll` file is LLVM IR, anything else PTX: both read into a program over the
     // catalogue's variants, with the same slots.
     let (inputs, results, program) = if path.ends_with(".ll") {
-        let f =
-            semfuzz_llir::load(spec, &name, &text, Some(func)).map_err(|d| relocate(d, &head))?;
+        let f = semfuzz_llir::load_unrolled(spec, &name, &text, Some(func), unroll)
+            .map_err(|d| relocate(d, &head))?;
         // A vector of floats is read as its lanes, each with its own outcome, so that the
         // refinement can be posed lane by lane ([`Query::lanes`]).
         let program = float_lanes(&name, &text, func)
@@ -342,8 +355,8 @@ fn resolve_function<'s>(
             .unwrap_or(f.program);
         (f.inputs, f.results, program)
     } else {
-        let f =
-            semfuzz_ptx::load(spec, &name, &text, Some(func)).map_err(|d| relocate(d, &head))?;
+        let f = semfuzz_ptx::load_unrolled(spec, &name, &text, Some(func), unroll)
+            .map_err(|d| relocate(d, &head))?;
         (f.inputs, f.results, f.program)
     };
     let slot_list = |slots: &[Slot]| {
@@ -966,6 +979,8 @@ impl<'s> Query<'s> {
         let mut holds = Vec::new();
         let mut choices = Vec::new();
         let mut named = Vec::new();
+        // Where every function with loops ran within its unrolling bound.
+        let mut bounded = Vec::new();
         for (k, step) in steps.iter().enumerate() {
             let last = k + 1 == steps.len();
             let blind = payload_blind(steps, k);
@@ -982,6 +997,16 @@ impl<'s> Query<'s> {
                 })
                 .collect();
             let e = encode_vals(step.code.program(), &format!("{prefix}s{k}_"), &ctx, inputs);
+            // A function read with loops unrolled says where its result is the function's: its
+            // last destination, `bounded` (semfuzz_llir::BOUNDED, semfuzz_ptx::BOUNDED).
+            let dests = &step.code.program().dests;
+            if let (Code::Function(_), [_, .., last], Some(p)) =
+                (&step.code, dests.as_slice(), e.parts.last())
+            {
+                if last.name == semfuzz_llir::BOUNDED {
+                    bounded.push(p.term.bits(&ctx).eq(BV::from_u64(1, 1)));
+                }
+            }
             // A function's own intermediate choices: free in the target, chosen by the source.
             for c in &e.choices {
                 holds.push(c.allowed.clone());
@@ -1057,8 +1082,19 @@ impl<'s> Query<'s> {
         if nan == NanBits::Free {
             holds.append(&mut definitions);
         }
+        // Inputs on which a side's loops run past the bound are outside the query on both
+        // sides: the target (the side whose NaNs are free) produces nothing there, the source
+        // allows everything (docs/llc-validation.md, "Loops").
+        let holds = if bounded.is_empty() {
+            Bool::and(&holds)
+        } else if nan == NanBits::Free {
+            holds.extend(bounded);
+            Bool::and(&holds)
+        } else {
+            Bool::or(&[Bool::and(&bounded).not(), Bool::and(&holds)])
+        };
         SideTerm {
-            holds: Bool::and(&holds),
+            holds,
             definitions,
             fresh_bits: ctx.fresh(),
             choices,
@@ -1246,7 +1282,10 @@ impl<'s> Query<'s> {
         for (a, steps) in self.target.iter().enumerate() {
             if let [step] = steps.as_slice() {
                 if let Code::Function(f) = &step.code {
-                    target_ok |= function_allows(step, f, &inputs, out, reach_ms) == Some(true);
+                    // Past its loops' bound the target is outside the query: it produces
+                    // nothing there.
+                    target_ok |= !out_of_bound(step, &inputs)
+                        && function_allows(step, f, &inputs, out, reach_ms) == Some(true);
                     continue;
                 }
             }
@@ -1423,8 +1462,9 @@ impl Query<'_> {
                 else {
                     continue;
                 };
-                for finals in runs {
+                for mut finals in runs {
                     let parts = last(steps);
+                    finals.truncate(parts.len());
                     let place = |out: u64, k: usize, v: u64| {
                         let p = &parts[k];
                         if p.lo < width {
@@ -1579,18 +1619,53 @@ fn run_concrete(
     Some(accepts(&steps[last], &states, inputs))
 }
 
-/// A step's accept sets in every state.
+/// A step's accept sets in every state: its first destination's parts. Where a function with
+/// loops ran past its bound, anything (the source allows everything there; a target's
+/// run is refused before, by [`out_of_bound`]).
 fn accepts(step: &Step, states: &[HashMap<usize, u64>], c: &Concrete) -> Vec<Vec<Accept>> {
-    let mut ev = Evaluator::new(step.code.program());
+    let program = step.code.program();
+    let mut ev = Evaluator::new(program);
+    let parts = &program.dests[0].parts;
     states
         .iter()
         .map(|env| {
             let ins: Vec<u64> = step.args.iter().map(|a| c.arg(env, a)).collect();
             let mut acc = vec![Accept::default(); ev.n_parts()];
             ev.eval(&ins, &mut acc);
+            let cut = bounded_part(step).is_some_and(|k| acc[k] == Accept::Exact(0));
+            acc.truncate(parts.len());
+            if cut {
+                acc = parts.iter().map(|p| Accept::Ub(p.width)).collect();
+            }
             acc
         })
         .collect()
+}
+
+/// The index among all its parts of a function step's `bounded` part, where it has one (a
+/// function read with loops unrolled).
+fn bounded_part(step: &Step) -> Option<usize> {
+    let Code::Function(f) = &step.code else {
+        return None;
+    };
+    match f.dests.as_slice() {
+        [_, .., last] if last.name == semfuzz_llir::BOUNDED => {
+            Some(f.dests.iter().map(|d| d.parts.len()).sum::<usize>() - 1)
+        }
+        _ => None,
+    }
+}
+
+/// Whether a function step ran one of its loops past the bound on the inputs `c` gives it.
+fn out_of_bound(step: &Step, c: &Concrete) -> bool {
+    let Some(k) = bounded_part(step) else {
+        return false;
+    };
+    let mut ev = Evaluator::new(step.code.program());
+    let ins: Vec<u64> = step.args.iter().map(|a| c.arg(&c.values, a)).collect();
+    let mut acc = vec![Accept::default(); ev.n_parts()];
+    ev.eval(&ins, &mut acc);
+    acc[k] == Accept::Exact(0)
 }
 
 /// A few members of an accept set, for enumerating the source's intermediate choices.
@@ -1751,7 +1826,8 @@ pub fn prove<'s>(
     rule: &Rule,
     opts: &crate::solve::Options,
 ) -> Result<Proof<'s>, Diagnostic> {
-    let query = resolve(spec, rule)?;
+    let unroll = opts.unroll.unwrap_or(semfuzz_llir::DEFAULT_UNROLL);
+    let query = resolve_unrolled(spec, rule, unroll)?;
     let solved = match query.lanes() {
         Some(lanes) => by_lane(&query, &lanes, &rule.name, opts),
         None => pose(&query, &rule.name, opts),

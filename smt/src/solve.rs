@@ -68,6 +68,9 @@ pub struct Options {
     pub explain: bool,
     /// What the cache does with an `unknown`.
     pub unknowns: Unknowns,
+    /// How many times a function side's loops may run per entry into them (`--unroll`;
+    /// `None`: the readers' default, 8).
+    pub unroll: Option<u32>,
 }
 
 /// What the cache does with an `unknown` (the cache itself is [`Options::cache`]).

@@ -31,6 +31,7 @@ pub fn options(timeout_ms: u32) -> Options {
         fallback: Options::default_fallback(),
         explain: false,
         unknowns: Unknowns::Reuse,
+        unroll: None,
     }
 }
 

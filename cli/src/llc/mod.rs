@@ -640,6 +640,12 @@ fn range(verdicts: &[(usize, &str)], compilers: &[Compiler]) -> String {
     }
 }
 
+/// What a proof with loops says: that it covers the inputs on which each loop of either side
+/// runs at most `n` times per entry (docs/llc-validation.md, "Loops").
+fn unrolled_detail(n: u32) -> String {
+    format!("loops unrolled to {n} iterations")
+}
+
 /// A rule variable's name for parameter `k` of slot `s`: the IR name where it is one.
 fn var_name(s: &Slot, k: usize) -> String {
     let n = s.name.trim_start_matches('%');
@@ -692,15 +698,23 @@ fn validate(
     let ptx_path = ptx_dir.join(format!("{}-{sm}.ptx", u.module));
     std::fs::write(&ptx_path, ptx_text)?;
     let text = std::fs::read_to_string(&u.ll)?;
-    let ir = match semfuzz_llir::load(spec, &u.ll.display().to_string(), &text, Some(&u.func)) {
+    let unroll = opts.unroll.unwrap_or(semfuzz_llir::DEFAULT_UNROLL);
+    let ir = match semfuzz_llir::load_unrolled(
+        spec,
+        &u.ll.display().to_string(),
+        &text,
+        Some(&u.func),
+        unroll,
+    ) {
         Ok(f) => f,
         Err(d) => return Ok(unsupported(located(&d))),
     };
-    let ptx = match semfuzz_ptx::load(
+    let ptx = match semfuzz_ptx::load_unrolled(
         spec,
         &ptx_path.display().to_string(),
         ptx_text,
         Some(&u.short),
+        unroll,
     ) {
         Ok(f) => f,
         Err(d) => return Ok(unsupported(format!("PTX: {}", located(&d)))),
@@ -773,6 +787,9 @@ fn validate(
             folder,
         )
     });
+    // The bound a loop of either side was unrolled to: a proof covers the inputs both sides
+    // run within it, and says so (a counterexample is an input within it, so it stands).
+    let unrolled = ir.unrolled.or(ptx.unrolled);
     let verdict = |kind, detail, counterexample| Verdict {
         kind,
         detail,
@@ -781,7 +798,11 @@ fn validate(
         fold: fold.clone(),
     };
     Ok(match &proof.solved.answer {
-        Answer::Proved => verdict("proved", String::new(), None),
+        Answer::Proved => verdict(
+            "proved",
+            unrolled.map_or(String::new(), unrolled_detail),
+            None,
+        ),
         Answer::Unknown(why) => verdict("unknown", why.clone(), None),
         Answer::Counterexample(values) => {
             let q = &proof.query;
