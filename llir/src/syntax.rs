@@ -381,7 +381,9 @@ fn lex(file: &Arc<SourceFile>) -> Result<Vec<Lexed>, Diagnostic> {
                 }
                 Tok::Word(file.text[start..i].to_string())
             }
-            b'=' | b',' | b'(' | b')' | b'{' | b'}' | b'<' | b'>' | b'[' | b']' | b':' | b'*' => {
+            // `|` separates the output and input modes of `denormal_fpenv(preservesign|ieee)`.
+            b'=' | b',' | b'(' | b')' | b'{' | b'}' | b'<' | b'>' | b'[' | b']' | b':' | b'*'
+            | b'|' => {
                 i += 1;
                 Tok::Punct(c as char)
             }
