@@ -1,5 +1,7 @@
-//! The compilers `validate-llc` runs: llvmlite's LLVM through its NVPTX target machine, or an
-//! `llc` executable; `--llc all` finds every one this machine has.
+//! The compilers `validate-llc` runs: llvmlite's LLVM through its NVPTX target machine, the
+//! LLVM trunk Triton bundles through its `translate_to_asm`, or an `llc` executable; `--llc all`
+//! finds every one this machine has. Each gets the module in the denormal spelling it reads
+//! ([`Compiler::adapt`]).
 
 use anyhow::{anyhow, Result};
 use std::collections::HashMap;
@@ -9,6 +11,9 @@ use std::process::{Command, Stdio};
 
 /// The llvmlite driver, run by `python3`.
 const LLC_PY: &str = include_str!("llc.py");
+
+/// The Triton driver, run by `python3` with Triton's wheel on its path.
+const TRITON_PY: &str = include_str!("triton_llc.py");
 
 /// The triple every compile targets.
 pub const TRIPLE: &str = "nvptx64-nvidia-cuda";
@@ -24,6 +29,8 @@ pub type Compiled = HashMap<String, HashMap<String, Result<String, String>>>;
 pub enum Llc {
     /// llvmlite's LLVM in one `python3` process.
     Llvmlite,
+    /// The LLVM trunk snapshot Triton bundles, in one `python3` process.
+    Triton,
     /// An `llc` executable (a name on `PATH`, or a path).
     Binary(String),
 }
@@ -34,24 +41,32 @@ pub struct Compiler {
     pub llc: Llc,
     /// `llvmlite`, `llc-16`, or the path given: names its work directory and its rows.
     pub name: String,
-    /// LLVM's version (`16.0.6`).
+    /// LLVM's version (`16.0.6`, `24.0.0git`).
     pub version: String,
+    /// The llvm-project commit of a snapshot between releases (Triton's), in full.
+    pub commit: Option<String>,
 }
 
 impl Compiler {
     /// The compiler `--llc` names (`llvmlite`, an llc on `PATH`, a path), with its version.
     pub fn named(text: &str) -> Result<Compiler> {
-        if text == "llvmlite" {
-            let version = llvmlite_version()?;
+        if text == "llvmlite" || text == "triton" {
+            let llc = if text == "llvmlite" {
+                Llc::Llvmlite
+            } else {
+                Llc::Triton
+            };
+            let (head, _, _) = Driver::of(&llc)?.run(&[])?;
             return Ok(Compiler {
-                llc: Llc::Llvmlite,
-                name: "llvmlite".into(),
-                version,
+                llc,
+                name: text.into(),
+                version: head.version,
+                commit: head.commit,
             });
         }
         let out = Command::new(text).arg("--version").output().map_err(|e| {
             anyhow!(
-                "cannot run `{text}`: {e}\n  hint: --llc takes llvmlite, an llc on PATH (llc-16), a path, or `all`"
+                "cannot run `{text}`: {e}\n  hint: --llc takes llvmlite, triton, an llc on PATH (llc-16), a path, or `all`"
             )
         })?;
         let text_out = String::from_utf8_lossy(&out.stdout);
@@ -64,11 +79,13 @@ impl Compiler {
             llc: Llc::Binary(text.to_string()),
             name: text.to_string(),
             version,
+            commit: None,
         })
     }
 
     /// Every compiler this machine has, oldest LLVM first: the Debian `llc-N` binaries, then
-    /// llvmlite's (LLVM 22). Missing ones are skipped; none at all is an error.
+    /// llvmlite's (LLVM 22), then Triton's trunk. Missing ones are skipped; none at all is an
+    /// error.
     pub fn all() -> Result<Vec<Compiler>> {
         let mut found = Vec::new();
         for name in DEBIAN_LLCS {
@@ -83,10 +100,12 @@ impl Compiler {
                 found.push(c);
             }
         }
-        match Compiler::named("llvmlite") {
-            Ok(c) => found.push(c),
-            Err(e) if found.is_empty() => return Err(e),
-            Err(_) => {}
+        for name in ["llvmlite", "triton"] {
+            match Compiler::named(name) {
+                Ok(c) => found.push(c),
+                Err(e) if found.is_empty() && name == "triton" => return Err(e),
+                Err(_) => {}
+            }
         }
         found.sort_by_key(|c| c.major());
         Ok(found)
@@ -101,16 +120,30 @@ impl Compiler {
             .unwrap_or(0)
     }
 
-    /// `llvmlite (LLVM 22.1.0)`, `llc-16 (LLVM 16.0.6)`.
-    pub fn label(&self) -> String {
-        format!("{} (LLVM {})", self.name, self.version)
+    /// The LLVM it is: `16.0.6`, or a snapshot's version and short commit,
+    /// `24.0.0git (b010a18)`.
+    pub fn llvm(&self) -> String {
+        match &self.commit {
+            Some(c) => format!("{} ({})", self.version, &c[..c.len().min(7)]),
+            None => self.version.clone(),
+        }
     }
 
-    /// The options every compile passes, as `llc` takes them: `-O2`, the triple, the target.
-    /// llvmlite's driver (`llc.py`) sets the same on its target machine.
-    pub fn options(sm: &str) -> [String; 3] {
+    /// `llvmlite (LLVM 22.1.0)`, `llc-16 (LLVM 16.0.6)`, `triton (LLVM 24.0.0git (b010a18))`.
+    pub fn label(&self) -> String {
+        format!("{} (LLVM {})", self.name, self.llvm())
+    }
+
+    /// The options every compile passes, as `llc` takes them: the level, the triple, the
+    /// target. The drivers set the same on their target machines: llvmlite's at -O2, Triton's
+    /// `translate_to_asm` at -O3, the only level it builds.
+    pub fn options(&self, sm: &str) -> [String; 3] {
+        let level = match self.llc {
+            Llc::Triton => "-O3",
+            Llc::Llvmlite | Llc::Binary(_) => "-O2",
+        };
         [
-            "-O2".into(),
+            level.into(),
             format!("-mtriple={TRIPLE}"),
             format!("-mcpu={sm}"),
         ]
@@ -119,8 +152,22 @@ impl Compiler {
     /// The command line a person runs to compile `ll` for `sm` into `ptx` (`-`: standard
     /// output) with this compiler's LLVM: its `llc` under that name, whichever package it
     /// comes in; [`Compiler::label`] says which LLVM it is.
-    pub fn command(ll: &str, ptx: &str, sm: &str) -> String {
-        format!("llc {} {ll} -o {ptx}", Compiler::options(sm).join(" "))
+    pub fn command(&self, ll: &str, ptx: &str, sm: &str) -> String {
+        format!("llc {} {ll} -o {ptx}", self.options(sm).join(" "))
+    }
+
+    /// `text` in the denormal spelling this compiler reads: trunk reads only
+    /// `denormal_fpenv(...)` (it compiles a module with the `"denormal-fp-math"` strings as
+    /// IEEE), LLVM 14-22 only the strings (they cannot parse `denormal_fpenv`). Each list of
+    /// attributes (one line) that spells them the other way is respelled with the same modes,
+    /// as the IR reader reads them; a list it cannot read is left for the compiler to refuse.
+    pub fn adapt(&self, text: &str) -> String {
+        let trunk = matches!(self.llc, Llc::Triton);
+        let mut out = String::with_capacity(text.len() + 64);
+        for line in text.split_inclusive('\n') {
+            out.push_str(&respell(line, trunk).unwrap_or_else(|| line.to_string()));
+        }
+        out
     }
 
     /// Runs [`Compiler::command`] in `dir` on its file `ll`, writing `ptx` there, with this
@@ -128,11 +175,13 @@ impl Compiler {
     /// options); the PTX, or why there is none.
     pub fn replay(&self, dir: &Path, ll: &str, ptx: &str, sm: &str) -> Result<String, String> {
         match &self.llc {
-            Llc::Llvmlite => {
+            Llc::Llvmlite | Llc::Triton => {
                 let text = std::fs::read_to_string(dir.join(ll))
                     .map_err(|e| format!("cannot read {ll}: {e}"))?;
-                let (_, mut answers, aborted) =
-                    run_llvmlite(&[(sm, ll, &text)]).map_err(|e| e.to_string())?;
+                let text = self.adapt(&text);
+                let (_, mut answers, aborted) = Driver::of(&self.llc)
+                    .and_then(|d| d.run(&[(sm, ll, &text)]))
+                    .map_err(|e| e.to_string())?;
                 let out = answers
                     .pop()
                     .unwrap_or_else(|| Err(aborted.unwrap_or_else(|| "no output".into())))?;
@@ -142,7 +191,7 @@ impl Compiler {
             }
             Llc::Binary(b) => {
                 let out = Command::new(b)
-                    .args(Compiler::options(sm))
+                    .args(self.options(sm))
                     .args([ll, "-o", ptx])
                     .current_dir(dir)
                     .output()
@@ -168,17 +217,35 @@ impl Compiler {
         sms: &[String],
     ) -> Result<Compiled> {
         match &self.llc {
-            Llc::Llvmlite => compile_llvmlite(modules, sms),
+            Llc::Llvmlite | Llc::Triton => {
+                let adapted: Vec<(String, PathBuf, String)> = modules
+                    .iter()
+                    .map(|(k, ll, t)| (k.clone(), ll.clone(), self.adapt(t)))
+                    .collect();
+                compile_driver(&Driver::of(&self.llc)?, &adapted, sms)
+            }
             Llc::Binary(b) => {
                 let mut all = HashMap::new();
                 for sm in sms {
                     let mut per = HashMap::new();
-                    for (k, ll, _) in modules {
-                        let out = Command::new(b)
-                            .args(Compiler::options(sm))
-                            .arg(ll)
-                            .args(["-o", "-"])
-                            .output()?;
+                    for (k, ll, text) in modules {
+                        let adapted = self.adapt(text);
+                        let mut child = Command::new(b)
+                            .args(self.options(sm))
+                            .args(["-", "-o", "-"])
+                            .stdin(Stdio::piped())
+                            .stdout(Stdio::piped())
+                            .stderr(Stdio::piped())
+                            .spawn()
+                            .map_err(|e| anyhow!("cannot run {b} on {}: {e}", ll.display()))?;
+                        // llc reads the module on standard input: what it compiles is the
+                        // module in its spelling, not the file's.
+                        child
+                            .stdin
+                            .take()
+                            .expect("piped")
+                            .write_all(adapted.as_bytes())?;
+                        let out = child.wait_with_output()?;
                         let err = String::from_utf8_lossy(&out.stderr);
                         // An llc that does not know the target warns and compiles for its
                         // default one: that PTX is not this target's.
@@ -209,66 +276,110 @@ fn which(name: &str) -> Option<String> {
     })
 }
 
-/// The `PYTHONPATH` that has llvmlite.
-fn llvmlite_path() -> Result<PathBuf> {
-    semfuzz_backend::python_deps("llvmlite")
-        .map_err(|e| anyhow!("{e}\n  hint: `cargo xtask setup` installs llvmlite into .deps/py"))
+/// What a driver's first line says: the LLVM version and, for a snapshot, its commit.
+struct Head {
+    version: String,
+    commit: Option<String>,
 }
 
-/// What one llvmlite driver process gave: the LLVM version, the answers (PTX, or LLVM's error)
-/// of the jobs it finished, in order, and the first line of LLVM's message if it was aborted.
-type LlvmliteRun = (String, Vec<Result<String, String>>, Option<String>);
+/// What one driver process gave: its [`Head`], the answers (PTX, or LLVM's error) of the jobs it
+/// finished, in order, and the first line of LLVM's message if it was aborted.
+type DriverRun = (Head, Vec<Result<String, String>>, Option<String>);
 
-/// Runs the llvmlite driver on `jobs` (target, module name, text) until it ends.
-fn run_llvmlite(jobs: &[(&str, &str, &str)]) -> Result<LlvmliteRun> {
-    let mut child = Command::new("python3")
-        .env("PYTHONPATH", llvmlite_path()?)
-        .arg("-c")
-        .arg(LLC_PY)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| anyhow!("cannot run python3: {e}"))?;
-    child
-        .stdin
-        .take()
-        .expect("piped")
-        .write_all(serde_json::json!({ "jobs": jobs }).to_string().as_bytes())?;
-    let out = child.wait_with_output()?;
-    let mut lines = out.stdout.split(|b| *b == b'\n').filter(|l| !l.is_empty());
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let head: serde_json::Value = match lines.next() {
-        Some(l) => serde_json::from_slice(l)?,
-        None => return Err(anyhow!("llvmlite failed: {}", stderr.trim())),
-    };
-    let version = head["version"].as_str().unwrap_or("?").to_string();
-    let mut answers = Vec::new();
-    for l in lines {
-        let r: serde_json::Value = serde_json::from_slice(l)?;
-        answers.push(match r["ptx"].as_str() {
-            Some(p) => Ok(p.to_string()),
-            None => Err(r["error"].as_str().unwrap_or("no output").to_string()),
-        });
+/// A Python driver of an LLVM library (`llc.py`, `triton_llc.py`): the script and the
+/// `PYTHONPATH` that has its library.
+struct Driver {
+    script: &'static str,
+    path: PathBuf,
+}
+
+impl Driver {
+    /// The driver of `llc`, a library compiler; the error says how to install the library.
+    fn of(llc: &Llc) -> Result<Driver> {
+        match llc {
+            Llc::Llvmlite => Ok(Driver {
+                script: LLC_PY,
+                path: semfuzz_backend::python_deps("llvmlite").map_err(|e| {
+                    anyhow!("{e}\n  hint: `cargo xtask setup` installs llvmlite into .deps/py")
+                })?,
+            }),
+            // `.deps/triton` is setup's link to the wheel in the user's cache (it is 1 GB).
+            Llc::Triton => Ok(Driver {
+                script: TRITON_PY,
+                path: semfuzz_backend::deps_dir("triton", "triton").map_err(|e| {
+                    anyhow!(
+                        "{e}\n  hint: `cargo xtask setup` installs Triton's wheel (LLVM trunk) \
+                         into ~/.cache/semfuzz and links it as .deps/triton"
+                    )
+                })?,
+            }),
+            Llc::Binary(b) => Err(anyhow!("{b} is an executable, not a library")),
+        }
     }
-    let aborted = (!out.status.success()).then(|| {
-        let line = stderr
-            .lines()
-            .find(|l| l.contains("LLVM ERROR"))
-            .or_else(|| stderr.lines().next())
-            .unwrap_or("the process ended without a message");
-        without_addresses(line)
-    });
-    Ok((version, answers, aborted))
+
+    /// Runs the driver on `jobs` (target, module name, text) until it ends.
+    fn run(&self, jobs: &[(&str, &str, &str)]) -> Result<DriverRun> {
+        let mut child = Command::new("python3")
+            .env("PYTHONPATH", &self.path)
+            .arg("-c")
+            .arg(self.script)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| anyhow!("cannot run python3: {e}"))?;
+        child
+            .stdin
+            .take()
+            .expect("piped")
+            .write_all(serde_json::json!({ "jobs": jobs }).to_string().as_bytes())?;
+        let out = child.wait_with_output()?;
+        let mut lines = out.stdout.split(|b| *b == b'\n').filter(|l| !l.is_empty());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let head: serde_json::Value = match lines.next() {
+            Some(l) => serde_json::from_slice(l)?,
+            None => {
+                return Err(anyhow!(
+                    "the driver in {} failed: {}",
+                    self.path.display(),
+                    stderr.trim()
+                ))
+            }
+        };
+        let head = Head {
+            version: head["version"].as_str().unwrap_or("?").to_string(),
+            commit: head["commit"]
+                .as_str()
+                .filter(|c| !c.is_empty())
+                .map(str::to_string),
+        };
+        let mut answers = Vec::new();
+        for l in lines {
+            let r: serde_json::Value = serde_json::from_slice(l)?;
+            answers.push(match r["ptx"].as_str() {
+                Some(p) => Ok(p.to_string()),
+                None => Err(r["error"].as_str().unwrap_or("no output").to_string()),
+            });
+        }
+        let aborted = (!out.status.success()).then(|| {
+            let line = stderr
+                .lines()
+                .find(|l| l.contains("LLVM ERROR"))
+                .or_else(|| stderr.lines().next())
+                .unwrap_or("the process ended without a message");
+            without_addresses(line)
+        });
+        Ok((head, answers, aborted))
+    }
 }
 
-fn llvmlite_version() -> Result<String> {
-    Ok(run_llvmlite(&[])?.0)
-}
-
-/// Compiles every module for every target; a module LLVM aborts on gets LLVM's message as its
-/// error, and the jobs after it run in a new process.
-fn compile_llvmlite(modules: &[(String, PathBuf, String)], sms: &[String]) -> Result<Compiled> {
+/// Compiles every module for every target with `driver`; a module LLVM aborts on gets LLVM's
+/// message as its error, and the jobs after it run in a new process.
+fn compile_driver(
+    driver: &Driver,
+    modules: &[(String, PathBuf, String)],
+    sms: &[String],
+) -> Result<Compiled> {
     let jobs: Vec<(&str, &str, &str)> = sms
         .iter()
         .flat_map(|sm| {
@@ -280,7 +391,7 @@ fn compile_llvmlite(modules: &[(String, PathBuf, String)], sms: &[String]) -> Re
     let mut all: Compiled = HashMap::new();
     let mut done = 0;
     while done < jobs.len() {
-        let (_, answers, aborted) = run_llvmlite(&jobs[done..])?;
+        let (_, answers, aborted) = driver.run(&jobs[done..])?;
         for answer in answers {
             let (sm, k, _) = jobs[done];
             all.entry(sm.to_string())
@@ -291,7 +402,7 @@ fn compile_llvmlite(modules: &[(String, PathBuf, String)], sms: &[String]) -> Re
         if done < jobs.len() {
             let (sm, k, _) = jobs[done];
             let why = aborted.ok_or_else(|| {
-                anyhow!("llvmlite stopped after {done} of {} modules", jobs.len())
+                anyhow!("the driver stopped after {done} of {} modules", jobs.len())
             })?;
             all.entry(sm.to_string())
                 .or_default()
@@ -300,6 +411,68 @@ fn compile_llvmlite(modules: &[(String, PathBuf, String)], sms: &[String]) -> Re
         }
     }
     Ok(all)
+}
+
+/// `line` respelled for trunk (`trunk`: the strings become `denormal_fpenv`) or for LLVM 14-22
+/// (`denormal_fpenv` becomes the strings), if it spells denormal modes the other way and the IR
+/// reader reads them (the modes are the reader's: one grammar for both directions).
+fn respell(line: &str, trunk: bool) -> Option<String> {
+    use semfuzz_llir::lower::{denormal_modes, Mode};
+    // The spans of the other spelling's attributes in `line`.
+    let mut spans = Vec::new();
+    if trunk {
+        for key in ["\"denormal-fp-math\"=\"", "\"denormal-fp-math-f32\"=\""] {
+            if let Some(i) = line.find(key) {
+                let end = line[i + key.len()..].find('"')? + i + key.len() + 1;
+                spans.push((i, end));
+            }
+        }
+    } else if let Some(i) = line.find("denormal_fpenv(") {
+        spans.push((i, line[i..].find(')')? + i + 1));
+    }
+    spans.sort();
+    let attrs = spans
+        .iter()
+        .map(|&(a, b)| &line[a..b])
+        .collect::<Vec<_>>()
+        .join(" ");
+    if attrs.is_empty() {
+        return None;
+    }
+    let probe = format!("define void @f() {attrs} {{\n  ret void\n}}\n");
+    let file = semfuzz_spec::diag::SourceFile::new("attributes", probe.as_str());
+    let module = semfuzz_llir::parse(&file).ok()?;
+    let d = denormal_modes(&module, module.functions.first()?).ok()?;
+    let spelled = if trunk {
+        let mode = |(o, i): (Mode, Mode)| {
+            let word = |m: Mode| m.name().replace('-', "");
+            if o == i {
+                word(o)
+            } else {
+                format!("{}|{}", word(o), word(i))
+            }
+        };
+        format!("denormal_fpenv({}, float: {})", mode(d.other), mode(d.f32))
+    } else {
+        let pair = |(o, i): (Mode, Mode)| format!("{},{}", o.name(), i.name());
+        format!(
+            "\"denormal-fp-math\"=\"{}\" \"denormal-fp-math-f32\"=\"{}\"",
+            pair(d.other),
+            pair(d.f32)
+        )
+    };
+    // The first attribute's place gets the respelling; the others are dropped.
+    let mut out = String::new();
+    let mut at = 0;
+    for (k, &(a, b)) in spans.iter().enumerate() {
+        out.push_str(&line[at..a]);
+        if k == 0 {
+            out.push_str(&spelled);
+        }
+        at = b;
+    }
+    out.push_str(&line[at..]);
+    Some(out)
 }
 
 /// A message of LLVM's without the node addresses (`0x5563d09f0e40`) that differ per run.
