@@ -452,7 +452,14 @@ fn respell(line: &str, trunk: bool) -> Option<String> {
                 format!("{}|{}", word(o), word(i))
             }
         };
-        format!("denormal_fpenv({}, float: {})", mode(d.other), mode(d.f32))
+        let ieee = (Mode::Ieee, Mode::Ieee);
+        if d.other == d.f32 {
+            format!("denormal_fpenv({})", mode(d.other))
+        } else if d.other == ieee {
+            format!("denormal_fpenv(float: {})", mode(d.f32))
+        } else {
+            format!("denormal_fpenv({}, float: {})", mode(d.other), mode(d.f32))
+        }
     } else {
         let pair = |(o, i): (Mode, Mode)| format!("{},{}", o.name(), i.name());
         format!(
@@ -468,6 +475,9 @@ fn respell(line: &str, trunk: bool) -> Option<String> {
         out.push_str(&line[at..a]);
         if k == 0 {
             out.push_str(&spelled);
+        } else if out.ends_with(' ') {
+            // The space that separated the dropped attribute.
+            out.pop();
         }
         at = b;
     }
@@ -493,4 +503,46 @@ fn without_addresses(line: &str) -> String {
     }
     out.push_str(rest);
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn compiler(llc: Llc) -> Compiler {
+        Compiler {
+            llc,
+            name: "c".into(),
+            version: "1.0.0".into(),
+            commit: None,
+        }
+    }
+
+    #[test]
+    fn each_compiler_gets_the_denormal_spelling_it_reads() {
+        let (trunk, old) = (compiler(Llc::Triton), compiler(Llc::Llvmlite));
+        let strings = "define float @f(float %a) #0 {\n  ret float %a\n}\n\
+                       attributes #0 = { nounwind \"denormal-fp-math\"=\"preserve-sign,preserve-sign\" \"denormal-fp-math-f32\"=\"preserve-sign,preserve-sign\" }\n";
+        let fpenv = "define float @f(float %a) #0 {\n  ret float %a\n}\n\
+                     attributes #0 = { nounwind denormal_fpenv(preservesign) }\n";
+        assert_eq!(trunk.adapt(strings), fpenv);
+        assert_eq!(trunk.adapt(fpenv), fpenv);
+        assert_eq!(old.adapt(strings), strings);
+        assert_eq!(old.adapt(fpenv), strings);
+        // Float alone, and output and input apart.
+        let f32_only =
+            "define float @g(float %a) \"denormal-fp-math-f32\"=\"preserve-sign,ieee\" {\n";
+        assert_eq!(
+            trunk.adapt(f32_only),
+            "define float @g(float %a) denormal_fpenv(float: preservesign|ieee) {\n"
+        );
+        let both = "attributes #1 = { \"denormal-fp-math\"=\"positive-zero\" \"denormal-fp-math-f32\"=\"ieee\" }\n";
+        assert_eq!(
+            trunk.adapt(both),
+            "attributes #1 = { denormal_fpenv(positivezero, float: ieee) }\n"
+        );
+        // What the reader cannot read is left for the compiler to refuse.
+        let bad = "attributes #2 = { \"denormal-fp-math\"=\"flush\" }\n";
+        assert_eq!(trunk.adapt(bad), bad);
+    }
 }

@@ -26,9 +26,10 @@ def version():
 
     with open(lib.__file__, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
         found = re.search(rb"LLVM version ([0-9][0-9A-Za-z.]*) \(([0-9a-f]{40})\)", m)
-    if not found:
-        return {"version": "?", "commit": ""}
-    return {"version": found.group(1).decode(), "commit": found.group(2).decode()}
+        # The match reads the map: take its groups before the map is closed.
+        if not found:
+            return {"version": "?", "commit": ""}
+        return {"version": found.group(1).decode(), "commit": found.group(2).decode()}
 
 
 llvm.init_targets()
