@@ -263,9 +263,10 @@ enum Command {
         /// `.ll` files; every function in them is validated (none: a built-in catalogue of
         /// operations × types × spellings).
         files: Vec<PathBuf>,
-        /// The compiler: llvmlite (its LLVM through the target machine), an llc on PATH
-        /// (llc-16), a path, or `all` (every llc-N on this machine and llvmlite, with the
-        /// range of versions each counterexample appears in).
+        /// The compiler: llvmlite (its LLVM through the target machine), triton (the LLVM
+        /// trunk Triton's wheel bundles), an llc on PATH (llc-16), a path, or `all` (every
+        /// llc-N on this machine, llvmlite and triton, with the range of versions each
+        /// counterexample appears in).
         #[arg(long, default_value = "llvmlite")]
         llc: String,
         /// Targets, comma-separated.

@@ -628,7 +628,14 @@ fn every_llc_of_the_machine_validates_and_ranges_are_reported() {
                 .starts_with("fma_bf16 sm_70: counterexample in")
         })
         .unwrap_or_else(|| panic!("no range for fma_bf16:\n{out}"));
-    assert!(range.contains("still in 22"), "{range}");
+    // Where setup installed Triton's wheel, the range ends at the trunk it bundles, which
+    // still rounds twice (issue 30, class 1).
+    let newest = if headers.iter().any(|h| h.starts_with("== triton (LLVM ")) {
+        "still in 24.0.0git ("
+    } else {
+        "still in 22"
+    };
+    assert!(range.contains(newest), "{range}");
 }
 
 /// `--fold N`: LLVM 22's folder computes `fneg` exactly where the PTX it emits under the

@@ -139,7 +139,8 @@ pub fn read_function_unrolled(
     .read()
 }
 
-/// A function's denormal modes, from `"denormal-fp-math"` and `"denormal-fp-math-f32"`.
+/// A function's denormal modes, from `"denormal-fp-math"` and `"denormal-fp-math-f32"` (LLVM
+/// 14-22) or from `denormal_fpenv(...)` (trunk, which no longer reads the strings).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Denormal {
     /// For every type but `float`: (output, input).
@@ -162,6 +163,7 @@ pub enum Mode {
 }
 
 impl Mode {
+    /// The string attributes' word (`preserve-sign`).
     fn parse(s: &str) -> Option<Mode> {
         Some(match s {
             "ieee" => Mode::Ieee,
@@ -172,8 +174,19 @@ impl Mode {
         })
     }
 
-    /// The attribute's word for it.
-    fn name(self) -> &'static str {
+    /// `denormal_fpenv`'s word (`preservesign`): the string attributes' without the hyphen.
+    fn parse_fpenv(s: &str) -> Option<Mode> {
+        Some(match s {
+            "ieee" => Mode::Ieee,
+            "preservesign" => Mode::PreserveSign,
+            "positivezero" => Mode::PositiveZero,
+            "dynamic" => Mode::Dynamic,
+            _ => return None,
+        })
+    }
+
+    /// The string attributes' word for it.
+    pub fn name(self) -> &'static str {
         match self {
             Mode::Ieee => "ieee",
             Mode::PreserveSign => "preserve-sign",
@@ -194,35 +207,58 @@ impl Mode {
     }
 }
 
-/// The denormal modes `f`'s attributes (and the groups they name) set.
+/// The denormal modes `f`'s attributes (and the groups they name) set, in either spelling; a
+/// function that spells them both ways must say the same both ways (LLVM 22 reads only the
+/// strings, trunk only `denormal_fpenv`).
 pub fn denormal_modes(module: &Module, f: &Function) -> Result<Denormal, Diagnostic> {
-    let mut d = Denormal {
+    let ieee = Denormal {
         other: (Mode::Ieee, Mode::Ieee),
         f32: (Mode::Ieee, Mode::Ieee),
     };
+    let mut d = ieee;
     let mut f32_set = None;
-    let mut pairs: Vec<(&str, &str)> = Vec::new();
+    let mut strings = false;
+    let mut fpenv = None;
+    let mut attrs: Vec<&Attr> = Vec::new();
     for a in &f.attrs {
         match a {
-            Attr::Pair(k, v) => pairs.push((k, v)),
             // A group the module never defines sets nothing: trunk's parser accepts the
             // dangling reference (its NVPTX tests leave some), and so does this reader.
             Attr::Group(n) => {
-                for a in module
-                    .groups
-                    .iter()
-                    .filter(|g| g.id == *n)
-                    .flat_map(|g| &g.attrs)
-                {
-                    if let Attr::Pair(k, v) = a {
-                        pairs.push((k, v));
-                    }
-                }
+                attrs.extend(
+                    module
+                        .groups
+                        .iter()
+                        .filter(|g| g.id == *n)
+                        .flat_map(|g| &g.attrs),
+                );
             }
-            Attr::Word(_) => {}
+            a => attrs.push(a),
         }
     }
-    for (k, v) in pairs {
+    for a in attrs {
+        let (k, v) = match a {
+            Attr::Pair(k, v) => (k.as_str(), v.as_str()),
+            Attr::Word(w) => {
+                if let Some(body) = w
+                    .strip_prefix("denormal_fpenv")
+                    .and_then(|r| r.trim().strip_prefix('('))
+                    .and_then(|r| r.strip_suffix(')'))
+                {
+                    fpenv = Some(parse_fpenv(body, ieee).ok_or_else(|| {
+                        Diagnostic::at(&f.span, format!("`{w}` is not a denormal environment"))
+                            .with_hint(
+                            "LangRef: `denormal_fpenv(MODE)`, `denormal_fpenv(float: MODE)` or \
+                                 `denormal_fpenv(MODE, float: MODE)`, each MODE `ieee`, \
+                                 `preservesign`, `positivezero` or `dynamic`, optionally \
+                                 `OUTPUT|INPUT`",
+                        )
+                    })?);
+                }
+                continue;
+            }
+            Attr::Group(_) => continue,
+        };
         if k != "denormal-fp-math" && k != "denormal-fp-math-f32" {
             continue;
         }
@@ -234,6 +270,7 @@ pub fn denormal_modes(module: &Module, f: &Function) -> Result<Denormal, Diagnos
             )
             .with_hint("LangRef: `ieee`, `preserve-sign`, `positive-zero` or `dynamic`, optionally `OUTPUT,INPUT`"));
         };
+        strings = true;
         if k == "denormal-fp-math" {
             d.other = (o, i);
         } else {
@@ -243,7 +280,46 @@ pub fn denormal_modes(module: &Module, f: &Function) -> Result<Denormal, Diagnos
     // LangRef: "denormal-fp-math-f32" overrides "denormal-fp-math" for float, which applies
     // to every type without it.
     d.f32 = f32_set.unwrap_or(d.other);
-    Ok(d)
+    match fpenv {
+        Some(e) if strings && e != d => Err(Diagnostic::at(
+            &f.span,
+            format!(
+                "`@{}` spells its denormal modes twice, and differently: LLVM 22 would read \
+                 the `\"denormal-fp-math\"` strings, trunk only `denormal_fpenv`",
+                f.name
+            ),
+        )
+        .with_hint("keep one spelling, or make the two say the same")),
+        Some(e) => Ok(e),
+        None => Ok(d),
+    }
+}
+
+/// The modes of `denormal_fpenv(BODY)`: `[DEFAULT][[,] float: F32]`, each `MODE` or
+/// `OUTPUT|INPUT`; DEFAULT applies to every type and to float unless `float:` overrides it
+/// (what the two string attributes said, respelled).
+fn parse_fpenv(body: &str, ieee: Denormal) -> Option<Denormal> {
+    let pair = |s: &str| -> Option<(Mode, Mode)> {
+        let s = s.trim();
+        let (o, i) = s.split_once('|').unwrap_or((s, s));
+        Some((Mode::parse_fpenv(o.trim())?, Mode::parse_fpenv(i.trim())?))
+    };
+    let (default, float) = match body.split_once("float") {
+        Some((d, f)) => (
+            d.trim().trim_end_matches(',').trim(),
+            Some(f.trim().strip_prefix(':')?),
+        ),
+        None => (body.trim(), None),
+    };
+    let mut d = ieee;
+    if !default.is_empty() {
+        d.other = pair(default)?;
+        d.f32 = d.other;
+    }
+    if let Some(f) = float {
+        d.f32 = pair(f)?;
+    }
+    Some(d)
 }
 
 struct Reader<'s> {

@@ -431,6 +431,7 @@ fn lex(file: &Arc<SourceFile>) -> Result<Vec<Lexed>, Diagnostic> {
                 }
                 Tok::Word(file.text[start..i].to_string())
             }
+            // `|` separates the output and input modes of `denormal_fpenv(preservesign|ieee)`.
             b'=' | b',' | b'(' | b')' | b'{' | b'}' | b'<' | b'>' | b'[' | b']' | b':' | b'*'
             | b'|' => {
                 i += 1;

@@ -119,6 +119,77 @@ fn denormal_modes_come_from_groups_and_inline_attributes() {
     assert_eq!(d.f32, d.other);
 }
 
+#[test]
+fn denormal_fpenv_reads_as_the_strings_it_replaces() {
+    use semfuzz_llir::lower::{denormal_modes, Mode};
+    let modes = |attrs: &str| {
+        let text = format!("define float @f(float %a) {attrs} {{\n  ret float %a\n}}\n");
+        let m = parse(&SourceFile::new("f.ll", text.as_str())).expect("parses");
+        denormal_modes(&m, &m.functions[0]).map(|d| (d.other, d.f32))
+    };
+    let (ps, ieee) = (
+        (Mode::PreserveSign, Mode::PreserveSign),
+        (Mode::Ieee, Mode::Ieee),
+    );
+    // Trunk's spellings (its LangRef and clang's tests), each beside the strings it replaces.
+    for (fpenv, strings, want) in [
+        (
+            "denormal_fpenv(preservesign)",
+            r#""denormal-fp-math"="preserve-sign,preserve-sign""#,
+            (ps, ps),
+        ),
+        (
+            "denormal_fpenv(float: preservesign)",
+            r#""denormal-fp-math-f32"="preserve-sign,preserve-sign""#,
+            (ieee, ps),
+        ),
+        (
+            "denormal_fpenv(positivezero, float: ieee)",
+            r#""denormal-fp-math"="positive-zero" "denormal-fp-math-f32"="ieee""#,
+            ((Mode::PositiveZero, Mode::PositiveZero), ieee),
+        ),
+        (
+            "denormal_fpenv(float: preservesign|ieee)",
+            r#""denormal-fp-math-f32"="preserve-sign,ieee""#,
+            (ieee, (Mode::PreserveSign, Mode::Ieee)),
+        ),
+    ] {
+        assert_eq!(modes(fpenv).expect(fpenv), want, "{fpenv}");
+        assert_eq!(modes(strings).expect(strings), want, "{strings}");
+        assert_eq!(
+            modes(&format!("{fpenv} {strings}")).expect("agreeing spellings"),
+            want
+        );
+    }
+    let e = modes("denormal_fpenv(preserve-sign)").expect_err("the strings' word");
+    assert!(e.message.contains("is not a denormal environment"), "{e}");
+    let e = modes(r#"denormal_fpenv(preservesign) "denormal-fp-math"="ieee""#)
+        .expect_err("two spellings that disagree");
+    assert!(e.message.contains("spells its denormal modes twice"), "{e}");
+    // The programs are the same, and not the IEEE one.
+    for body in [
+        "%r = fadd float %a, %a",
+        "%r = fmul float %a, %a",
+        "%r = call float @llvm.sqrt.f32(float %a)",
+    ] {
+        let program = |attrs: &str| {
+            let text = format!(
+                "define float @f(float %a) {attrs} {{\n  {body}\n  ret float %r\n}}\n\
+                 declare float @llvm.sqrt.f32(float)\n"
+            );
+            let f = semfuzz_llir::load(spec(), "f.ll", &text, None).expect("reads");
+            (f.program, f.variants)
+        };
+        let old = program(r#""denormal-fp-math-f32"="preserve-sign,preserve-sign""#);
+        assert_eq!(
+            old,
+            program("denormal_fpenv(float: preservesign)"),
+            "{body}"
+        );
+        assert_ne!(old, program(""), "{body}");
+    }
+}
+
 fn error(text: &str, func: Option<&str>) -> String {
     let e = semfuzz_llir::load(spec(), "t.ll", text, func).expect_err("refused");
     let (line, col) = e

@@ -64,7 +64,7 @@ fn usage() {
     eprintln!(
         "usage: cargo xtask <command>\n\n\
          commands:\n  \
-         setup         install dependencies (z3-solver into {Z3_DIR}, backend tools into {PY_DIR}, cvc5 and bitwuzla into {SOLVERS_DIR}, schemathesis into {SCHEMATHESIS_DIR}, libmpfr-dev, llvm-14/15/16/19/22)\n  \
+         setup         install dependencies (z3-solver into {Z3_DIR}, backend tools into {PY_DIR}, Triton's wheel (LLVM trunk) into ~/.cache/semfuzz linked as {TRITON_LINK}, cvc5 and bitwuzla into {SOLVERS_DIR}, schemathesis into {SCHEMATHESIS_DIR}, libmpfr-dev, llvm-14/15/16/19/22)\n  \
          test [ARGS]   setup, then each fuzz target for 30 s, then `cargo test --workspace [ARGS]`\n  \
          run [ARGS]    setup, build release, then `semfuzz serve --db semfuzz.db --local-worker [ARGS]`\n  \
          fuzz [TARGET...] [--time S]   setup, then the libFuzzer targets (S seconds each, default 60)\n  \
@@ -97,6 +97,7 @@ fn setup(root: &Path) -> Result<()> {
     install_pinned(root, PY_DIR, PY_TOOLS)?;
     install_pinned(root, SOLVERS_DIR, SOLVER_WHEELS)?;
     install_pinned(root, SCHEMATHESIS_DIR, SCHEMATHESIS_WHEELS)?;
+    setup_triton(root)?;
     Ok(())
 }
 
@@ -147,20 +148,70 @@ const SCHEMATHESIS_WHEELS: &[&str] = &["schemathesis==4.32.5"];
 /// dependencies never change the versions llvmlite and numba-cuda run with.
 const SCHEMATHESIS_DIR: &str = ".deps/schemathesis";
 
-/// Installs the pinned `wheels` into `rel_dir` unless the same list is already installed: the
-/// list is written into a stamp file after a complete install, so a changed pin reinstalls.
-fn install_pinned(root: &Path, rel_dir: &str, wheels: &[&str]) -> Result<()> {
-    let dir = root.join(rel_dir);
-    let stamp = dir.join(".semfuzz-installed");
-    let wanted = wheels.join("\n");
-    if fs::read_to_string(&stamp).is_ok_and(|s| s == wanted) {
-        step(&format!("{} already in {rel_dir}", wheels.join(" ")));
+/// Triton's wheel, pinned: `validate-llc --llc triton` compiles with the LLVM trunk snapshot it
+/// bundles (Triton 3.9.0: LLVM 24.0.0git, llvm-project b010a18d2b64). It is 1 GB, so it goes
+/// into the user's cache ([`triton_cache`]), which survives a fresh clone, and `.deps/triton`
+/// links to it. `--no-deps`: the driver imports only `triton._C.libtriton`, which needs none.
+const TRITON_VERSION: &str = "3.9.0";
+/// Where the project finds Triton: a link to [`triton_cache`] (git-ignored, like all `.deps`).
+const TRITON_LINK: &str = ".deps/triton";
+
+/// `${XDG_CACHE_HOME:-$HOME/.cache}/semfuzz/triton-VERSION`.
+fn triton_cache() -> Result<PathBuf> {
+    let base = env::var_os("XDG_CACHE_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .ok_or("neither XDG_CACHE_HOME nor HOME is set: nowhere to cache Triton's wheel")?;
+    Ok(base
+        .join("semfuzz")
+        .join(format!("triton-{TRITON_VERSION}")))
+}
+
+/// Installs Triton's wheel into its cache unless it is there, and points [`TRITON_LINK`] at it.
+fn setup_triton(root: &Path) -> Result<()> {
+    let cache = triton_cache()?;
+    install_into(
+        &cache,
+        &[&format!("triton=={TRITON_VERSION}")],
+        &["--no-deps"],
+    )?;
+    let link = root.join(TRITON_LINK);
+    if fs::read_link(&link).is_ok_and(|t| t == cache) {
         return Ok(());
     }
-    let tmp = root.join(format!("{rel_dir}.partial"));
+    match fs::remove_file(&link) {
+        Ok(()) => {}
+        Err(e) if e.kind() == ErrorKind::NotFound => {}
+        Err(e) => return Err(format!("removing {}: {e}", link.display())),
+    }
+    step(&format!("linking {TRITON_LINK} -> {}", cache.display()));
+    symlink(&cache.display().to_string(), &link)
+}
+
+/// Installs the pinned `wheels` into `rel_dir` unless the same list is already installed.
+fn install_pinned(root: &Path, rel_dir: &str, wheels: &[&str]) -> Result<()> {
+    install_into(&root.join(rel_dir), wheels, &[])
+}
+
+/// Installs the pinned `wheels` into `dir` (with pip's `extra` arguments) unless the same list
+/// is already installed: the list is written into a stamp file after a complete install, so a
+/// changed pin reinstalls.
+fn install_into(dir: &Path, wheels: &[&str], extra: &[&str]) -> Result<()> {
+    let stamp = dir.join(".semfuzz-installed");
+    let wanted = wheels.join("\n");
+    let shown = dir.display();
+    if fs::read_to_string(&stamp).is_ok_and(|s| s == wanted) {
+        step(&format!("{} already in {shown}", wheels.join(" ")));
+        return Ok(());
+    }
+    let tmp = PathBuf::from(format!("{shown}.partial"));
     remove_dir_if_exists(&tmp)?;
+    if let Some(parent) = dir.parent() {
+        fs::create_dir_all(parent).map_err(|e| format!("creating {}: {e}", parent.display()))?;
+    }
     step(&format!(
-        "installing {} into {rel_dir} (pip)",
+        "installing {} into {shown} (pip)",
         wheels.join(" ")
     ));
     let python = find_python()?;
@@ -169,12 +220,13 @@ fn install_pinned(root: &Path, rel_dir: &str, wheels: &[&str]) -> Result<()> {
             .args(["-m", "pip", "install", "--disable-pip-version-check", "-q"])
             .args(["--no-warn-script-location", "--target"])
             .arg(&tmp)
+            .args(extra)
             .args(wheels),
     )?;
     fs::write(tmp.join(".semfuzz-installed"), &wanted)
         .map_err(|e| format!("writing the stamp in {}: {e}", tmp.display()))?;
-    remove_dir_if_exists(&dir)?;
-    fs::rename(&tmp, &dir)
+    remove_dir_if_exists(dir)?;
+    fs::rename(&tmp, dir)
         .map_err(|e| format!("renaming {} -> {}: {e}", tmp.display(), dir.display()))
 }
 

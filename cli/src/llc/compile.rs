@@ -1,5 +1,7 @@
-//! The compilers `validate-llc` runs: llvmlite's LLVM through its NVPTX target machine, or an
-//! `llc` executable; `--llc all` finds every one this machine has.
+//! The compilers `validate-llc` runs: llvmlite's LLVM through its NVPTX target machine, the
+//! LLVM trunk Triton bundles through its `translate_to_asm`, or an `llc` executable; `--llc all`
+//! finds every one this machine has. Each gets the module in the denormal spelling it reads
+//! ([`Compiler::adapt`]).
 
 use anyhow::{anyhow, Result};
 use std::collections::HashMap;
@@ -9,6 +11,9 @@ use std::process::{Command, Stdio};
 
 /// The llvmlite driver, run by `python3`.
 const LLC_PY: &str = include_str!("llc.py");
+
+/// The Triton driver, run by `python3` with Triton's wheel on its path.
+const TRITON_PY: &str = include_str!("triton_llc.py");
 
 /// The triple every compile targets.
 pub const TRIPLE: &str = "nvptx64-nvidia-cuda";
@@ -29,6 +34,8 @@ pub type Compiled = HashMap<String, HashMap<String, Result<String, String>>>;
 pub enum Llc {
     /// llvmlite's LLVM in one `python3` process.
     Llvmlite,
+    /// The LLVM trunk snapshot Triton bundles, in one `python3` process.
+    Triton,
     /// An `llc` executable (a name on `PATH`, or a path).
     Binary(String),
 }
@@ -40,8 +47,10 @@ pub struct Compiler {
     pub llc: Llc,
     /// `llvmlite`, `llc-16`, or the path given: names its work directory and its rows.
     pub name: String,
-    /// LLVM's version (`16.0.6`).
+    /// LLVM's version (`16.0.6`, `24.0.0git`).
     pub version: String,
+    /// The llvm-project commit of a snapshot between releases (Triton's), in full.
+    pub commit: Option<String>,
     /// llc options beyond [`Compiler::options`]' own (a test's `RUN:` line's `-mattr=+ptx71
     /// -O0`), passed to every compile and printed in every command.
     pub flags: Vec<String>,
@@ -50,18 +59,24 @@ pub struct Compiler {
 impl Compiler {
     /// The compiler `--llc` names (`llvmlite`, an llc on `PATH`, a path), with its version.
     pub fn named(text: &str) -> Result<Compiler> {
-        if text == "llvmlite" {
-            let version = llvmlite_version()?;
+        if text == "llvmlite" || text == "triton" {
+            let llc = if text == "llvmlite" {
+                Llc::Llvmlite
+            } else {
+                Llc::Triton
+            };
+            let (head, _, _) = Driver::of(&llc)?.run(&[], &[])?;
             return Ok(Compiler {
-                llc: Llc::Llvmlite,
-                name: "llvmlite".into(),
-                version,
+                llc,
+                name: text.into(),
+                version: head.version,
+                commit: head.commit,
                 flags: Vec::new(),
             });
         }
         let out = Command::new(text).arg("--version").output().map_err(|e| {
             anyhow!(
-                "cannot run `{text}`: {e}\n  hint: --llc takes llvmlite, an llc on PATH (llc-16), a path, or `all`"
+                "cannot run `{text}`: {e}\n  hint: --llc takes llvmlite, triton, an llc on PATH (llc-16), a path, or `all`"
             )
         })?;
         let text_out = String::from_utf8_lossy(&out.stdout);
@@ -74,12 +89,14 @@ impl Compiler {
             llc: Llc::Binary(text.to_string()),
             name: text.to_string(),
             version,
+            commit: None,
             flags: Vec::new(),
         })
     }
 
     /// Every compiler this machine has, oldest LLVM first: the Debian `llc-N` binaries, then
-    /// llvmlite's (LLVM 22). Missing ones are skipped; none at all is an error.
+    /// llvmlite's (LLVM 22), then Triton's trunk. Missing ones are skipped; none at all is an
+    /// error.
     pub fn all() -> Result<Vec<Compiler>> {
         let mut found = Vec::new();
         for name in DEBIAN_LLCS {
@@ -94,10 +111,12 @@ impl Compiler {
                 found.push(c);
             }
         }
-        match Compiler::named("llvmlite") {
-            Ok(c) => found.push(c),
-            Err(e) if found.is_empty() => return Err(e),
-            Err(_) => {}
+        for name in ["llvmlite", "triton"] {
+            match Compiler::named(name) {
+                Ok(c) => found.push(c),
+                Err(e) if found.is_empty() && name == "triton" => return Err(e),
+                Err(_) => {}
+            }
         }
         found.sort_by_key(|c| c.major());
         Ok(found)
@@ -112,17 +131,32 @@ impl Compiler {
             .unwrap_or(0)
     }
 
-    /// `llvmlite (LLVM 22.1.0)`, `llc-16 (LLVM 16.0.6)`.
-    pub fn label(&self) -> String {
-        format!("{} (LLVM {})", self.name, self.version)
+    /// The LLVM it is: `16.0.6`, or a snapshot's version and short commit,
+    /// `24.0.0git (b010a18)`.
+    pub fn llvm(&self) -> String {
+        match &self.commit {
+            Some(c) => format!("{} ({})", self.version, &c[..c.len().min(7)]),
+            None => self.version.clone(),
+        }
     }
 
-    /// The options every compile passes, as `llc` takes them: `-O2`, the triple, the target
-    /// (none for [`DEFAULT_CPU`]: LLVM's own default), then [`Compiler::flags`] (a later `-O0`
-    /// overrides `-O2`, as in llc). llvmlite's driver (`llc.py`) sets the same on its target
-    /// machine.
+    /// `llvmlite (LLVM 22.1.0)`, `llc-16 (LLVM 16.0.6)`, `triton (LLVM 24.0.0git (b010a18))`.
+    pub fn label(&self) -> String {
+        format!("{} (LLVM {})", self.name, self.llvm())
+    }
+
+    /// The options every compile passes, as `llc` takes them: the level, the triple, the
+    /// target. The drivers set the same on their target machines: llvmlite's at -O2, Triton's
+    /// `translate_to_asm` at -O3, the only level it builds.
+    ///
+    /// No `-mcpu` for [`DEFAULT_CPU`] (LLVM's own default), then [`Compiler::flags`] (a later
+    /// `-O0` overrides the level, as in llc; Triton's driver takes only `-mattr` of them).
     pub fn options(&self, sm: &str) -> Vec<String> {
-        let mut options = vec!["-O2".to_string(), format!("-mtriple={TRIPLE}")];
+        let level = match self.llc {
+            Llc::Triton => "-O3",
+            Llc::Llvmlite | Llc::Binary(_) => "-O2",
+        };
+        let mut options = vec![level.to_string(), format!("-mtriple={TRIPLE}")];
         if sm != DEFAULT_CPU {
             options.push(format!("-mcpu={sm}"));
         }
@@ -137,16 +171,32 @@ impl Compiler {
         format!("llc {} {ll} -o {ptx}", self.options(sm).join(" "))
     }
 
+    /// `text` in the denormal spelling this compiler reads: trunk reads only
+    /// `denormal_fpenv(...)` (it compiles a module with the `"denormal-fp-math"` strings as
+    /// IEEE), LLVM 14-22 only the strings (they cannot parse `denormal_fpenv`). Each list of
+    /// attributes (one line) that spells them the other way is respelled with the same modes,
+    /// as the IR reader reads them; a list it cannot read is left for the compiler to refuse.
+    pub fn adapt(&self, text: &str) -> String {
+        let trunk = matches!(self.llc, Llc::Triton);
+        let mut out = String::with_capacity(text.len() + 64);
+        for line in text.split_inclusive('\n') {
+            out.push_str(&respell(line, trunk).unwrap_or_else(|| line.to_string()));
+        }
+        out
+    }
+
     /// Runs [`Compiler::command`] in `dir` on its file `ll`, writing `ptx` there, with this
     /// compiler (llvmlite's driver for llvmlite, which reads the file and passes the same
     /// options); the PTX, or why there is none.
     pub fn replay(&self, dir: &Path, ll: &str, ptx: &str, sm: &str) -> Result<String, String> {
         match &self.llc {
-            Llc::Llvmlite => {
+            Llc::Llvmlite | Llc::Triton => {
                 let text = std::fs::read_to_string(dir.join(ll))
                     .map_err(|e| format!("cannot read {ll}: {e}"))?;
-                let (_, mut answers, aborted) =
-                    run_llvmlite(&[(sm, ll, &text)], &self.flags).map_err(|e| e.to_string())?;
+                let text = self.adapt(&text);
+                let (_, mut answers, aborted) = Driver::of(&self.llc)
+                    .and_then(|d| d.run(&[(sm, ll, &text)], &self.flags))
+                    .map_err(|e| e.to_string())?;
                 let out = answers
                     .pop()
                     .unwrap_or_else(|| Err(aborted.unwrap_or_else(|| "no output".into())))?;
@@ -182,17 +232,35 @@ impl Compiler {
         sms: &[String],
     ) -> Result<Compiled> {
         match &self.llc {
-            Llc::Llvmlite => compile_llvmlite(modules, sms, &self.flags),
+            Llc::Llvmlite | Llc::Triton => {
+                let adapted: Vec<(String, PathBuf, String)> = modules
+                    .iter()
+                    .map(|(k, ll, t)| (k.clone(), ll.clone(), self.adapt(t)))
+                    .collect();
+                compile_driver(&Driver::of(&self.llc)?, &adapted, sms, &self.flags)
+            }
             Llc::Binary(b) => {
                 let mut all = HashMap::new();
                 for sm in sms {
                     let mut per = HashMap::new();
-                    for (k, ll, _) in modules {
-                        let out = Command::new(b)
+                    for (k, ll, text) in modules {
+                        let adapted = self.adapt(text);
+                        let mut child = Command::new(b)
                             .args(self.options(sm))
-                            .arg(ll)
-                            .args(["-o", "-"])
-                            .output()?;
+                            .args(["-", "-o", "-"])
+                            .stdin(Stdio::piped())
+                            .stdout(Stdio::piped())
+                            .stderr(Stdio::piped())
+                            .spawn()
+                            .map_err(|e| anyhow!("cannot run {b} on {}: {e}", ll.display()))?;
+                        // llc reads the module on standard input: what it compiles is the
+                        // module in its spelling, not the file's.
+                        child
+                            .stdin
+                            .take()
+                            .expect("piped")
+                            .write_all(adapted.as_bytes())?;
+                        let out = child.wait_with_output()?;
                         let err = String::from_utf8_lossy(&out.stderr);
                         // An llc that does not know the target warns and compiles for its
                         // default one: that PTX is not this target's.
@@ -223,67 +291,108 @@ fn which(name: &str) -> Option<String> {
     })
 }
 
-/// The `PYTHONPATH` that has llvmlite.
-fn llvmlite_path() -> Result<PathBuf> {
-    semfuzz_backend::python_deps("llvmlite")
-        .map_err(|e| anyhow!("{e}\n  hint: `cargo xtask setup` installs llvmlite into .deps/py"))
+/// What a driver's first line says: the LLVM version and, for a snapshot, its commit.
+struct Head {
+    version: String,
+    commit: Option<String>,
 }
 
-/// What one llvmlite driver process gave: the LLVM version, the answers (PTX, or LLVM's error)
-/// of the jobs it finished, in order, and the first line of LLVM's message if it was aborted.
-type LlvmliteRun = (String, Vec<Result<String, String>>, Option<String>);
+/// What one driver process gave: its [`Head`], the answers (PTX, or LLVM's error) of the jobs it
+/// finished, in order, and the first line of LLVM's message if it was aborted.
+type DriverRun = (Head, Vec<Result<String, String>>, Option<String>);
 
-/// Runs the llvmlite driver on `jobs` (target, module name, text), with llc's `flags`, until it
-/// ends.
-fn run_llvmlite(jobs: &[(&str, &str, &str)], flags: &[String]) -> Result<LlvmliteRun> {
-    let mut child = Command::new("python3")
-        .env("PYTHONPATH", llvmlite_path()?)
-        .arg("-c")
-        .arg(LLC_PY)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| anyhow!("cannot run python3: {e}"))?;
-    child.stdin.take().expect("piped").write_all(
-        serde_json::json!({ "jobs": jobs, "flags": flags, "default_cpu": DEFAULT_CPU })
-            .to_string()
-            .as_bytes(),
-    )?;
-    let out = child.wait_with_output()?;
-    let mut lines = out.stdout.split(|b| *b == b'\n').filter(|l| !l.is_empty());
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let head: serde_json::Value = match lines.next() {
-        Some(l) => serde_json::from_slice(l)?,
-        None => return Err(anyhow!("llvmlite failed: {}", stderr.trim())),
-    };
-    let version = head["version"].as_str().unwrap_or("?").to_string();
-    let mut answers = Vec::new();
-    for l in lines {
-        let r: serde_json::Value = serde_json::from_slice(l)?;
-        answers.push(match r["ptx"].as_str() {
-            Some(p) => Ok(p.to_string()),
-            None => Err(r["error"].as_str().unwrap_or("no output").to_string()),
-        });
+/// A Python driver of an LLVM library (`llc.py`, `triton_llc.py`): the script and the
+/// `PYTHONPATH` that has its library.
+struct Driver {
+    script: &'static str,
+    path: PathBuf,
+}
+
+impl Driver {
+    /// The driver of `llc`, a library compiler; the error says how to install the library.
+    fn of(llc: &Llc) -> Result<Driver> {
+        match llc {
+            Llc::Llvmlite => Ok(Driver {
+                script: LLC_PY,
+                path: semfuzz_backend::python_deps("llvmlite").map_err(|e| {
+                    anyhow!("{e}\n  hint: `cargo xtask setup` installs llvmlite into .deps/py")
+                })?,
+            }),
+            // `.deps/triton` is setup's link to the wheel in the user's cache (it is 1 GB).
+            Llc::Triton => Ok(Driver {
+                script: TRITON_PY,
+                path: semfuzz_backend::deps_dir("triton", "triton").map_err(|e| {
+                    anyhow!(
+                        "{e}\n  hint: `cargo xtask setup` installs Triton's wheel (LLVM trunk) \
+                         into ~/.cache/semfuzz and links it as .deps/triton"
+                    )
+                })?,
+            }),
+            Llc::Binary(b) => Err(anyhow!("{b} is an executable, not a library")),
+        }
     }
-    let aborted = (!out.status.success()).then(|| {
-        let line = stderr
-            .lines()
-            .find(|l| l.contains("LLVM ERROR"))
-            .or_else(|| stderr.lines().next())
-            .unwrap_or("the process ended without a message");
-        without_addresses(line)
-    });
-    Ok((version, answers, aborted))
+
+    /// Runs the driver on `jobs` (target, module name, text), with llc's `flags`, until it
+    /// ends.
+    fn run(&self, jobs: &[(&str, &str, &str)], flags: &[String]) -> Result<DriverRun> {
+        let mut child = Command::new("python3")
+            .env("PYTHONPATH", &self.path)
+            .arg("-c")
+            .arg(self.script)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| anyhow!("cannot run python3: {e}"))?;
+        child.stdin.take().expect("piped").write_all(
+            serde_json::json!({ "jobs": jobs, "flags": flags, "default_cpu": DEFAULT_CPU })
+                .to_string()
+                .as_bytes(),
+        )?;
+        let out = child.wait_with_output()?;
+        let mut lines = out.stdout.split(|b| *b == b'\n').filter(|l| !l.is_empty());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let head: serde_json::Value = match lines.next() {
+            Some(l) => serde_json::from_slice(l)?,
+            None => {
+                return Err(anyhow!(
+                    "the driver in {} failed: {}",
+                    self.path.display(),
+                    stderr.trim()
+                ))
+            }
+        };
+        let head = Head {
+            version: head["version"].as_str().unwrap_or("?").to_string(),
+            commit: head["commit"]
+                .as_str()
+                .filter(|c| !c.is_empty())
+                .map(str::to_string),
+        };
+        let mut answers = Vec::new();
+        for l in lines {
+            let r: serde_json::Value = serde_json::from_slice(l)?;
+            answers.push(match r["ptx"].as_str() {
+                Some(p) => Ok(p.to_string()),
+                None => Err(r["error"].as_str().unwrap_or("no output").to_string()),
+            });
+        }
+        let aborted = (!out.status.success()).then(|| {
+            let line = stderr
+                .lines()
+                .find(|l| l.contains("LLVM ERROR"))
+                .or_else(|| stderr.lines().next())
+                .unwrap_or("the process ended without a message");
+            without_addresses(line)
+        });
+        Ok((head, answers, aborted))
+    }
 }
 
-fn llvmlite_version() -> Result<String> {
-    Ok(run_llvmlite(&[], &[])?.0)
-}
-
-/// Compiles every module for every target; a module LLVM aborts on gets LLVM's message as its
-/// error, and the jobs after it run in a new process.
-fn compile_llvmlite(
+/// Compiles every module for every target with `driver`; a module LLVM aborts on gets LLVM's
+/// message as its error, and the jobs after it run in a new process.
+fn compile_driver(
+    driver: &Driver,
     modules: &[(String, PathBuf, String)],
     sms: &[String],
     flags: &[String],
@@ -299,7 +408,7 @@ fn compile_llvmlite(
     let mut all: Compiled = HashMap::new();
     let mut done = 0;
     while done < jobs.len() {
-        let (_, answers, aborted) = run_llvmlite(&jobs[done..], flags)?;
+        let (_, answers, aborted) = driver.run(&jobs[done..], flags)?;
         for answer in answers {
             let (sm, k, _) = jobs[done];
             all.entry(sm.to_string())
@@ -310,7 +419,7 @@ fn compile_llvmlite(
         if done < jobs.len() {
             let (sm, k, _) = jobs[done];
             let why = aborted.ok_or_else(|| {
-                anyhow!("llvmlite stopped after {done} of {} modules", jobs.len())
+                anyhow!("the driver stopped after {done} of {} modules", jobs.len())
             })?;
             all.entry(sm.to_string())
                 .or_default()
@@ -319,6 +428,78 @@ fn compile_llvmlite(
         }
     }
     Ok(all)
+}
+
+/// `line` respelled for trunk (`trunk`: the strings become `denormal_fpenv`) or for LLVM 14-22
+/// (`denormal_fpenv` becomes the strings), if it spells denormal modes the other way and the IR
+/// reader reads them (the modes are the reader's: one grammar for both directions).
+fn respell(line: &str, trunk: bool) -> Option<String> {
+    use semfuzz_llir::lower::{denormal_modes, Mode};
+    // The spans of the other spelling's attributes in `line`.
+    let mut spans = Vec::new();
+    if trunk {
+        for key in ["\"denormal-fp-math\"=\"", "\"denormal-fp-math-f32\"=\""] {
+            if let Some(i) = line.find(key) {
+                let end = line[i + key.len()..].find('"')? + i + key.len() + 1;
+                spans.push((i, end));
+            }
+        }
+    } else if let Some(i) = line.find("denormal_fpenv(") {
+        spans.push((i, line[i..].find(')')? + i + 1));
+    }
+    spans.sort();
+    let attrs = spans
+        .iter()
+        .map(|&(a, b)| &line[a..b])
+        .collect::<Vec<_>>()
+        .join(" ");
+    if attrs.is_empty() {
+        return None;
+    }
+    let probe = format!("define void @f() {attrs} {{\n  ret void\n}}\n");
+    let file = semfuzz_spec::diag::SourceFile::new("attributes", probe.as_str());
+    let module = semfuzz_llir::parse(&file).ok()?;
+    let d = denormal_modes(&module, module.functions.first()?).ok()?;
+    let spelled = if trunk {
+        let mode = |(o, i): (Mode, Mode)| {
+            let word = |m: Mode| m.name().replace('-', "");
+            if o == i {
+                word(o)
+            } else {
+                format!("{}|{}", word(o), word(i))
+            }
+        };
+        let ieee = (Mode::Ieee, Mode::Ieee);
+        if d.other == d.f32 {
+            format!("denormal_fpenv({})", mode(d.other))
+        } else if d.other == ieee {
+            format!("denormal_fpenv(float: {})", mode(d.f32))
+        } else {
+            format!("denormal_fpenv({}, float: {})", mode(d.other), mode(d.f32))
+        }
+    } else {
+        let pair = |(o, i): (Mode, Mode)| format!("{},{}", o.name(), i.name());
+        format!(
+            "\"denormal-fp-math\"=\"{}\" \"denormal-fp-math-f32\"=\"{}\"",
+            pair(d.other),
+            pair(d.f32)
+        )
+    };
+    // The first attribute's place gets the respelling; the others are dropped.
+    let mut out = String::new();
+    let mut at = 0;
+    for (k, &(a, b)) in spans.iter().enumerate() {
+        out.push_str(&line[at..a]);
+        if k == 0 {
+            out.push_str(&spelled);
+        } else if out.ends_with(' ') {
+            // The space that separated the dropped attribute.
+            out.pop();
+        }
+        at = b;
+    }
+    out.push_str(&line[at..]);
+    Some(out)
 }
 
 /// A message of LLVM's without the node addresses (`0x5563d09f0e40`) that differ per run.
@@ -339,4 +520,47 @@ fn without_addresses(line: &str) -> String {
     }
     out.push_str(rest);
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn compiler(llc: Llc) -> Compiler {
+        Compiler {
+            llc,
+            name: "c".into(),
+            version: "1.0.0".into(),
+            commit: None,
+            flags: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn each_compiler_gets_the_denormal_spelling_it_reads() {
+        let (trunk, old) = (compiler(Llc::Triton), compiler(Llc::Llvmlite));
+        let strings = "define float @f(float %a) #0 {\n  ret float %a\n}\n\
+                       attributes #0 = { nounwind \"denormal-fp-math\"=\"preserve-sign,preserve-sign\" \"denormal-fp-math-f32\"=\"preserve-sign,preserve-sign\" }\n";
+        let fpenv = "define float @f(float %a) #0 {\n  ret float %a\n}\n\
+                     attributes #0 = { nounwind denormal_fpenv(preservesign) }\n";
+        assert_eq!(trunk.adapt(strings), fpenv);
+        assert_eq!(trunk.adapt(fpenv), fpenv);
+        assert_eq!(old.adapt(strings), strings);
+        assert_eq!(old.adapt(fpenv), strings);
+        // Float alone, and output and input apart.
+        let f32_only =
+            "define float @g(float %a) \"denormal-fp-math-f32\"=\"preserve-sign,ieee\" {\n";
+        assert_eq!(
+            trunk.adapt(f32_only),
+            "define float @g(float %a) denormal_fpenv(float: preservesign|ieee) {\n"
+        );
+        let both = "attributes #1 = { \"denormal-fp-math\"=\"positive-zero\" \"denormal-fp-math-f32\"=\"ieee\" }\n";
+        assert_eq!(
+            trunk.adapt(both),
+            "attributes #1 = { denormal_fpenv(positivezero, float: ieee) }\n"
+        );
+        // What the reader cannot read is left for the compiler to refuse.
+        let bad = "attributes #2 = { \"denormal-fp-math\"=\"flush\" }\n";
+        assert_eq!(trunk.adapt(bad), bad);
+    }
 }

@@ -44,6 +44,9 @@ pub fn folder_for(compiler: &Compiler) -> Result<Folder, String> {
     match &compiler.llc {
         Llc::Llvmlite => Folder::find(None),
         Llc::Binary(_) => Folder::find(Some(&format!("opt-{}", compiler.major()))),
+        // Triton exposes trunk's pipelines (`llvm.optimize_module`) but no folder is built on
+        // them yet.
+        Llc::Triton => Err("no instcombine folder drives Triton's LLVM yet".into()),
     }
 }
 

@@ -392,7 +392,8 @@ fn stored(
     let mut reproducer = None;
     if let (Some(c), Ok(ptx_text)) = (&v.counterexample, compiled) {
         if c.confirmed {
-            let ll_text = std::fs::read_to_string(&u.compiled)?;
+            // The module in the spelling the compiler read: what a maintainer's `llc` reads.
+            let ll_text = compiler.adapt(&std::fs::read_to_string(&u.compiled)?);
             let case = repro::Case {
                 func: &u.func,
                 short: &u.short,
@@ -409,7 +410,7 @@ fn stored(
         }
     }
     let new = NewLlcVerdict {
-        llvm: compiler.version.clone(),
+        llvm: compiler.llvm(),
         compiler: compiler.label(),
         function: u.func.clone(),
         target: sm.to_string(),
@@ -575,7 +576,7 @@ fn ranges(units: &[Unit], sms: &[String], compilers: &[Compiler], rows: &[Row]) 
             verdicts
                 .iter()
                 .filter(|(_, k)| *k == kind)
-                .map(|(c, _)| compilers[*c].version.clone())
+                .map(|(c, _)| compilers[*c].llvm())
                 .collect()
         };
         let mut said = vec![format!(
@@ -601,7 +602,7 @@ fn ranges(units: &[Unit], sms: &[String], compilers: &[Compiler], rows: &[Row]) 
         "regression ranges (LLVM {}):",
         compilers
             .iter()
-            .map(|c| c.major().to_string())
+            .map(range_name)
             .collect::<Vec<_>>()
             .join(", ")
     );
@@ -610,12 +611,24 @@ fn ranges(units: &[Unit], sms: &[String], compilers: &[Compiler], rows: &[Row]) 
     }
 }
 
-/// The history of one function at one target, from its verdicts oldest LLVM first.
+/// A compiler's LLVM as a regression range names it: a release by its major version (`19`), a
+/// snapshot between releases in full (`24.0.0git (b010a18)`).
+fn range_name(c: &Compiler) -> String {
+    if c.commit.is_some() {
+        c.llvm()
+    } else {
+        c.major().to_string()
+    }
+}
+
+/// The history of one function at one target, from its verdicts oldest LLVM first. A fix first
+/// seen in a snapshot is bounded by the release before it (`fixed after 22.1, before
+/// 24.0.0git (b010a18)`): the snapshot is not a release it is "fixed in".
 fn range(verdicts: &[(usize, &str)], compilers: &[Compiler]) -> String {
-    let decided: Vec<(u32, bool)> = verdicts
+    let decided: Vec<(&Compiler, bool)> = verdicts
         .iter()
         .filter(|(_, k)| matches!(*k, "proved" | "counterexample"))
-        .map(|(c, k)| (compilers[*c].major(), *k == "counterexample"))
+        .map(|(c, k)| (&compilers[*c], *k == "counterexample"))
         .collect();
     let (Some(first), Some(last)) = (decided.first(), decided.last()) else {
         return "no other version decided".into();
@@ -625,18 +638,31 @@ fn range(verdicts: &[(usize, &str)], compilers: &[Compiler]) -> String {
         .position(|(_, bad)| *bad)
         .expect("a counterexample");
     let since = if start == 0 {
-        format!("since ≤ {}", first.0)
+        format!("since ≤ {}", range_name(first.0))
     } else {
-        format!("since {}", decided[start].0)
+        format!("since {}", range_name(decided[start].0))
     };
     let end = decided
         .iter()
         .rposition(|(_, bad)| *bad)
         .expect("a counterexample");
+    if start + 1 == decided.len() {
+        // Only the newest LLVM has it.
+        return since;
+    }
     if last.1 {
-        format!("{since}, still in {}", last.0)
+        return format!("{since}, still in {}", range_name(last.0));
+    }
+    let (bad, good) = (decided[end].0, decided[end + 1].0);
+    if good.commit.is_some() {
+        let major_minor: Vec<&str> = bad.version.split('.').take(2).collect();
+        format!(
+            "{since}, fixed after {}, before {}",
+            major_minor.join("."),
+            good.llvm()
+        )
     } else {
-        format!("{since}, fixed in {}", decided[end + 1].0)
+        format!("{since}, fixed in {}", range_name(good))
     }
 }
 
@@ -839,11 +865,22 @@ fn validate(
                 })
                 .collect();
             let confirmed = c.confirmed();
+            // The command names the module in the spelling this compiler read (trunk's
+            // `denormal_fpenv`), beside the PTX, where that is not the file judged.
+            let judged = std::fs::read_to_string(&u.compiled)?;
+            let adapted = compiler.adapt(&judged);
+            let ll = if adapted == judged {
+                u.compiled.clone()
+            } else {
+                let p = ptx_dir.join(format!("{}.ll", u.module));
+                std::fs::write(&p, adapted)?;
+                p
+            };
             let cex = Counterexample {
                 inputs,
                 parts,
                 confirmed,
-                command: compiler.command(&u.compiled.display().to_string(), "-", sm),
+                command: compiler.command(&ll.display().to_string(), "-", sm),
             };
             // An unconfirmed counterexample is the prover's or the evaluators' fault, not
             // LLVM's: it is no verdict about the PTX.
@@ -872,6 +909,7 @@ mod tests {
                 name: format!("llc-{m}"),
                 version: format!("{m}.0.1"),
                 flags: Vec::new(),
+                commit: None,
             })
             .collect()
     }
@@ -913,6 +951,30 @@ mod tests {
                 "proved"
             ]),
             "since 19, fixed in 22"
+        );
+    }
+
+    #[test]
+    fn a_trunk_snapshot_ends_a_range_by_its_commit() {
+        let mut c = compilers(&[14, 22, 24]);
+        c[1].version = "22.1.0".into();
+        c[2].version = "24.0.0git".into();
+        c[2].commit = Some("b010a18d2b648cab83c83967ff26b8fde11acdc6".into());
+        let history = |kinds: &[&'static str]| {
+            let verdicts: Vec<(usize, &str)> = kinds.iter().copied().enumerate().collect();
+            range(&verdicts, &c)
+        };
+        assert_eq!(
+            history(&["counterexample"; 3]),
+            "since ≤ 14, still in 24.0.0git (b010a18)"
+        );
+        assert_eq!(
+            history(&["counterexample", "counterexample", "proved"]),
+            "since ≤ 14, fixed after 22.1, before 24.0.0git (b010a18)"
+        );
+        assert_eq!(
+            history(&["proved", "proved", "counterexample"]),
+            "since 24.0.0git (b010a18)"
         );
     }
 }

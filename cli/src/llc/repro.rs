@@ -57,6 +57,21 @@ impl Case<'_> {
             .command(&self.ll_name(), &self.ptx_name(), self.sm)
     }
 
+    /// For a compiler that is a Python library's LLVM, the one line that reproduces with that
+    /// library as semfuzz ran it: Triton's wheel (`pip install triton==3.9.0`).
+    pub fn python_line(&self) -> Option<String> {
+        matches!(self.compiler.llc, Llc::Triton).then(|| {
+            format!(
+                "python3 -c \"from triton._C.libtriton import llvm; llvm.init_targets(); \
+                 print(llvm.translate_to_asm(open('{}').read(), 'nvptx64-nvidia-cuda', '{}', '', \
+                 [], False, False, False))\" > {}",
+                self.ll_name(),
+                self.sm,
+                self.ptx_name()
+            )
+        })
+    }
+
     /// Writes the minimal module into `dir` and runs [`Case::command`] there with the same
     /// compiler, comparing its PTX with the judged one.
     pub fn replay(&self, dir: &Path) -> Result<Replay> {
@@ -116,13 +131,28 @@ pub fn write(
     let command = case.command();
     std::fs::write(out.join(case.ll_name()), case.ll_text)?;
     std::fs::write(out.join(case.ptx_name()), case.ptx_text)?;
+    let which = match &case.compiler.commit {
+        Some(commit) => format!(
+            "the llc of llvm-project at {commit} (LLVM {}); semfuzz compiled with {}, which \
+             bundles it; LLC=path/to/llc ./llc.sh names it",
+            case.compiler.version,
+            case.compiler.label()
+        ),
+        None => format!(
+            "LLVM {}'s llc (semfuzz compiled with {}); LLC=llc-{} ./llc.sh names it",
+            case.compiler.version,
+            case.compiler.label(),
+            case.compiler.major()
+        ),
+    };
+    let python = case
+        .python_line()
+        .map(|l| format!("# or, with the wheel semfuzz ran:\n# {l}\n"))
+        .unwrap_or_default();
     std::fs::write(
         out.join("llc.sh"),
         format!(
-            "#!/bin/sh\n# LLVM {}'s llc (semfuzz compiled with {}); LLC=llc-{} ./llc.sh names it\n{}\n",
-            case.compiler.version,
-            case.compiler.label(),
-            case.compiler.major(),
+            "#!/bin/sh\n# {which}\n{python}{}\n",
             command.replacen("llc", "${LLC:-llc}", 1)
         ),
     )?;
@@ -131,7 +161,8 @@ pub fn write(
         "function": case.func,
         "target": case.sm,
         "llc": case.compiler.label(),
-        "llvm": case.compiler.version,
+        "llvm": case.compiler.llvm(),
+        "python": case.python_line(),
         "command": command,
         "replayed": match replay {
             Replay::Same => "the same PTX".to_string(),
@@ -215,17 +246,41 @@ pub fn report(case: &Case, cex: &Counterexample, replay: &Replay) -> String {
         case.ll_name(),
         case.ll_text
     );
-    let _ = writeln!(
-        r,
-        "With LLVM {}'s `llc`:\n\n```sh\n{}\n```\n",
-        c.version,
-        case.command()
-    );
+    match (&c.commit, case.python_line()) {
+        (Some(commit), Some(python)) => {
+            let _ = writeln!(
+                r,
+                "With the `llc` of LLVM trunk at llvm-project commit `{commit}` ({}):\n\n\
+                 ```sh\n{}\n```\n\n\
+                 semfuzz compiled with the LLVM that Triton 3.9.0's wheel bundles, which is that \
+                 commit; with the wheel (`pip install triton==3.9.0`, no GPU needed):\n\n\
+                 ```sh\n{python}\n```\n\n\
+                 Triton's `translate_to_asm` builds the target machine at `-O3` with two \
+                 `TargetOptions` llc's defaults lack, `NoNaNsFPMath` and `TrapUnreachable`; \
+                 should this `llc` line give other PTX than the wheel, the difference is \
+                 there (llc's `-enable-no-nans-fp-math`, `-trap-unreachable`).\n",
+                c.version,
+                case.command()
+            );
+        }
+        _ => {
+            let _ = writeln!(
+                r,
+                "With LLVM {}'s `llc`:\n\n```sh\n{}\n```\n",
+                c.version,
+                case.command()
+            );
+        }
+    }
     let how = match c.llc {
         Llc::Llvmlite => format!(
             "{}: llvmlite's NVPTX target machine at -O2 for {}, what this `llc` line does",
             c.label(),
             case.sm
+        ),
+        Llc::Triton => format!(
+            "{}: the Python line above, which is what semfuzz ran",
+            c.label()
         ),
         Llc::Binary(_) => format!("{}, with exactly these options", c.label()),
     };
