@@ -630,7 +630,7 @@ pub fn midpoint_inputs(program: &Program) -> Vec<Vec<(u16, u64)>> {
     };
     // The input `k` widens from `narrow` to `wide`, if it is one.
     let widened = |k: ValueId, narrow: Format, wide: Format| -> Option<u16> {
-        match ops[k as usize] {
+        match ops[number(program, k) as usize] {
             Op::Cvt(from, to, _, v) if from == narrow && to == wide => match ops[v as usize] {
                 Op::Input(n) => Some(n),
                 _ => None,
