@@ -774,7 +774,8 @@ fn a_cached_unknown_is_reused_under_the_same_timeout_and_solved_again_under_a_lo
 
 /// The lemma library (smt/src/lemma.rs) at work: LLVM computes `fdiv half` as `cvt.f32.f16`,
 /// `div.rn.f32`, `cvt.rn.f16.f32`, which the encoder rewrites to the one f16 division the IR
-/// computes (innocuous double rounding), so the proof is structural; likewise `sqrt bfloat`.
+/// computes (innocuous double rounding), so the proof is structural; likewise `sqrt bfloat`
+/// and `fdiv bfloat`, whose rounding at sm_70 is LLVM's integer sequence.
 #[test]
 fn double_rounding_through_f32_is_proved_by_lemma() {
     let work = tempfile::tempdir().expect("temp dir");
@@ -785,15 +786,17 @@ fn double_rounding_through_f32_is_proved_by_lemma() {
             "--work",
             "llc",
             "--only",
-            "fdiv_f16,sqrt_bf16",
+            "fdiv_f16,sqrt_bf16,fdiv_bf16",
             "--sm",
             "sm_70,sm_90",
         ],
     );
     assert_eq!(code, 0, "{out}{err}");
+    // fdiv_bf16 at sm_70 is the f32 quotient rounded to bfloat with integers.
     for sm in ["sm_70", "sm_90"] {
         assert_eq!(verdict(&out, "fdiv_f16", sm), "proved", "{out}{err}");
         assert_eq!(verdict(&out, "sqrt_bf16", sm), "proved", "{out}{err}");
+        assert_eq!(verdict(&out, "fdiv_bf16", sm), "proved", "{out}{err}");
     }
 }
 
@@ -801,8 +804,8 @@ fn double_rounding_through_f32_is_proved_by_lemma() {
 /// never defines, globals) validates function by function as its bare twin would: llc-22
 /// compiles each function's minimal module (no debug information left for it to warn about),
 /// the arithmetic is proved, and what is not modelled is `unsupported`, named and located.
-/// `contract` is taken out of the fixture: a fused multiply-add is a licence validate-llc does
-/// not read yet.
+/// `contract` is taken out of the fixture: the reader reads its licence (contract.rules), but
+/// proving a fused half fma against it takes tens of seconds on loaded cores.
 #[test]
 fn a_debug_module_validates_function_by_function() {
     let work = tempfile::tempdir().expect("temp dir");
@@ -900,4 +903,25 @@ fn a_proof_with_loops_says_the_bound() {
         out.contains("sum_n sm_80: proved (loops unrolled to 3 iterations)"),
         "{out}{err}"
     );
+}
+
+/// LLVM's integer rounding of an f32 to bfloat, rewritten by its lemma (smt/src/lemma.rs,
+/// `IntegerRounding`), decides `fdiv bfloat` at sm_50 with the double-rounding lemma; the twins
+/// adding 0x8000 or dropping the NaN arm are caught; `fma bfloat` through f32 is a
+/// counterexample on inputs built for double rounding, found by the evaluator before any solver.
+#[test]
+fn bfloat_rounded_with_integers_is_proved_by_lemma_and_its_twins_are_caught() {
+    let (code, out, err) = semfuzz(&["prove", "--no-cache", "cli/tests/llc/bf16.rules"]);
+    assert_eq!(code, 0, "every verdict is the expected one:\n{out}{err}");
+    assert!(
+        out.contains("4 rules: 1 proved, 3 counterexample, 0 unknown; 0 differ"),
+        "{out}"
+    );
+    let fma = out
+        .split("fma-bf16-through-f32: ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(fma.starts_with("counterexample (0."), "{fma}");
+    assert!(fma.contains("evaluator)"), "{fma}");
+    assert!(fma.contains("    c = 0x0001 "), "{fma}");
 }

@@ -525,6 +525,17 @@ impl Val {
         }
     }
 
+    /// The bits where the value is a NaN: an op result's are the context's NaN bits, a
+    /// select's those of the arm taken.
+    fn nan_bits(&self, ctx: &Ctx) -> BV {
+        match &*self.0 {
+            Kind::Float(f, r) => ctx.nan_of(&r.x, *f),
+            Kind::Xor(a, k) => a.nan_bits(ctx).bvxor(BV::from_u64(*k, a.width())),
+            Kind::Select { c, a, b, .. } => c.ite(&a.nan_bits(ctx), &b.nan_bits(ctx)),
+            _ => self.bits(ctx),
+        }
+    }
+
     fn nan_test(&self) -> Option<Float> {
         match &*self.0 {
             Kind::Pred { nan_of, .. } => nan_of.clone(),
@@ -541,6 +552,18 @@ impl Val {
             Kind::Const(v, _) if f.is_nan(*v) => Fp::nan(f),
             Kind::Xor(a, k) if *k == sign_bit(w) => a.fp(f, ctx).neg(),
             Kind::And(a, k) if *k == mask(w - 1) => a.fp(f, ctx).abs(),
+            // A number of a format with `f`'s exponent and fewer significand bits, above
+            // zeros: its exact widening (bfloat's bits shifted into an f32, as LLVM widens
+            // where NVPTX has no `cvt.f32.bf16`), which a lemma may narrow again.
+            Kind::Concat(hi, lo) if lo.known() == Some(0) && lo.width() + 2 <= f.precision() => {
+                let g = Format::ieee(f.exp_bits(), f.precision() - lo.width());
+                let narrow = hi.fp(g, ctx);
+                let x = narrow.x.to_fp_with_rounding_mode(
+                    &rounding_mode(rm(Round::NearestEven)),
+                    &fp_sort(f.exp_bits(), f.precision()),
+                );
+                Fp::from_args(x, &[&narrow]).with_origin(Origin::Widened(g, narrow))
+            }
             Kind::Select { c, nan_of, a, b } => {
                 let (fa, fb) = (a.fp(f, ctx), b.fp(f, ctx));
                 // `isNaN(z) ? NaN : y` is `y` when `y` is a NaN whenever `z` is.
@@ -820,6 +843,7 @@ pub fn encode_vals(program: &Program, prefix: &str, ctx: &Rc<Ctx>, inputs: Vec<V
         prefix,
         choices: &program.choices,
         intermediate: Vec::new(),
+        ops: &program.ops,
     };
     for (i, op) in program.ops.iter().enumerate() {
         let v = enc.op(op, program.widths[i], &inputs);
@@ -870,6 +894,8 @@ struct Encoder<'c> {
     choices: &'c [Outcome],
     /// Their variables, as [`Encoded::choices`].
     intermediate: Vec<Choice>,
+    /// The program's ops, for rewrites that match a sequence of them (`integer_rounding`).
+    ops: &'c [Op],
 }
 
 impl Encoder<'_> {
@@ -913,6 +939,55 @@ impl Encoder<'_> {
         let once = Fp::from_args(once.x.clone(), &[&once, base]);
         // RN(-y) = -RN(y).
         Some(if flip { once.neg() } else { once })
+    }
+
+    /// Where `op` takes the high half of LLVM's integer rounding of an f32 `x` to bfloat
+    /// (`integer_rounding`; a shift right by 16 or the high 16 bits), `cvt.rn.bf16.f32 x`: the
+    /// conversion (narrowed further by a double-rounding lemma where one applies) where it is
+    /// a number, the sequence's own quieted, truncated NaN where it is not. A NaN exactly
+    /// when `x` is one, which the conversion's NaN test stands for.
+    fn bf16_by_integers(&mut self, op: &Op, inputs: &[Val]) -> Option<Val> {
+        let (y, shifted) = match *op {
+            Op::ShiftBy {
+                kind: Shift::Logical,
+                width: 32,
+                value,
+                amount,
+            } if self.val(amount).known() == Some(16) => (value, true),
+            Op::Shr(32, value, 16) => (value, true),
+            Op::Extract {
+                value,
+                lo: 16,
+                width: 16,
+            } if self.val(value).width() == 32 => (value, false),
+            _ => return None,
+        };
+        if !lemma::integer_rounding_proved() {
+            return None;
+        }
+        let x = integer_rounding(self.ops, y, |k| self.val(k).known())?;
+        let rounded = self.op(
+            &Op::Cvt(Format::F32, Format::BF16, Round::NearestEven, x),
+            16,
+            inputs,
+        );
+        let once = rounded.fp(Format::BF16, self.ctx);
+        let nan = self
+            .val(x)
+            .nan_bits(self.ctx)
+            .bvor(BV::from_u64(0x40_0000, 32))
+            .extract(31, 16);
+        let half = Val::new(Kind::Select {
+            c: once.x.is_nan(),
+            nan_of: Some(once.x.clone()),
+            a: Val::new(Kind::Nan(Format::BF16, nan)),
+            b: rounded,
+        });
+        Some(if shifted {
+            Val::concat(&Val::konst(0, 16), &half)
+        } else {
+            half
+        })
     }
 
     /// A bitwise op of `width` bits: on predicates a formula, with a constant a sign
@@ -975,6 +1050,9 @@ impl Encoder<'_> {
                 vals[a as usize] = self.val(a).known().expect("known");
             }
             return Val::konst(op.exec(&vals), w);
+        }
+        if let Some(v) = self.bf16_by_integers(op, inputs) {
+            return v;
         }
         match op {
             Op::Input(k) => inputs[*k as usize].clone(),
@@ -1185,6 +1263,23 @@ impl Encoder<'_> {
                 a,
                 b,
             } => Val::bits_term(mul_hi(&self.bits(*a), &self.bits(*b), *width, *signed)),
+            // A value's low bits shifted to the top of its width, zeros below, stays a
+            // concatenation: a narrower number placed above zeros is its widening
+            // ([`Val::fp`]).
+            Op::ShiftBy {
+                kind: Shift::Left,
+                width,
+                value,
+                amount,
+            } if self
+                .val(*amount)
+                .known()
+                .is_some_and(|n| n > 0 && n < u64::from(*width)) =>
+            {
+                let n = self.val(*amount).known().expect("known") as u32;
+                let v = self.val(*value);
+                Val::concat(&v.extract(0, width - n, ctx), &Val::konst(0, n))
+            }
             Op::ShiftBy {
                 kind,
                 width,
@@ -1313,6 +1408,66 @@ impl Encoder<'_> {
             }
         }
     }
+}
+
+/// The f32 `x` that the select `y` rounds to bfloat with integers, where `y` is LLVM's
+/// `isNaN(x) ? x | 0x400000 : x + ((x >> 16) & 1) + 0x7fff` (`lemma::IntegerRounding`,
+/// matched by the structure of the ops, constants where the sequence has them (`known`),
+/// operands of the commutative ops in either order).
+pub fn integer_rounding(
+    ops: &[Op],
+    y: ValueId,
+    known: impl Fn(ValueId) -> Option<u64>,
+) -> Option<ValueId> {
+    let Op::Select(p, q, r) = ops[y as usize] else {
+        return None;
+    };
+    // The operand of a 32-bit op `want` that is not the constant `k`.
+    let with_const = |k: ValueId, want: fn(&Op) -> Option<(ValueId, ValueId)>, c: u64| {
+        let (a, b) = want(&ops[k as usize])?;
+        match (known(a), known(b)) {
+            (_, Some(v)) if v == c => Some(a),
+            (Some(v), _) if v == c => Some(b),
+            _ => None,
+        }
+    };
+    let or = |op: &Op| match op {
+        Op::Or(32, a, b) => Some((*a, *b)),
+        _ => None,
+    };
+    let add = |op: &Op| match op {
+        Op::BvAdd(32, a, b) => Some((*a, *b)),
+        _ => None,
+    };
+    let and = |op: &Op| match op {
+        Op::And(32, a, b) => Some((*a, *b)),
+        _ => None,
+    };
+    let x = with_const(q, or, 0x40_0000)?;
+    // `setp.nan.f32 p, x, x` is `isNaN(x) || isNaN(x)`.
+    let is_nan =
+        |k: ValueId| matches!(ops[k as usize], Op::Class(Format::F32, Class::Nan, v) if v == x);
+    let nan_test =
+        is_nan(p) || matches!(ops[p as usize], Op::Or(1, a, b) if is_nan(a) && is_nan(b));
+    let sum = with_const(r, add, 0x7fff)?;
+    let (a, b) = add(&ops[sum as usize])?;
+    let lsb = match (a == x, b == x) {
+        (_, true) => a,
+        (true, false) => b,
+        _ => return None,
+    };
+    let shifted = with_const(lsb, and, 1)?;
+    let bit16 = match ops[shifted as usize] {
+        Op::ShiftBy {
+            kind: Shift::Logical,
+            width: 32,
+            value,
+            amount,
+        } => value == x && known(amount) == Some(16),
+        Op::Shr(32, value, 16) => value == x,
+        _ => false,
+    };
+    (nan_test && bit16).then_some(x)
 }
 
 /// `x·y` (or `x/y` with `divide`) rounded by `r`. Negations move out of products:

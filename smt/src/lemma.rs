@@ -1,4 +1,5 @@
-//! Proved facts the encoder uses as rewrite steps: innocuous double rounding.
+//! Proved facts the encoder uses as rewrite steps: innocuous double rounding, and the integer
+//! sequence LLVM rounds an f32 to bfloat with ([`IntegerRounding`]).
 //!
 //! A narrow format `N` (f16, bf16) widens exactly into a wide one `W` (f32). Where a program
 //! computes `RN_N(op_W(widen(a), widen(b)))` with the wide operation rounded to nearest, that
@@ -200,28 +201,10 @@ impl DoubleRounding {
     /// Checks every input tuple on `threads` threads: a proof, or the first counterexample
     /// of the lowest-numbered slice that has one.
     pub fn prove(&self, threads: usize) -> Result<Proof, Refuted> {
-        let start = Instant::now();
         let checker = Checker::new(*self);
-        let n = self.space();
-        let threads = threads.max(1);
-        let slice = n.div_ceil(threads as u64);
-        let results: Vec<Result<(), Refuted>> = std::thread::scope(|s| {
-            let handles: Vec<_> = (0..threads as u64)
-                .map(|t| {
-                    let checker = &checker;
-                    s.spawn(move || checker.first_in(t * slice..((t + 1) * slice).min(n)))
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().expect("a lemma thread does not panic"))
-                .collect()
-        });
-        results.into_iter().collect::<Result<(), Refuted>>()?;
-        Ok(Proof {
-            checked: n,
-            elapsed: start.elapsed(),
-            threads,
+        exhaustive(self.space(), threads, |i| {
+            let (a, b) = self.operands(i);
+            checker.at(a, b)
         })
     }
 
@@ -281,13 +264,181 @@ impl Checker {
             Err(Refuted { a, b, once, twice })
         }
     }
+}
 
-    /// The first tuple of `range` (indices into [`DoubleRounding::space`]) where they differ.
-    fn first_in(&self, range: std::ops::Range<u64>) -> Result<(), Refuted> {
-        range.into_iter().try_for_each(|i| {
-            let (a, b) = self.lemma.operands(i);
-            self.at(a, b)
-        })
+/// Runs `check` on every index below `n`, split into `threads` slices: a proof, or the first
+/// counterexample of the lowest-numbered slice that has one.
+fn exhaustive(
+    n: u64,
+    threads: usize,
+    check: impl Fn(u64) -> Result<(), Refuted> + Sync,
+) -> Result<Proof, Refuted> {
+    let start = Instant::now();
+    let threads = threads.max(1);
+    let slice = n.div_ceil(threads as u64);
+    let results: Vec<Result<(), Refuted>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads as u64)
+            .map(|t| {
+                let check = &check;
+                s.spawn(move || (t * slice..((t + 1) * slice).min(n)).try_for_each(check))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a lemma thread does not panic"))
+            .collect()
+    });
+    results.into_iter().collect::<Result<(), Refuted>>()?;
+    Ok(Proof {
+        checked: n,
+        elapsed: start.elapsed(),
+        threads,
+    })
+}
+
+/// LLVM's rounding of an f32 to bfloat with integer arithmetic, where NVPTX has no
+/// `cvt.rn.bf16.f32` (before sm_80 for LLVM 19, before sm_90 for LLVM 22), on the f32's bits
+/// `x`:
+///
+/// ```text
+/// bfe.u32   t, x, 16, 1;        // the lowest bit that is kept
+/// add.s32   s, t, x;
+/// add.s32   r, s, 0x7fff;       // below half an ulp rounds down, a tie to the even one
+/// setp.nan.f32 p, x, x;
+/// or.b32    q, x, 0x400000;     // a NaN is quieted, its payload truncated
+/// selp.b32  y, q, r, p;
+/// shr.u32   d, y, 16;           // (or the high half of `y` moved out)
+/// ```
+///
+/// The lemma ([`BF16_BY_INTEGERS`]): `d` is `cvt.rn.bf16.f32 x`, bit for bit, for each of the
+/// 2^32 patterns `x` (NaNs included: `semfuzz-fp`'s conversion keeps a NaN's sign and the top
+/// of its payload, and quiets it). The two routes are independent: the sequence is transcribed
+/// here on `u32` with wrapping arithmetic (what `add.s32` does), the conversion is
+/// `semfuzz_fp::convert`'s unpack-and-round. The encoder rewrites the sequence, matched by the
+/// structure of its ops, to the conversion (`encode.rs`, `Encoder::integer_rounding`) once
+/// `smt/lemmas.txt` records the proof. The fields make the false twins the tests refute.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct IntegerRounding {
+    /// What is added besides the kept half's lowest bit: `0x7fff`, half an ulp less one.
+    pub bias: u32,
+    /// Whether a NaN takes the quieting arm (else it is rounded like a number).
+    pub quiets: bool,
+}
+
+/// The sequence LLVM emits.
+pub const BF16_BY_INTEGERS: IntegerRounding = IntegerRounding {
+    bias: 0x7fff,
+    quiets: true,
+};
+
+impl IntegerRounding {
+    /// The lemma's name in the record: `cvt bf16 f32 by integers` (a twin's names its
+    /// difference).
+    pub fn name(&self) -> String {
+        let mut name = String::from("cvt bf16 f32 by integers");
+        if self.bias != BF16_BY_INTEGERS.bias {
+            name += &format!(" adding {:#x}", self.bias);
+        }
+        if !self.quiets {
+            name += " without quieting";
+        }
+        name
+    }
+
+    /// Every f32 pattern.
+    pub fn space(&self) -> u64 {
+        1 << 32
+    }
+
+    /// The sequence on the bits `x` (the transcription of the PTX above).
+    pub fn sequence(&self, x: u32) -> u64 {
+        let nan = x & 0x7fff_ffff > 0x7f80_0000;
+        let y = if self.quiets && nan {
+            x | 0x40_0000
+        } else {
+            ((x >> 16) & 1).wrapping_add(x).wrapping_add(self.bias)
+        };
+        u64::from(y >> 16)
+    }
+
+    /// Whether the sequence is the conversion at `x`, or how they differ (`a` is `x`, `once`
+    /// the conversion, `twice` the sequence).
+    pub fn at(&self, x: u32) -> Result<(), Refuted> {
+        let once = semfuzz_fp::convert(Format::F32, Format::BF16, u64::from(x), Round::NearestEven);
+        let twice = self.sequence(x);
+        if once == twice {
+            Ok(())
+        } else {
+            Err(Refuted {
+                a: u64::from(x),
+                b: 0,
+                once,
+                twice,
+            })
+        }
+    }
+
+    /// Checks every f32 pattern on `threads` threads.
+    pub fn prove(&self, threads: usize) -> Result<Proof, Refuted> {
+        exhaustive(self.space(), threads, |i| self.at(i as u32))
+    }
+
+    /// Checks f32's boundary values, then `count` random patterns drawn from `seed`.
+    pub fn sample(&self, count: u64, seed: u64) -> Result<(), Refuted> {
+        for x in boundary_values(Format::F32) {
+            self.at(x as u32)?;
+        }
+        let mut rng = SplitMix64::new(seed);
+        (0..count).try_for_each(|_| self.at(rng.below(self.space()) as u32))
+    }
+}
+
+/// A lemma of the library, of either kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Lemma {
+    /// Innocuous double rounding.
+    Double(DoubleRounding),
+    /// An integer sequence that is a conversion.
+    Integer(IntegerRounding),
+}
+
+impl Lemma {
+    /// Every lemma the encoder may use once proved, in the record's order.
+    pub fn all() -> Vec<Lemma> {
+        LEMMAS
+            .into_iter()
+            .map(Lemma::Double)
+            .chain([Lemma::Integer(BF16_BY_INTEGERS)])
+            .collect()
+    }
+
+    /// The name in the record.
+    pub fn name(&self) -> String {
+        match self {
+            Lemma::Double(l) => l.name(),
+            Lemma::Integer(l) => l.name(),
+        }
+    }
+
+    /// How many input tuples a proof checks.
+    pub fn space(&self) -> u64 {
+        match self {
+            Lemma::Double(l) => l.space(),
+            Lemma::Integer(l) => l.space(),
+        }
+    }
+
+    /// Checks every input tuple.
+    pub fn prove(&self, threads: usize) -> Result<Proof, Refuted> {
+        match self {
+            Lemma::Double(l) => l.prove(threads),
+            Lemma::Integer(l) => l.prove(threads),
+        }
+    }
+
+    /// Whether the committed record says it was proved over its whole space.
+    pub fn is_recorded(&self) -> bool {
+        recorded(RECORD, self)
     }
 }
 
@@ -306,9 +457,8 @@ impl fmt::Display for Refuted {
 pub const RECORD: &str = include_str!("../lemmas.txt");
 
 /// The record's line for `lemma`, if it says the lemma was proved over its whole space.
-fn recorded(record: &str, lemma: &DoubleRounding) -> bool {
-    let name = lemma.name();
-    let want = format!("{name} proved: {} tuples,", lemma.space());
+fn recorded(record: &str, lemma: &Lemma) -> bool {
+    let want = format!("{} proved: {} tuples,", lemma.name(), lemma.space());
     record
         .lines()
         .any(|l| l.starts_with(&want) && !l.starts_with('#'))
@@ -318,11 +468,17 @@ fn recorded(record: &str, lemma: &DoubleRounding) -> bool {
 /// of [`LEMMAS`] the committed record says was proved over every input.
 pub fn proved(op: LemmaOp, narrow: Format, wide: Format) -> bool {
     let lemma = DoubleRounding { op, narrow, wide };
-    LEMMAS.contains(&lemma) && recorded(RECORD, &lemma)
+    LEMMAS.contains(&lemma) && Lemma::Double(lemma).is_recorded()
+}
+
+/// Whether LLVM's integer rounding of an f32 to bfloat may be rewritten to `cvt.rn.bf16.f32`:
+/// the committed record says [`BF16_BY_INTEGERS`] was proved over every f32.
+pub fn integer_rounding_proved() -> bool {
+    Lemma::Integer(BF16_BY_INTEGERS).is_recorded()
 }
 
 /// A record line for a proof.
-pub fn record_line(lemma: &DoubleRounding, proof: &Proof, date: &str) -> String {
+pub fn record_line(lemma: &Lemma, proof: &Proof, date: &str) -> String {
     format!(
         "{} proved: {} tuples, {:.1} s on {} threads, {date}",
         lemma.name(),
@@ -351,9 +507,22 @@ mod tests {
             elapsed: Duration::from_secs(3),
             threads: 2,
         };
-        let line = record_line(&LEMMAS[3], &proof, "2026-11-28");
-        assert!(recorded(&line, &LEMMAS[3]));
-        assert!(!recorded(&line, &LEMMAS[8]));
-        assert!(!recorded(&format!("# {line}"), &LEMMAS[3]));
+        let (div, sqrt) = (Lemma::Double(LEMMAS[3]), Lemma::Double(LEMMAS[8]));
+        let line = record_line(&div, &proof, "2026-11-28");
+        assert!(recorded(&line, &div));
+        assert!(!recorded(&line, &sqrt));
+        assert!(!recorded(&format!("# {line}"), &div));
+        let integers = Lemma::Integer(BF16_BY_INTEGERS);
+        let line = record_line(&integers, &proof, "2026-11-28");
+        assert_eq!(
+            line,
+            "cvt bf16 f32 by integers proved: 4294967296 tuples, 3.0 s on 2 threads, 2026-11-28"
+        );
+        assert!(recorded(&line, &integers));
+        let twin = Lemma::Integer(IntegerRounding {
+            bias: 0x8000,
+            quiets: true,
+        });
+        assert!(!recorded(&line, &twin));
     }
 }

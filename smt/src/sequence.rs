@@ -1401,7 +1401,8 @@ fn special_inputs(ty: &str, width: u32) -> Vec<u64> {
 
 impl Query<'_> {
     /// Looks for a counterexample without a solver: both sides run by the evaluator on
-    /// special values and seeded random bits (`tries` tuples, deterministic), the target's
+    /// inputs built for a double rounding, then special values and seeded random bits
+    /// (`tries` tuples, deterministic), the target's
     /// representative output checked with [`Query::confirm`]. A wrong rewrite of a long
     /// program usually differs on most inputs, where a solver must search through every
     /// circuit of both sides. The values are named as a solver's model names them.
@@ -1426,7 +1427,32 @@ impl Query<'_> {
                 .parts
                 .clone()
         };
-        for _ in 0..tries {
+        // Inputs built for a double rounding come first (`witness::midpoint_inputs` of each
+        // function a target runs, its inputs mapped to the rule's variables; the others 0),
+        // then the samples.
+        let built: Vec<HashMap<usize, u64>> = self
+            .target
+            .iter()
+            .flatten()
+            .filter_map(|step| match &step.code {
+                Code::Function(p) => Some((step, p)),
+                Code::Variant(_) => None,
+            })
+            .flat_map(|(step, p)| {
+                crate::witness::midpoint_inputs(p)
+                    .into_iter()
+                    .filter_map(move |tuple| {
+                        tuple
+                            .iter()
+                            .map(|&(n, v)| match step.args.get(usize::from(n)) {
+                                Some(Arg::Var(i)) => Some((*i, v)),
+                                _ => None,
+                            })
+                            .collect()
+                    })
+            })
+            .collect();
+        for t in 0..built.len() + tries {
             let mut values: HashMap<String, u64> = HashMap::new();
             let mut concrete = Concrete {
                 values: HashMap::new(),
@@ -1434,17 +1460,26 @@ impl Query<'_> {
                 widths: self.vars.iter().map(|v| v.width).collect(),
             };
             for (k, &i) in inputs.iter().enumerate() {
-                let r = next();
-                let v = if !specials[k].is_empty() && r & 1 == 0 {
-                    specials[k][(r >> 1) as usize % specials[k].len()]
-                } else {
-                    (r >> 1) & mask(self.vars[i].width)
+                let v = match built.get(t) {
+                    Some(tuple) => tuple.get(&i).copied().unwrap_or(0),
+                    None => {
+                        let r = next();
+                        if !specials[k].is_empty() && r & 1 == 0 {
+                            specials[k][(r >> 1) as usize % specials[k].len()]
+                        } else {
+                            (r >> 1) & mask(self.vars[i].width)
+                        }
+                    }
                 };
                 concrete.values.insert(i, v);
                 values.insert(format!("in_{}", self.vars[i].name), v);
             }
             for &(v, w) in &widened {
-                let h = next() & mask(w - self.vars[v].width);
+                let h = if t < built.len() {
+                    0
+                } else {
+                    next() & mask(w - self.vars[v].width)
+                };
                 concrete.high.insert(v, h);
                 values.insert(format!("in_{}_hi", self.vars[v].name), h);
             }

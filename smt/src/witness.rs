@@ -32,7 +32,7 @@
 use crate::encode::{encode, float, rounded, truth, NanBits};
 use semfuzz_fp::{Format, Round};
 use semfuzz_spec::catalog::{FormatInfo, ModifierKind, OperandRole};
-use semfuzz_spec::ir::{Class, Cmp, Op, Outcome, ValueId};
+use semfuzz_spec::ir::{Class, Cmp, Op, Outcome, Program, Shift, ValueId};
 use semfuzz_spec::samples::Samples;
 use semfuzz_spec::{Spec, Variant};
 use std::collections::{BTreeSet, HashSet};
@@ -608,4 +608,124 @@ impl<'v> Names<'v> {
             _ => format!("v{v}"),
         }
     }
+}
+
+/// Input tuples on which a program that computes a fused multiply-add of exact widenings of
+/// its inputs in a wide format and rounds it to their narrow format rounds twice: one list of
+/// `(program input, bits)` per tuple. Such double rounding differs from the one rounding of
+/// the narrow `fma` where the wide result is exactly halfway between two narrow numbers
+/// while the exact one is not; a solver rarely finds those inputs, so they are built: a
+/// product `a·b` that is itself a narrow midpoint (two odd significands whose product has
+/// p + 1 bits, exact in the wide format) and an addend of either sign far below the wide
+/// format's half ulp there (the format's smallest subnormal or normal), which the wide
+/// rounding drops, so the narrow rounding ties to even where the exact sum lies off the tie.
+/// The narrow rounding is `cvt.rn` or LLVM's integer rounding to bfloat
+/// ([`crate::encode::integer_rounding`]); a widening is `cvt` or bfloat's bits shifted into
+/// an f32. Whether a tuple is a counterexample is for the evaluators to say.
+pub fn midpoint_inputs(program: &Program) -> Vec<Vec<(u16, u64)>> {
+    let ops = &program.ops;
+    let known = |k: ValueId| match ops[k as usize] {
+        Op::Const(c) => Some(c),
+        _ => None,
+    };
+    // The input `k` widens from `narrow` to `wide`, if it is one.
+    let widened = |k: ValueId, narrow: Format, wide: Format| -> Option<u16> {
+        match ops[number(program, k) as usize] {
+            Op::Cvt(from, to, _, v) if from == narrow && to == wide => match ops[v as usize] {
+                Op::Input(n) => Some(n),
+                _ => None,
+            },
+            Op::ShiftBy {
+                kind: Shift::Left,
+                width,
+                value,
+                amount,
+            } if width == wide.width()
+                && known(amount) == Some(u64::from(width - narrow.width())) =>
+            {
+                match ops[value as usize] {
+                    Op::Concat { hi, lo, .. } if known(hi) == Some(0) => match ops[lo as usize] {
+                        Op::Input(n) => Some(n),
+                        _ => None,
+                    },
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    };
+    let mut out = Vec::new();
+    for (k, op) in ops.iter().enumerate() {
+        let (wide, narrow, rounded) = match *op {
+            Op::Cvt(wide, narrow, Round::NearestEven, v) => (wide, narrow, v),
+            Op::Select(..) => match crate::encode::integer_rounding(ops, k as ValueId, known) {
+                Some(v) => (Format::F32, Format::BF16, v),
+                None => continue,
+            },
+            _ => continue,
+        };
+        let Op::Fma(f, Round::NearestEven, a, b, c) = ops[number(program, rounded) as usize] else {
+            continue;
+        };
+        if f != wide || narrow.precision() >= wide.precision() {
+            continue;
+        }
+        let (Some(a), Some(b), Some(c)) = (
+            widened(a, narrow, wide),
+            widened(b, narrow, wide),
+            widened(c, narrow, wide),
+        ) else {
+            continue;
+        };
+        for (x, y) in midpoint_factors(narrow) {
+            for z in [narrow.min_subnormal(false), narrow.min_normal(false)] {
+                for sign in [0, narrow.zero(true)] {
+                    out.push(vec![(a, x), (b, y), (c, z | sign)]);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The op whose number `v` is: itself, or where `v` is an intermediate choice that is that
+/// op's result or a NaN (a PTX instruction's NaN payload), that op.
+fn number(program: &Program, v: ValueId) -> ValueId {
+    let Op::Choose(k) = program.ops[v as usize] else {
+        return v;
+    };
+    match &program.choices[usize::from(k)] {
+        Outcome::Exact(e) => *e,
+        Outcome::Select(_, a, b) => match (&**a, &**b) {
+            (Outcome::AnyNan(_), Outcome::Exact(e)) | (Outcome::Exact(e), Outcome::AnyNan(_)) => *e,
+            _ => v,
+        },
+        _ => v,
+    }
+}
+
+/// Pairs of numbers of `f` in [1, 2) whose product is exactly halfway between two numbers of
+/// `f`: odd significands `m`, `n` below 2^p with `m·n` of p + 1 bits.
+fn midpoint_factors(f: Format) -> Vec<(u64, u64)> {
+    let p = f.precision();
+    let mut out = Vec::new();
+    for m in (3u64..64).step_by(2) {
+        // The smallest odd n with m·n above 2^p, and the next few.
+        let lo = ((1u64 << p) / m + 1) | 1;
+        for n in (lo..lo + 8).step_by(2) {
+            if n >= 1 << p || m * n >= 1 << (p + 1) {
+                break;
+            }
+            let in_one_two = |v: u64| {
+                let bits = 64 - v.leading_zeros();
+                let x = v as f64 / f64::from(1u32 << (bits - 1));
+                semfuzz_fp::convert(Format::F64, f, x.to_bits(), Round::NearestEven)
+            };
+            out.push((in_one_two(m), in_one_two(n)));
+        }
+        if out.len() >= 24 {
+            break;
+        }
+    }
+    out
 }

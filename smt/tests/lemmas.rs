@@ -4,7 +4,10 @@
 //! checker can fail.
 
 use semfuzz_fp::Format;
-use semfuzz_smt::lemma::{proved, DoubleRounding, LemmaOp, LEMMAS};
+use semfuzz_smt::lemma::{
+    integer_rounding_proved, proved, DoubleRounding, IntegerRounding, Lemma, LemmaOp,
+    BF16_BY_INTEGERS, LEMMAS,
+};
 
 #[test]
 fn every_lemma_is_recorded_proved_and_holds_on_a_sample() {
@@ -66,4 +69,39 @@ fn too_few_bits_are_refuted() {
     };
     let e = twin.sample(1 << 16, 1).expect_err("too few bits");
     println!("{}: {e}", twin.name());
+}
+
+/// LLVM's integer rounding of an f32 to bfloat is recorded proved and holds on a sample; its
+/// twins are refuted where they differ: adding 0x8000 rounds the tie 1 + 2^-8 away from the
+/// even 1, and without the NaN arm the signaling NaN 0x7f800001 becomes infinity.
+#[test]
+fn the_integer_rounding_to_bfloat_is_proved_and_its_twins_refuted() {
+    let lemma = Lemma::Integer(BF16_BY_INTEGERS);
+    assert!(
+        lemma.is_recorded(),
+        "{} is not in smt/lemmas.txt",
+        lemma.name()
+    );
+    assert!(integer_rounding_proved());
+    BF16_BY_INTEGERS
+        .sample(1 << 20, 0x5eed)
+        .unwrap_or_else(|e| panic!("{}: {e}", lemma.name()));
+    let away = IntegerRounding {
+        bias: 0x8000,
+        ..BF16_BY_INTEGERS
+    };
+    let e = away.at(0x3f80_8000).expect_err("a tie rounded away");
+    assert_eq!((e.once, e.twice), (0x3f80, 0x3f81));
+    away.sample(1 << 20, 1).expect_err("the sample finds a tie");
+    let loud = IntegerRounding {
+        quiets: false,
+        ..BF16_BY_INTEGERS
+    };
+    let e = loud
+        .at(0x7f80_0001)
+        .expect_err("a NaN rounded like a number");
+    assert_eq!((e.once, e.twice), (0x7fc0, 0x7f80));
+    for twin in [away, loud] {
+        assert!(!Lemma::Integer(twin).is_recorded(), "{}", twin.name());
+    }
 }
