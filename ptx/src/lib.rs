@@ -26,9 +26,7 @@ pub fn load(
     text: &str,
     func: Option<&str>,
 ) -> Result<PtxFunction, Diagnostic> {
-    let file = SourceFile::new(name, text);
-    let module = parse(&file)?;
-    read_function(spec, &module, func)
+    load_unrolled(spec, name, text, func, DEFAULT_UNROLL)
 }
 
 /// [`load`] with each loop's body run at most `unroll` times per entry into the loop.
