@@ -72,12 +72,18 @@ enum Command {
         operands: Vec<String>,
     },
     /// Check lines `INSTR OPERAND... RESULT` (hex) against the spec; exits 1 on any mismatch.
+    /// With `--backend`, lines are `INSTR OPERAND...` and the backend computes each result.
     Check {
         /// The file to read; `-` or nothing reads standard input.
         file: Option<PathBuf>,
         /// Print only mismatches, errors and the closing line.
         #[arg(long, short)]
         quiet: bool,
+        /// Run each line's case on this backend (`cuda`, `host`, `llvm`, ...: `semfuzz
+        /// backends` lists them) and check what it computes; each line is printed back with
+        /// the backend's result, a line `semfuzz check` reads.
+        #[arg(long)]
+        backend: Option<String>,
     },
     /// Evaluate a whole PTX function (as llc, nvcc or numba-cuda wrote it) on arguments given
     /// as hex bit patterns: prints what the ISA allows for each result.
@@ -355,7 +361,19 @@ fn run(cli: Cli) -> Result<bool> {
             list::run(&select(&spec, &patterns)?, json).map(|()| true)
         }
         Command::Eval { instr, operands } => eval::run(&spec, &instr, &operands).map(|()| true),
-        Command::Check { file, quiet } => check::run(&spec, file.as_deref(), quiet),
+        Command::Check {
+            file,
+            quiet,
+            backend,
+        } => {
+            let backend = match backend {
+                Some(name) => {
+                    Some(semfuzz_fuzz::registry::open(&name).map_err(|e| anyhow::anyhow!("{e}"))?)
+                }
+                None => None,
+            };
+            check::run(&spec, file.as_deref(), quiet, backend)
+        }
         Command::Fuzz {
             backend,
             instr,
