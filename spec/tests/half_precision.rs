@@ -879,6 +879,50 @@ fn apfloat(f: Fmt, op: Op, a: u64, b: u64, c: u64) -> u64 {
     }
 }
 
+/// Formats of the half formats' precision and one more exponent bit: rounding there is
+/// rounding "as though the exponent range were unbounded" for every result near 2^emin.
+struct HalfWideRange;
+impl rustc_apfloat::ieee::Semantics for HalfWideRange {
+    const BITS: usize = 17;
+    const EXP_BITS: usize = 6;
+}
+struct BFloatWideRange;
+impl rustc_apfloat::ieee::Semantics for BFloatWideRange {
+    const BITS: usize = 17;
+    const EXP_BITS: usize = 9;
+}
+
+/// Whether the operation's result is tiny after rounding (IEEE 754-2019 7.5): rounded to the
+/// format's precision with an unbounded exponent, below the smallest normal magnitude. `.ftz`
+/// flushes such results (docs/ambiguities.md 7: what an H200 does).
+fn tiny_after_rounding(f: Fmt, op: Op, a: u64, b: u64, c: u64) -> bool {
+    use rustc_apfloat::ieee::{IeeeFloat, Semantics};
+    use rustc_apfloat::FloatConvert;
+    fn run<N: Semantics, W: Semantics>(op: Op, a: u64, b: u64, c: u64) -> bool {
+        let wide = |x: IeeeFloat<N>| -> IeeeFloat<W> {
+            let mut inexact = false;
+            let w = x.convert(&mut inexact).value;
+            assert!(!inexact, "widening is exact");
+            w
+        };
+        let [a, b, c] = [a, b, c].map(|x| wide(IeeeFloat::<N>::from_bits(x.into())));
+        let rm = ApRound::NearestTiesToEven;
+        let r = match op {
+            Op::Add => a.add_r(b, rm),
+            Op::Sub => a.sub_r(b, rm),
+            Op::Mul => a.mul_r(b, rm),
+            Op::Fma => a.mul_add_r(b, c, rm),
+        }
+        .value;
+        r.is_finite() && r.abs() < wide(IeeeFloat::<N>::smallest_normalized())
+    }
+    if f == F16 {
+        run::<rustc_apfloat::ieee::HalfS, HalfWideRange>(op, a, b, c)
+    } else {
+        run::<rustc_apfloat::ieee::BFloatS, BFloatWideRange>(op, a, b, c)
+    }
+}
+
 /// The modifiers of a variant, read from its text.
 #[derive(Clone, Copy, Default, Debug)]
 struct Mods {
@@ -894,9 +938,16 @@ fn arith_reference(f: Fmt, op: Op, m: Mods, oob_nan: u64, a: u64, b: u64, c: u64
     if m.oob && (a == oob_nan || b == oob_nan || c == oob_nan) {
         return Some(0);
     }
-    // ".ftz flushes subnormal inputs and results to sign-preserving zero."
+    // ".ftz flushes subnormal inputs and results to sign-preserving zero": a result when tiny
+    // after rounding (docs/ambiguities.md 7).
     let fl = |x: u64| if m.ftz { f.flush(x) } else { x };
-    let r = fl(apfloat(f, op, fl(a), fl(b), fl(c)));
+    let (a, b, c) = (fl(a), fl(b), fl(c));
+    let r = apfloat(f, op, a, b, c);
+    let r = if m.ftz && tiny_after_rounding(f, op, a, b, c) {
+        r & SIGN
+    } else {
+        r
+    };
     if m.relu {
         // "clamps the result to 0 if negative. NaN result is converted to canonical NaN."
         return Some(if f.is_nan(r) {
@@ -1049,6 +1100,16 @@ fn reference_catches_a_wrong_spec() {
         ftz: true,
         ..Mods::default()
     };
+    // 0.125 * -(2^-11 - 2^-21): tiny after rounding, -2^-14 once rounded into f16; flushed
+    // with .ftz (the reading an H200 follows), kept without.
+    assert_eq!(
+        arith_reference(f, Op::Mul, m, 0, 0x3000, 0x8fff, 0),
+        Some(SIGN)
+    );
+    assert_eq!(
+        arith_reference(f, Op::Mul, Mods::default(), 0, 0x3000, 0x8fff, 0),
+        Some(0x8400)
+    );
     // 2^-14 * 0.5: subnormal without .ftz, -0.0/+0.0 with it.
     assert_eq!(
         arith_reference(f, Op::Mul, Mods::default(), 0, F16_MIN_NORMAL, F16_HALF, 0),

@@ -320,3 +320,38 @@ fn rcp_and_sqrt() {
         0x3ff6_a09e_667f_3bcd
     );
 }
+
+// 9.7.3 ".ftz ... flushing subnormal inputs and results to sign-preserving zero", read as
+// tininess after rounding (docs/ambiguities.md 7): what an H200 computed
+// (backends/cuda/probes/ftz-tininess.txt, docs/gpu.md). Each line separates the readings.
+#[test]
+fn ftz_flushes_results_tiny_after_rounding_as_the_gpu_does() {
+    for (text, inputs, gpu) in [
+        // exactly (1 - 2^-24)·2^-126: tiny after rounding, 2^-126 once rounded into f32.
+        (
+            "mul.rn.ftz.f32",
+            &[0x00ff_ffff, 0x3f00_0000][..],
+            0x0000_0000,
+        ),
+        // (1 - 2^-46)·2^-126 rounds to 2^-126 at 24 bits: not tiny after rounding.
+        ("mul.rn.ftz.f32", &[0x3f7f_fffe, 0x0080_0001], 0x0080_0000),
+        ("mul.rm.ftz.f32", &[0xbf7f_fffe, 0x0080_0001], 0x8080_0000),
+        (
+            "fma.rn.ftz.f32",
+            &[0x3f7f_fffe, 0x0080_0001, 0],
+            0x0080_0000,
+        ),
+        ("div.rp.ftz.f32", &[0x0080_0000, 0x3f80_0001], 0x0000_0000),
+        ("rcp.rp.ftz.f32", &[0x7e80_0001], 0x0000_0000),
+        ("mul.rn.ftz.f16", &[0x3bfe, 0x0401], 0x0400),
+        ("mul.rn.ftz.f16x2", &[0x3bfe_3bfe, 0x0401_0401], 0x0400_0400),
+        ("cvt.rn.ftz.f32.f64", &[0x380f_ffff_ffff_ffff], 0x0080_0000),
+    ] {
+        assert_eq!(exact(text, inputs), gpu, "{text} {inputs:x?}");
+    }
+    // Without .ftz the rounded result is kept.
+    assert_eq!(
+        exact("mul.rn.f32", &[0x00ff_ffff, 0x3f00_0000]),
+        0x0080_0000
+    );
+}

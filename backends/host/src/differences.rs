@@ -18,9 +18,13 @@ pub fn known_difference(v: &Variant) -> Option<&'static str> {
     } else if words.opcode == "cvt" && ty == "bf16" && words.has("ftz") {
         // `ty` is a conversion's source: widening bf16 by a shift.
         "widening bf16 by a shift flushes nothing under `.ftz`"
-    } else if words.has("ftz") && words.opcode != "cvt" {
-        // A conversion between binary32 and binary16 flushes exactly, by MXCSR DAZ.
-        "FTZ tininess before rounding; no f16 flush; no flush under abs/neg.ftz"
+    } else if words.has("ftz")
+        && words.opcode != "cvt"
+        && (ty.starts_with("f16") || matches!(words.opcode, "abs" | "neg"))
+    {
+        // A conversion between binary32 and binary16 flushes exactly, by MXCSR DAZ; binary32
+        // arithmetic flushes as PTX does (tininess after rounding, docs/ambiguities.md 7).
+        "no f16 flush; no flush under abs/neg.ftz"
     } else if words.modifiers.iter().any(|m| m.starts_with("bf16")) {
         // Every bf16 computation, and `cvt` to bf16, whose last type word is the f32 source:
         // so every type word is asked.
