@@ -239,17 +239,21 @@ fn oob_nan_operands_force_positive_zero() {
     assert!(
         F16.is_nan(oob16) && BF16.is_nan(oobbf) && oob16 != CANONICAL_16 && oobbf != CANONICAL_16
     );
-    // Chosen reading of "either of the operands": any of a, b and c.
+    // Chosen reading of "either of the operands": a or b, the two factors, the OOB NaN of
+    // either sign (docs/ambiguities.md 12, 122).
     assert_eq!(exact("fma.rn.oob.f16", &[oob16, F16_ONE, F16_ONE]), 0);
     assert_eq!(
         exact("fma.rn.oob.f16", &[F16_ONE, oob16, neg(F16_THREE)]),
         0
     );
-    assert_eq!(exact("fma.rn.oob.f16", &[F16_ONE, F16_ONE, oob16]), 0);
+    assert_eq!(exact("fma.rn.oob.f16", &[neg(oob16), F16_ONE, F16_ONE]), 0);
+    assert!(is_any_nan(
+        &eval("fma.rn.oob.f16", &[F16_ONE, F16_ONE, oob16])[0]
+    ));
     assert_eq!(exact("fma.rn.oob.relu.f16", &[oob16, F16_ONE, F16_ONE]), 0);
     assert_eq!(exact("fma.rn.oob.bf16", &[oobbf, BF16_ONE, BF16_ONE]), 0);
     assert_eq!(
-        exact("fma.rn.oob.relu.bf16", &[BF16_ONE, oobbf, BF16_ONE]),
+        exact("fma.rn.oob.relu.bf16", &[BF16_ONE, neg(oobbf), BF16_ONE]),
         0
     );
     // Other NaNs are ordinary NaNs under .oob; without .oob the OOB NaN is an ordinary NaN.
@@ -282,8 +286,8 @@ fn oob_nan_operands_force_positive_zero() {
         "fma.rn.oob.bf16x2",
         &[
             pack(BF16_ONE, BF16_ONE),
-            pack(BF16_TWO, BF16_ONE),
-            pack(BF16_ONE, oobbf),
+            pack(BF16_TWO, oobbf),
+            pack(BF16_ONE, BF16_ONE),
         ],
     );
     assert_eq!(r, vec![Accept::Exact(BF16_THREE), Accept::Exact(0)]);
@@ -934,8 +938,10 @@ struct Mods {
 
 /// What 9.7.4 says one lane holds (None: "an unspecified NaN").
 fn arith_reference(f: Fmt, op: Op, m: Mods, oob_nan: u64, a: u64, b: u64, c: u64) -> Option<u64> {
-    // ".oob ... clamps the result to 0 if either of the operands is OOB NaN"; "+0.0".
-    if m.oob && (a == oob_nan || b == oob_nan || c == oob_nan) {
+    // ".oob ... clamps the result to 0 if either of the operands is OOB NaN"; "+0.0". Either
+    // factor, the marker of either sign (docs/ambiguities.md 12, 122).
+    let is_oob = |x: u64| x & !SIGN == oob_nan;
+    if m.oob && (is_oob(a) || is_oob(b)) {
         return Some(0);
     }
     // ".ftz flushes subnormal inputs and results to sign-preserving zero": a result when tiny

@@ -301,11 +301,11 @@ fn hfma2_bf16_v2_reads_bf16_immediates_and_f32_sources() {
 }
 
 // fma.rn.oob.relu.{f16,bf16}x2 -> HFMA2{.BF16_V2}.OOB.RELU R5, R0, R5, R4 (sm_90): a lane
-// with the OOB NaN (0xFFFF, ptx-9.7.4-half-precision.sem) in any source is +0.0; any other
-// NaN is a NaN as usual (the canonical one under .RELU).
+// with the OOB NaN (0x7FF7 of either sign, ptx-9.7.4-half-precision.sem) in a factor is +0.0;
+// in c alone, or any other NaN, it is a NaN as usual (the canonical one under .RELU).
 #[test]
 fn hfma2_oob_zeroes_the_lanes_that_read_the_oob_nan() {
-    const OOB: u64 = 0xFFFF;
+    const OOB: u64 = 0x7FF7;
     for (lane, text) in [
         (F16, "HFMA2.OOB.RELU R5, R0, R1, R2"),
         (Bf16, "HFMA2.BF16_V2.OOB.RELU R5, R0, R1, R2"),
@@ -314,11 +314,18 @@ fn hfma2_oob_zeroes_the_lanes_that_read_the_oob_nan() {
         let two = lane.add(one, one);
         let three = lane.add(two, one);
         let mut eval = prepare(text);
-        // a's lane 0, then c's lane 1, is the OOB NaN.
+        // a's lane 0, then b's lane 1 (with the sign set), is the OOB NaN.
         let got = eval(&[pack(one, OOB), pack(one, one), pack(one, one)]);
         assert_eq!(got, vec![Accept::Exact(0), Accept::Exact(two)], "{text}");
-        let got = eval(&[pack(two, one), pack(one, one), pack(OOB, one)]);
+        let got = eval(&[pack(two, one), pack(0x8000 | OOB, one), pack(one, one)]);
         assert_eq!(got, vec![Accept::Exact(two), Accept::Exact(0)], "{text}");
+        // c's lane 1 is the OOB NaN: c is no factor, so the lane is the NaN of the sum.
+        let got = eval(&[pack(two, one), pack(one, one), pack(OOB, one)]);
+        assert_eq!(
+            got,
+            vec![Accept::Exact(two), Accept::Exact(CANONICAL_NAN)],
+            "{text}"
+        );
         // b's lane 1 is another NaN: not the marker.
         let got = eval(&[pack(one, two), pack(0x7FFF, one), pack(one, one)]);
         assert_eq!(

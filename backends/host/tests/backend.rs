@@ -256,13 +256,14 @@ fn relu_as_maxss_loses_nans() {
     );
 }
 
-/// abs.f64 passes a NaN through unchanged; clearing the sign bit does not.
+/// abs.f64 passes a NaN through unchanged (a signaling one possibly quieted, docs/ambiguities.md
+/// 121); clearing the sign bit does not.
 #[test]
 fn abs_f64_clears_the_sign_of_nans() {
     check("abs.f64", 1, &["NaN sign cleared"], |l| {
         let a = l.input(0);
         let nan = a & !(1 << 63) > 0x7FF0_0000_0000_0000;
-        (nan && l.got == a & !(1 << 63) && l.exact()? == a).then_some("NaN sign cleared")
+        (nan && l.got == a & !(1 << 63) && l.accept.accepts(a)).then_some("NaN sign cleared")
     });
 }
 
