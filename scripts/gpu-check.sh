@@ -2,7 +2,8 @@
 # The GPU checks (docs/gpu.md), one script for one lent machine with an NVIDIA GPU and no
 # network. Stages (all by default, or those named): `backends`; `boundary`: the CUDA backend
 # against the spec on every runnable PTX variant, boundary inputs; `exhaustive`: f16/bf16
-# variants on every input; `throughput`: cuda against the spec backend on the same machine;
+# variants on every input; `exhaustive-ftz`: `.ftz` forms of <= 32 input bits on every input (the
+# flush-to-zero reading, docs/ambiguities.md 7); `throughput`: cuda against the spec backend on the same machine;
 # `device-test`: the backend's own test; `repro`: the first finding rebuilt and rechecked;
 # `atomics`: the atomics probe; `probes`: every backends/cuda/probes/*.txt through
 # `semfuzz check --backend cuda`. Takes what scripts/gpu-pack.sh packed into .gpu/ (a release
@@ -40,6 +41,12 @@ for stage in $stages; do
             --instr 'cvt.rn.bf16.f32' --time 110s \
             --json findings-exhaustive.jsonl > fuzz-exhaustive.txt 2>&1
         echo "rc $?" >> fuzz-exhaustive.txt; tail -4 fuzz-exhaustive.txt | tee -a summary.txt ;;
+    exhaustive-ftz)
+        timeout 130 $sf fuzz --backend cuda --generator exhaustive --threads "$threads" \
+            --instr '{add,mul}.rn.ftz.f1[6]' --instr 'rcp.{rn,rm,rp}.ftz.f3[2]' \
+            --instr 'sqrt.rn.ftz.f3[2]' --time 120s \
+            --json findings-exhaustive-ftz.jsonl > fuzz-exhaustive-ftz.txt 2>&1
+        echo "rc $?" >> fuzz-exhaustive-ftz.txt; tail -4 fuzz-exhaustive-ftz.txt | tee -a summary.txt ;;
     throughput)
         for b in cuda spec; do
             /usr/bin/time -f "$b wall %e s" timeout 60 $sf fuzz --backend $b \
