@@ -6,7 +6,8 @@
 # flush-to-zero reading, docs/ambiguities.md 7); `throughput`: cuda against the spec backend on the same machine;
 # `device-test`: the backend's own test; `repro`: the first finding rebuilt and rechecked;
 # `atomics`: the atomics probe; `probes`: every backends/cuda/probes/*.txt through
-# `semfuzz check --backend cuda`. Takes what scripts/gpu-pack.sh packed into .gpu/ (a release
+# `semfuzz check --backend cuda`; `llc`: each validate-llc reproducer under
+# backends/cuda/probes/llc/ run at its counterexample (`scripts/gpu-confirm-llc.py`). Takes what scripts/gpu-pack.sh packed into .gpu/ (a release
 # semfuzz, libz3, the device test), writes everything to $OUT (or ./gpu-out).
 set -uo pipefail
 export PATH=/usr/local/cuda/bin:$PATH
@@ -70,6 +71,9 @@ for stage in $stages; do
             $sf check --backend cuda "$p" 2>&1 | sed 's/^\([0-9]* passed, [0-9]* failed\)$/# \1/' \
                 | tee "probe-$(basename "$p")"
         done ;;
+    llc)
+        python3 "$repo/scripts/gpu-confirm-llc.py" $sf "$repo"/backends/cuda/probes/llc/*/ \
+            | tee llc-confirmed.txt ;;
     *) echo "unknown stage $stage" ;;
     esac
 done

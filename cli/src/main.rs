@@ -120,6 +120,10 @@ enum Command {
         /// other choices either way.
         #[arg(long, default_value = "jit", value_parser = fuzz::parse_evaluator)]
         evaluator: semfuzz_jit::EvaluatorKind,
+        /// Run the function on a GPU (`cuda` or `cuda:N`): lines hold the arguments only, each
+        /// is printed back with the GPU's results and the verdict, a line check-ptx reads.
+        #[arg(long)]
+        backend: Option<String>,
     },
     /// Run a campaign: generated inputs through a backend, every result compared with the
     /// spec; prints a table of findings (variant, class, count, example) and the totals.
@@ -415,6 +419,7 @@ fn run(cli: Cli) -> Result<bool> {
             lines,
             quiet,
             evaluator,
+            backend,
         } => ptx::check(
             &spec,
             &file,
@@ -422,6 +427,7 @@ fn run(cli: Cli) -> Result<bool> {
             lines.as_deref(),
             quiet,
             evaluator,
+            backend.as_deref(),
         ),
         Command::Repro { findings, n, out } => {
             repro::run(&spec, findings.as_deref(), n, out).map(|()| true)

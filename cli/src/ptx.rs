@@ -137,6 +137,7 @@ pub fn check(
     lines: Option<&Path>,
     quiet: bool,
     evaluator: EvaluatorKind,
+    gpu: Option<&str>,
 ) -> Result<bool> {
     let f = load(spec, path, func)?;
     let (name, text) = match lines {
@@ -157,25 +158,51 @@ pub fn check(
     let mut ev = Evaluator::of_kind(&f.program, evaluator);
     let mut out = vec![Accept::default(); ev.n_parts()];
     let (mut passed, mut failed) = (0usize, 0usize);
+    let ran = match gpu {
+        Some(device) => Some(run_on_gpu(&f, path, device, &file.text)?),
+        None => None,
+    };
     for (n, raw) in file.text.lines().enumerate() {
         let content = raw.split('#').next().unwrap_or("").trim();
         if content.is_empty() {
             continue;
         }
-        match check_line(&f, &mut ev, &mut out, content) {
+        let Some((who, results)) = &ran else {
+            match check_line(&f, &mut ev, &mut out, content) {
+                Ok(problems) if problems.is_empty() => {
+                    passed += 1;
+                    if !quiet {
+                        outln!("ok");
+                    }
+                }
+                Ok(problems) => {
+                    failed += 1;
+                    outln!(
+                        "mismatch: line {}: {content}: {}",
+                        n + 1,
+                        problems.join("; ")
+                    );
+                }
+                Err(mut d) => {
+                    failed += 1;
+                    d.message = format!("line {}: {}", n + 1, d.message);
+                    outln!("{d}");
+                }
+            }
+            continue;
+        };
+        // The GPU's results, appended: the line printed back is one `check-ptx` reads.
+        let line = format!("{content} {}", results[&n]);
+        match check_line(&f, &mut ev, &mut out, &line) {
             Ok(problems) if problems.is_empty() => {
                 passed += 1;
                 if !quiet {
-                    outln!("ok");
+                    outln!("{line}  # {who}: ok");
                 }
             }
             Ok(problems) => {
                 failed += 1;
-                outln!(
-                    "mismatch: line {}: {content}: {}",
-                    n + 1,
-                    problems.join("; ")
-                );
+                outln!("{line}  # {who}: mismatch: {}", problems.join("; "));
             }
             Err(mut d) => {
                 failed += 1;
@@ -189,6 +216,76 @@ pub fn check(
         ev.kind().name()
     );
     Ok(failed == 0)
+}
+
+/// Runs every line's arguments through the function on the GPU `device` (`cuda` or
+/// `cuda:N`) in one launch; returns the device's name and, by line index, its results as hex
+/// words of the results' widths.
+fn run_on_gpu(
+    f: &PtxFunction,
+    path: &Path,
+    device: &str,
+    lines: &str,
+) -> Result<(String, std::collections::HashMap<usize, String>)> {
+    let ordinal = match device.split_once(':') {
+        None if device == "cuda" => None,
+        Some(("cuda", n)) => Some(n),
+        _ => anyhow::bail!(
+            "--backend {device}: check-ptx runs a function on a GPU: write `cuda` or `cuda:N`"
+        ),
+    };
+    let module =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let mut rows = Vec::new();
+    let mut at = Vec::new();
+    for (n, raw) in lines.lines().enumerate() {
+        let content = raw.split('#').next().unwrap_or("").trim();
+        if content.is_empty() {
+            continue;
+        }
+        let words: Vec<String> = content.split_whitespace().map(String::from).collect();
+        if words.len() != f.inputs.len() {
+            anyhow::bail!(
+                "line {}: `{}` takes {} arguments ({}); with --backend the GPU computes the results, so write only those",
+                n + 1,
+                f.name,
+                f.inputs.len(),
+                input_names(f)
+            );
+        }
+        rows.push(parse_args(f, &words).map_err(|d| anyhow::anyhow!("line {}: {d}", n + 1))?);
+        at.push(n);
+    }
+    let (who, results) = semfuzz_cuda::call_function(ordinal, &module, &f.name, &rows)
+        .map_err(|why| anyhow::anyhow!("{device}: {why}"))?;
+    if results.first().is_some_and(|r| r.len() != f.results.len()) {
+        anyhow::bail!(
+            "`{}` returns {} values on the GPU, but semfuzz reads {} results",
+            f.name,
+            results[0].len(),
+            f.results.len()
+        );
+    }
+    let text = at
+        .into_iter()
+        .zip(results)
+        .map(|(n, words)| {
+            let hex: Vec<String> = f
+                .results
+                .iter()
+                .zip(words)
+                .map(|(slot, w)| {
+                    format!(
+                        "{:#0d$x}",
+                        w & semfuzz_spec::ir::mask(slot.width),
+                        d = 2 + slot.width.div_ceil(4) as usize
+                    )
+                })
+                .collect();
+            (n, hex.join(" "))
+        })
+        .collect();
+    Ok((who.name, text))
 }
 
 /// The problems of one line (none when the function may produce its results).

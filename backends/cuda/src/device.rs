@@ -123,7 +123,21 @@ fn jit(sm: u32, variant: &Variant) -> Result<Loaded, String> {
         ));
     }
     let kernel = Kernel::new(variant, sm)?;
-    let image = CString::new(kernel.ptx).map_err(|e| e.to_string())?;
+    let module = load_module(&kernel.ptx, &format!("the kernel of {}", variant.text))?;
+    let name = CString::new(kernel.entry).map_err(|e| e.to_string())?;
+    // SAFETY: `module` was just loaded.
+    let function = unsafe { result::module::get_function(module, name) }.map_err(driver)?;
+    Ok(Loaded {
+        module,
+        function,
+        layout: kernel.layout,
+    })
+}
+
+/// Loads PTX text into the current context through the driver's JIT; `what` names it in the
+/// JIT's complaint.
+fn load_module(ptx: &str, what: &str) -> Result<sys::CUmodule, String> {
+    let image = CString::new(ptx).map_err(|e| e.to_string())?;
     let mut log = vec![0u8; 16 * 1024];
     let mut options = [
         sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER,
@@ -146,19 +160,11 @@ fn jit(sm: u32, variant: &Variant) -> Result<Loaded, String> {
     if let Err(e) = loaded {
         let end = log.iter().position(|&b| b == 0).unwrap_or(log.len());
         return Err(format!(
-            "the driver's PTX JIT rejects the kernel of {} ({e}): {}",
-            variant.text,
+            "the driver's PTX JIT rejects {what} ({e}): {}",
             String::from_utf8_lossy(&log[..end]).trim()
         ));
     }
-    let name = CString::new(kernel.entry).map_err(|e| e.to_string())?;
-    // SAFETY: `module` was just loaded.
-    let function = unsafe { result::module::get_function(module, name) }.map_err(driver)?;
-    Ok(Loaded {
-        module,
-        function,
-        layout: kernel.layout,
-    })
+    Ok(module)
 }
 
 impl Drop for Cuda {
@@ -253,6 +259,69 @@ impl Cuda {
             *o = Verdict::Bits(u64::from_le_bytes(le));
         }
         Ok(())
+    }
+}
+
+impl Cuda {
+    /// Runs `crate::call`'s kernel `ENTRY` of `ptx` on `n` cases of `inputs` (`ni` words a
+    /// case) and returns `no` words a case.
+    pub fn call(
+        &self,
+        ptx: &str,
+        n: usize,
+        ni: usize,
+        no: usize,
+        inputs: &[u64],
+    ) -> Result<Vec<u64>, String> {
+        self.ctx.bind_to_thread().map_err(driver)?;
+        debug_assert_eq!(inputs.len(), n * ni);
+        let module = load_module(ptx, "the function's module")?;
+        let result = (|| {
+            let name = CString::new(crate::call::ENTRY).map_err(|e| e.to_string())?;
+            // SAFETY: `module` was just loaded.
+            let function = unsafe { result::module::get_function(module, name) }.map_err(driver)?;
+            let stream = &self.stream;
+            let mut bytes: Vec<u8> = inputs.iter().flat_map(|w| w.to_le_bytes()).collect();
+            bytes.resize(bytes.len().max(8), 0);
+            let input = stream.clone_htod(&bytes).map_err(driver)?;
+            let mut output = stream
+                .alloc_zeros::<u8>((n * no).max(1) * 8)
+                .map_err(driver)?;
+            let count = n as u64;
+            {
+                let (pi, _si) = input.device_ptr(stream);
+                let (po, _so) = output.device_ptr_mut(stream);
+                let mut params: Vec<*mut c_void> = vec![
+                    &count as *const u64 as *mut c_void,
+                    &pi as *const sys::CUdeviceptr as *mut c_void,
+                    &po as *const sys::CUdeviceptr as *mut c_void,
+                ];
+                let blocks = n.div_ceil(BLOCK as usize).max(1) as u32;
+                // SAFETY: the parameters match the entry's (three u64: the count and two
+                // arrays of `n` cases), which live until the copy back has synchronised.
+                unsafe {
+                    result::launch_kernel(
+                        function,
+                        (blocks, 1, 1),
+                        (BLOCK, 1, 1),
+                        0,
+                        stream.cu_stream(),
+                        &mut params,
+                    )
+                }
+                .map_err(|e| format!("launching the function's kernel: {e}"))?;
+            }
+            let bytes = stream
+                .clone_dtoh(&output)
+                .map_err(|e| format!("running the function's kernel: {e}"))?;
+            Ok(bytes[..n * no * 8]
+                .chunks_exact(8)
+                .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
+                .collect())
+        })();
+        // SAFETY: loaded above into this context; nothing runs on it after the copy back.
+        let _ = unsafe { result::module::unload(module) };
+        result
     }
 }
 

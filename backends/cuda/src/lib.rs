@@ -10,6 +10,7 @@
 
 #![warn(missing_docs)]
 
+pub mod call;
 mod device;
 pub mod kernel;
 pub mod repro;
@@ -20,6 +21,34 @@ use semfuzz_backend::{Backend, BackendError, Identity};
 /// NVIDIA driver on this machine)`, `no CUDA device 2: ...`). `arg` is `N`; none means 0.
 pub fn probe(arg: Option<&str>) -> Result<Identity, String> {
     device::Cuda::open(arg).map(|c| c.identity().clone())
+}
+
+/// Runs the PTX function `func` of `module` on `cuda:N` once per case: `rows` holds each
+/// case's arguments (one word each, in parameter order); returns the device's identity and each
+/// case's results. `Err` says why it cannot run (no GPU, a function the harness cannot call,
+/// the JIT's complaint).
+pub fn call_function(
+    arg: Option<&str>,
+    module: &str,
+    func: &str,
+    rows: &[Vec<u64>],
+) -> Result<(Identity, Vec<Vec<u64>>), String> {
+    let (ptx, ni, no) = call::harness(module, func)?;
+    if let Some(bad) = rows.iter().find(|r| r.len() != ni) {
+        return Err(format!(
+            "`{func}` takes {ni} arguments; a case has {}",
+            bad.len()
+        ));
+    }
+    let gpu = device::Cuda::open(arg)?;
+    let flat: Vec<u64> = rows.iter().flatten().copied().collect();
+    let out = gpu.call(&ptx, rows.len(), ni, no, &flat)?;
+    let results = if no == 0 {
+        vec![Vec::new(); rows.len()]
+    } else {
+        out.chunks_exact(no).map(<[u64]>::to_vec).collect()
+    };
+    Ok((gpu.identity().clone(), results))
 }
 
 /// Opens `cuda:N` (`arg` is `N`; none means 0).

@@ -397,3 +397,36 @@ fn half_setp_destinations_and_ftz_are_what_ptxas_takes() {
         }
     }
 }
+
+/// `call::harness`'s kernel for every function of the `validate-llc` fixtures (llc's own
+/// output: half, bfloat and f32 parameters, `.b8` arrays, predicated code) assembles, so
+/// `check-ptx --backend cuda` sends the GPU text ptxas takes; a module without the function,
+/// and a kernel, are refused with the reason.
+#[test]
+fn the_call_harness_of_llc_functions_assembles() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../cli/tests/llc");
+    let mut called = 0;
+    for name in ["bf16.ptx", "contract.ptx", "control.ptx", "poison.ptx"] {
+        let text = std::fs::read_to_string(fixtures.join(name)).unwrap();
+        let file = semfuzz_spec::diag::SourceFile::new(name.to_string(), text.clone());
+        let funcs: Vec<String> = semfuzz_ptx::syntax::parse(&file)
+            .unwrap()
+            .functions
+            .into_iter()
+            .filter(|f| f.body.is_some())
+            .map(|f| f.name)
+            .collect();
+        assert!(!funcs.is_empty(), "{name}");
+        for f in funcs {
+            let (ptx, ni, no) = semfuzz_cuda::call::harness(&text, &f)
+                .unwrap_or_else(|why| panic!("{name} {f}: {why}"));
+            assert!(ni > 0 && no == 1, "{name} {f}: {ni} in, {no} out");
+            assemble(&ptx, 90, &format!("call-{f}")).unwrap_or_else(|e| panic!("{name} {f}: {e}"));
+            called += 1;
+        }
+    }
+    assert!(called >= 10, "{called} functions");
+    let text = std::fs::read_to_string(fixtures.join("bf16.ptx")).unwrap();
+    let why = semfuzz_cuda::call::harness(&text, "nosuch").unwrap_err();
+    assert!(why.contains("defines no function `nosuch`"), "{why}");
+}
