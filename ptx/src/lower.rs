@@ -1480,6 +1480,10 @@ impl<'s> Reader<'s> {
                     Byte::Known(self.load_space(space, key.1, 8, base, &o.span)?)
                 }
                 (None, Space::Pointee(_), None) => Byte::Undefined,
+                // LLVM declares an `<N x i1>` return by its store size (`.b8 func_retval0[1]`
+                // for two lanes) and writes lane k to byte k, past that size; its call sites
+                // read it back there (docs/ambiguities.md 112).
+                (None, Space::Return(_), _) if key.1 >= 0 => Byte::Undefined,
                 (None, _, _) => {
                     return Err(at(
                         &o.span,
@@ -1583,7 +1587,7 @@ impl<'s> Reader<'s> {
         let mut dests = Vec::new();
         let f = self.f;
         for (r, p) in f.returns.iter().enumerate() {
-            let size = self.bytes_written(r, p.size().unwrap_or(0));
+            let size = self.bytes_written(r, self.return_extent(r, p.size().unwrap_or(0)));
             let value = self.result_bytes(Space::Return(r), 0, size, &p.name)?;
             let kind = self.return_kinds.get(&r).copied().unwrap_or(PartKind::Bits);
             results.push((p.name.clone(), value, kind));
@@ -1641,6 +1645,18 @@ impl<'s> Reader<'s> {
             instructions: self.instructions,
             unrolled,
         })
+    }
+
+    /// How many bytes return parameter `r` holds: its declared `size`, or up to the last byte
+    /// a store wrote past it (an `<N x i1>`'s lanes, one byte each).
+    fn return_extent(&self, r: usize, size: u32) -> u32 {
+        let last = self
+            .memory
+            .keys()
+            .filter_map(|&(space, k)| (space == Space::Return(r)).then_some(k + 1))
+            .max()
+            .unwrap_or(0);
+        size.max(u32::try_from(last).unwrap_or(size))
     }
 
     /// The bytes of return parameter `r` its result is: those written from the first, when no
