@@ -926,10 +926,11 @@ fn bfloat_rounded_with_integers_is_proved_by_lemma_and_its_twins_are_caught() {
     assert!(fma.contains("    c = 0x0001 "), "{fma}");
 }
 
-/// Results and intrinsics as the PTX ABI passes them (docs/ambiguities.md 110-112): LLVM 22's
-/// `i1`, `i8` and `<2 x i1>` returns and its `@llvm.fma.f16x2` are proved; the truth in the
-/// wrong bit, an `i8` missing its top bit, swapped `<2 x i1>` lanes and swapped fma lanes are
-/// confirmed counterexamples; upper bits set above an `i8` change nothing.
+/// Results, intrinsics and parameters as the PTX ABI passes them (docs/ambiguities.md
+/// 110-113): LLVM 22's `i1`, `i8` and `<2 x i1>` returns, its `@llvm.fma.f16x2` and its load
+/// through a selected parameter address are proved; the truth in the wrong bit, an `i8`
+/// missing its top bit, swapped `<2 x i1>` lanes, swapped fma lanes and a select's arms
+/// swapped are confirmed counterexamples; upper bits set above an `i8` change nothing.
 #[test]
 fn narrow_results_and_vector_intrinsics_are_compared_as_the_abi_passes_them() {
     let (code, out, err) = semfuzz(&[
@@ -941,12 +942,12 @@ fn narrow_results_and_vector_intrinsics_are_compared_as_the_abi_passes_them() {
     ]);
     assert_eq!(code, 0, "every verdict is the expected one:\n{out}{err}");
     assert!(
-        out.contains("9 rules: 5 proved, 4 counterexample, 0 unknown; 0 differ"),
+        out.contains("11 rules: 6 proved, 5 counterexample, 0 unknown; 0 differ"),
         "{out}"
     );
     assert_eq!(
         out.matches("confirmed by the evaluator").count(),
-        4,
+        5,
         "{out}"
     );
 }
@@ -966,7 +967,7 @@ fn validate_llc_proves_narrow_results_and_per_lane_intrinsics() {
         work.path().to_str().expect("utf-8"),
     ]);
     assert_eq!(code, 0, "{out}{err}");
-    for func in ["less", "to_i8", "both_less", "fma_pair"] {
+    for func in ["less", "to_i8", "both_less", "fma_pair", "pick"] {
         assert_eq!(verdict(&out, func, "sm_80"), "proved", "{out}");
     }
 }

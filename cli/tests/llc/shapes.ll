@@ -30,3 +30,10 @@ define <2 x half> @fma_pair(<2 x half> %a, <2 x half> %b, <2 x half> %c) {
 }
 
 declare <2 x half> @llvm.fma.f16x2(<2 x half>, <2 x half>, <2 x half>)
+
+; A select between two vector arguments: llc moves the parameters' addresses into registers,
+; selects one and loads through it (docs/ambiguities.md 113).
+define <2 x half> @pick(<2 x half> %a, <2 x half> %b, i1 %c) {
+  %r = select i1 %c, <2 x half> %a, <2 x half> %b
+  ret <2 x half> %r
+}
