@@ -275,15 +275,12 @@ fn integer_ir_is_proved_on_sm_70_and_sm_90() {
     }
     // With both arms parameters, LLVM 22 selects the parameters' addresses
     // (`mov.b64 %rd1, f_param_2`: the function is compiled as its minimal module, renamed
-    // `@f`), which the PTX reader does not read yet.
+    // `@f`) and loads through the one selected (docs/ambiguities.md 113).
+    for sm in ["sm_70", "sm_90"] {
+        assert_eq!(verdict(&out, "select_params_i32", sm), "proved", "{out}");
+    }
     assert!(
-        out.contains(
-            "select_params_i32 sm_90: unsupported (PTX: `f_param_2` is not a declared register"
-        ),
-        "{out}"
-    );
-    assert!(
-        out.contains("26 proved, 0 counterexample, 0 unknown, 2 unsupported"),
+        out.contains("28 proved, 0 counterexample, 0 unknown, 0 unsupported"),
         "{out}"
     );
 }
@@ -924,4 +921,50 @@ fn bfloat_rounded_with_integers_is_proved_by_lemma_and_its_twins_are_caught() {
     assert!(fma.starts_with("counterexample (0."), "{fma}");
     assert!(fma.contains("evaluator)"), "{fma}");
     assert!(fma.contains("    c = 0x0001 "), "{fma}");
+}
+
+/// Results, intrinsics and parameters as the PTX ABI passes them (docs/ambiguities.md
+/// 110-113): LLVM 22's `i1`, `i8` and `<2 x i1>` returns, its `@llvm.fma.f16x2` and its load
+/// through a selected parameter address are proved; the truth in the wrong bit, an `i8`
+/// missing its top bit, swapped `<2 x i1>` lanes, swapped fma lanes and a select's arms
+/// swapped are confirmed counterexamples; upper bits set above an `i8` change nothing.
+#[test]
+fn narrow_results_and_vector_intrinsics_are_compared_as_the_abi_passes_them() {
+    let (code, out, err) = semfuzz(&[
+        "prove",
+        "--no-cache",
+        "--timeout",
+        "60s",
+        "cli/tests/llc/shapes.rules",
+    ]);
+    assert_eq!(code, 0, "every verdict is the expected one:\n{out}{err}");
+    assert!(
+        out.contains("11 rules: 6 proved, 5 counterexample, 0 unknown; 0 differ"),
+        "{out}"
+    );
+    assert_eq!(
+        out.matches("confirmed by the evaluator").count(),
+        5,
+        "{out}"
+    );
+}
+
+/// `validate-llc` on shapes.ll: what llvmlite's LLVM writes for each function is proved.
+#[test]
+fn validate_llc_proves_narrow_results_and_per_lane_intrinsics() {
+    let work = tempfile::tempdir().expect("temp dir");
+    let (code, out, err) = semfuzz(&[
+        "validate-llc",
+        "cli/tests/llc/shapes.ll",
+        "--sm",
+        "sm_80",
+        "--timeout",
+        "60s",
+        "--work",
+        work.path().to_str().expect("utf-8"),
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    for func in ["less", "to_i8", "both_less", "fma_pair", "pick"] {
+        assert_eq!(verdict(&out, func, "sm_80"), "proved", "{out}");
+    }
 }

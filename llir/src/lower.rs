@@ -500,7 +500,12 @@ fn intrinsic_opcode(callee: &str) -> Option<String> {
     while parts.len() > 1 && parts.last().is_some_and(|c| is_overload(c)) {
         parts.pop();
     }
-    Some(format!("llvm_{}", parts.join("_")))
+    // LLVM finds an intrinsic by the longest known name its own is, a dot and a suffix, and
+    // takes the overload from the call's types (remangling a suffix spelled otherwise, as in
+    // `@llvm.fma.f16x2` on `<2 x half>`): so does the reader (docs/ambiguities.md 111).
+    let name = |k: usize| format!("llvm_{}", parts[..k].join("_"));
+    let known = (1..=parts.len()).rev().map(name).find(|o| row(o).is_some());
+    Some(known.unwrap_or_else(|| name(parts.len())))
 }
 
 impl<'s> Reader<'s> {

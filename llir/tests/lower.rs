@@ -339,6 +339,39 @@ fn vectors_run_lane_by_lane() {
     assert!(acc[0].accepts(u64::from(3.0f32.to_bits())), "{:?}", acc[0]);
 }
 
+/// An intrinsic whose name spells its overload another way is the known intrinsic its name
+/// starts with, overloaded by its types, as LLVM remangles it (docs/ambiguities.md 111):
+/// `@llvm.maxnum.f16x2` on `<2 x half>` is `llvm.maxnum` per lane; an unknown name stays
+/// refused, naming the callee.
+#[test]
+fn an_intrinsic_suffix_spelled_otherwise_is_the_overload_of_its_types() {
+    if !ir_specs_built() {
+        return;
+    }
+    let max = function(
+        "",
+        "<2 x half> %a, <2 x half> %b",
+        "call <2 x half> @llvm.maxnum.f16x2(<2 x half> %a, <2 x half> %b)",
+        "<2 x half>",
+    );
+    // max(1.0, 2.0) = 2.0 in lane 0, max(-3.0, -4.0) = -3.0 in lane 1.
+    let acc = eval(&max, &[0xc200_3c00, 0xc400_4000]);
+    assert!(acc[0].accepts(0xc200_4000), "{:?}", acc[0]);
+    assert!(!acc[0].accepts(0xc400_4000), "{:?}", acc[0]);
+    let unknown = function(
+        "",
+        "float %a",
+        "call float @llvm.experimental.nothing.f32(float %a)",
+        "float",
+    );
+    let e = semfuzz_llir::load(spec(), "t.ll", &unknown, None).expect_err("no such intrinsic");
+    assert!(
+        e.message.contains("@llvm.experimental.nothing.f32"),
+        "{}",
+        e.message
+    );
+}
+
 /// NVVM intrinsics read as the PTX instructions NVPTX selects (docs/llvm-ir-spec.md, "NVVM
 /// intrinsics"): each rule's spelling names its variant, and the programs compute what the
 /// host computes for the IEEE ones.

@@ -998,9 +998,13 @@ impl<'s> Reader<'s> {
         let mut args = Vec::new();
         let mut kinds = HashMap::new();
         for (o, sig) in sources.iter().zip(&variant.sources) {
-            if let OperandKind::Name(n) = &o.kind {
-                let v = self.read_reg(n, &o.span)?;
-                kinds.insert(v.id, v.kind);
+            match &o.kind {
+                OperandKind::Name(n) if self.f.params.iter().any(|p| p.name == *n) => {}
+                OperandKind::Name(n) => {
+                    let v = self.read_reg(n, &o.span)?;
+                    kinds.insert(v.id, v.kind);
+                }
+                _ => {}
             }
             args.push(self.source(o, sig.width, sig.negatable, &sig.ty, &variant.text)?);
         }
@@ -1228,6 +1232,9 @@ impl<'s> Reader<'s> {
         instr: &str,
     ) -> Result<ValueId, Diagnostic> {
         match &o.kind {
+            OperandKind::Name(n) if self.f.params.iter().any(|p| p.name == *n) => {
+                self.param_address(n, width, &o.span, instr)
+            }
             OperandKind::Name(n) => {
                 let v = self.read_reg(n, &o.span)?;
                 self.fit(v.id, width, &o.span, n, instr)
@@ -1365,8 +1372,99 @@ impl<'s> Reader<'s> {
         width: u32,
         span: &Span,
     ) -> Result<ValueId, Diagnostic> {
+        if let Some(v) = self.load_through_param_address(base, offset, width, span)? {
+            return Ok(v);
+        }
         let (space, offset) = self.address(base, offset, span)?;
         self.load_space(space, offset, width, base, span)
+    }
+
+    /// `mov.b64 %rd, f_param_1`: the address of an input parameter (PTX ISA 5.1.6.1: "The
+    /// address of a kernel parameter may be moved into a register using the `mov`
+    /// instruction. The resulting address is in the `.param` state space and is accessed
+    /// using `ld.param` instructions"; LLVM does so for device functions too, selecting
+    /// between two parameters' addresses: docs/ambiguities.md 113). It is a constant of
+    /// [`PARAM_ADDRESS`]'s range, parameter k at `PARAM_ADDRESS + k << 32`, that only
+    /// [`Reader::load_through_param_address`] reads; a result it reaches is refused.
+    fn param_address(
+        &mut self,
+        name: &str,
+        width: u32,
+        span: &Span,
+        instr: &str,
+    ) -> Result<ValueId, Diagnostic> {
+        if !instr.starts_with("mov") || width != 64 {
+            return Err(at(
+                span,
+                format!("unsupported use of parameter `{name}`'s address in `{instr}`"),
+            )
+            .with_hint("semfuzz reads a parameter's address moved into a 64-bit register (`mov.b64 %rd1, f_param_0`) and loaded through with `ld.param`"));
+        }
+        let k = self.f.params.iter().position(|p| p.name == name);
+        let k = k.expect("a parameter of the function") as u64;
+        Ok(self.b.konst(PARAM_ADDRESS + (k << 32), 64))
+    }
+
+    /// A load through a register holding parameter addresses ([`Reader::param_address`]), one
+    /// or a `selp` between several: the parameters' bytes, selected the same way. `None` when
+    /// `base` holds no such address.
+    fn load_through_param_address(
+        &mut self,
+        base: &str,
+        offset: i64,
+        width: u32,
+        span: &Span,
+    ) -> Result<Option<ValueId>, Diagnostic> {
+        if self.register(base, span).is_err() {
+            return Ok(None);
+        }
+        let v = self.read_reg(base, span)?;
+        self.param_address_load(v.id, offset, width, base, span)
+    }
+
+    fn param_address_load(
+        &mut self,
+        v: ValueId,
+        offset: i64,
+        width: u32,
+        base: &str,
+        span: &Span,
+    ) -> Result<Option<ValueId>, Diagnostic> {
+        if let Some((k, at_k)) = self.b.known[v as usize].and_then(param_of_address) {
+            return self
+                .load_space(Space::Param(k), at_k + offset, width, base, span)
+                .map(Some);
+        }
+        let Op::Select(c, a, b) = *self.b.op(v) else {
+            return Ok(None);
+        };
+        let (Some(a), Some(b)) = (
+            self.param_address_load(a, offset, width, base, span)?,
+            self.param_address_load(b, offset, width, base, span)?,
+        ) else {
+            return Ok(None);
+        };
+        Ok(Some(self.b.emit(Op::Select(c, a, b), width)))
+    }
+
+    /// Whether result `v` reads a parameter's address as a value, which semfuzz does not
+    /// know (only loads through it).
+    fn reads_param_address(&self, v: ValueId) -> bool {
+        let mut seen = std::collections::HashSet::new();
+        let mut stack = vec![v];
+        while let Some(v) = stack.pop() {
+            if !seen.insert(v) {
+                continue;
+            }
+            if self.b.known[v as usize]
+                .and_then(param_of_address)
+                .is_some()
+            {
+                return true;
+            }
+            stack.extend(self.b.op(v).args());
+        }
+        false
     }
 
     /// `width` bits at `offset` of `space` (little-endian). A byte of memory a pointer
@@ -1480,6 +1578,10 @@ impl<'s> Reader<'s> {
                     Byte::Known(self.load_space(space, key.1, 8, base, &o.span)?)
                 }
                 (None, Space::Pointee(_), None) => Byte::Undefined,
+                // LLVM declares an `<N x i1>` return by its store size (`.b8 func_retval0[1]`
+                // for two lanes) and writes lane k to byte k, past that size; its call sites
+                // read it back there (docs/ambiguities.md 112).
+                (None, Space::Return(_), _) if key.1 >= 0 => Byte::Undefined,
                 (None, _, _) => {
                     return Err(at(
                         &o.span,
@@ -1583,7 +1685,7 @@ impl<'s> Reader<'s> {
         let mut dests = Vec::new();
         let f = self.f;
         for (r, p) in f.returns.iter().enumerate() {
-            let size = self.bytes_written(r, p.size().unwrap_or(0));
+            let size = self.bytes_written(r, self.return_extent(r, p.size().unwrap_or(0)));
             let value = self.result_bytes(Space::Return(r), 0, size, &p.name)?;
             let kind = self.return_kinds.get(&r).copied().unwrap_or(PartKind::Bits);
             results.push((p.name.clone(), value, kind));
@@ -1603,6 +1705,10 @@ impl<'s> Reader<'s> {
         }
         let mut slots = Vec::new();
         for (name, value, kind) in results {
+            if self.reads_param_address(value) {
+                return Err(at(&f.span, format!("unsupported result `{name}`: it depends on a parameter's address, which semfuzz does not know"))
+                    .with_hint("semfuzz reads a parameter's address only to load through it"));
+            }
             let width = self.b.widths[value as usize];
             let kind = match kind {
                 PartKind::Float(fmt) if fmt.width() == width => kind,
@@ -1641,6 +1747,18 @@ impl<'s> Reader<'s> {
             instructions: self.instructions,
             unrolled,
         })
+    }
+
+    /// How many bytes return parameter `r` holds: its declared `size`, or up to the last byte
+    /// a store wrote past it (an `<N x i1>`'s lanes, one byte each).
+    fn return_extent(&self, r: usize, size: u32) -> u32 {
+        let last = self
+            .memory
+            .keys()
+            .filter_map(|&(space, k)| (space == Space::Return(r)).then_some(k + 1))
+            .max()
+            .unwrap_or(0);
+        size.max(u32::try_from(last).unwrap_or(size))
     }
 
     /// The bytes of return parameter `r` its result is: those written from the first, when no
@@ -1690,6 +1808,17 @@ impl<'s> Reader<'s> {
         }
         Ok(value.expect("a result has bytes"))
     }
+}
+
+/// Where [`Reader::param_address`] puts parameter addresses: far from any constant a
+/// program computes with (`"par"` in ASCII, then the parameter in bits 32 to 39).
+const PARAM_ADDRESS: u64 = 0x7061_7200_0000_0000;
+
+/// The parameter and offset a [`PARAM_ADDRESS`] constant is, if it is one.
+fn param_of_address(bits: u64) -> Option<(usize, i64)> {
+    let k = bits.checked_sub(PARAM_ADDRESS)? >> 32;
+    let offset = bits & 0xffff_ffff;
+    (k < 256 && offset < 0x1_0000).then_some((k as usize, offset as i64))
 }
 
 /// Whether a loop's body (its label first, its backward `bra` not included) has no `ret`, no

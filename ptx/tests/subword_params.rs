@@ -82,3 +82,43 @@ fn a_result_is_its_written_bytes_from_the_first_and_a_gap_is_an_error() {
     let err = function("\tret;\n").expect_err("nothing written");
     assert!(err.contains("`f` never writes byte 3 of `r`"), "{err}");
 }
+
+/// `<2 x i1>` as LLVM returns it (docs/ambiguities.md 112): lane k in byte k of a return
+/// parameter declared one byte wide; the store past its end extends it.
+#[test]
+fn a_store_past_a_return_parameters_end_extends_it() {
+    let text = ".version 7.0\n.target sm_80\n\
+        .visible .func (.param .align 1 .b8 r[1]) f(.param .b32 a)\n{\n\
+        \t.reg .b16 %h<4>;\n\
+        \tld.param.b16 %h1, [a];\n\tld.param.b16 %h2, [a+2];\n\
+        \tst.param.b8 [r+1], %h2;\n\tst.param.b8 [r], %h1;\n\tret;\n}\n";
+    let f = load(spec(), "t.ptx", text, None).expect("reads");
+    assert_eq!(widths(&f), (vec![32], vec![16]));
+    assert!(eval(&f, &[0x00ff_0001]).accepts(0xff01));
+}
+
+/// A parameter's address (docs/ambiguities.md 113) is read only by `mov` into a 64-bit
+/// register and loaded through; a result that is the address itself is refused.
+#[test]
+fn a_parameters_address_is_only_loaded_through() {
+    let head = ".version 7.0\n.target sm_80\n.address_size 64\n\
+        .visible .func (.param .b64 r) f(.param .b32 a, .param .b32 b, .param .b32 c)\n{\n\
+        \t.reg .pred %p<2>;\n\t.reg .b32 %r<4>;\n\t.reg .b64 %rd<4>;\n";
+    let read = |body: &str| {
+        load(spec(), "t.ptx", &format!("{head}{body}\tret;\n}}\n"), None).map_err(|d| d.to_string())
+    };
+    let picked = read(
+        "\tld.param.b32 %r1, [c];\n\tsetp.ne.b32 %p1, %r1, 0;\n\
+         \tmov.b64 %rd1, a;\n\tmov.b64 %rd2, b;\n\tselp.b64 %rd3, %rd1, %rd2, %p1;\n\
+         \tld.param.b32 %r2, [%rd3];\n\tcvt.u64.u32 %rd1, %r2;\n\tst.param.b64 [r], %rd1;\n",
+    )
+    .expect("a load through a selected address reads");
+    assert!(eval(&picked, &[7, 9, 1]).accepts(7));
+    assert!(eval(&picked, &[7, 9, 0]).accepts(9));
+    let err = read("\tmov.b64 %rd1, a;\n\tst.param.b64 [r], %rd1;\n")
+        .expect_err("the address is not known");
+    assert!(err.contains("depends on a parameter's address"), "{err}");
+    let err = read("\tadd.s32 %r1, a, 1;\n\tcvt.u64.u32 %rd1, %r1;\n\tst.param.b64 [r], %rd1;\n")
+        .expect_err("only mov reads an address");
+    assert!(err.contains("parameter `a`'s address in `add"), "{err}");
+}

@@ -134,6 +134,42 @@ pub fn split(p: &Program, lanes: u32, kind: PartKind) -> Option<Program> {
     }))
 }
 
+/// `p`, whose first destination is `lanes` bytes of one exact part (a PTX function returning
+/// an `<N x i1>` as LLVM does, lane k in byte k), with that destination `lanes` bits: lane k
+/// bit 0 of byte k, the bits above it no part of the result (docs/ambiguities.md 112). Any
+/// later destination (the loop bound's) is kept. `None` when `p` is not such a program.
+pub fn bool_bytes(p: &Program, lanes: u32) -> Option<Program> {
+    let (dest, rest) = p.dests.split_first()?;
+    let ([part], true) = (dest.parts.as_slice(), dest.width == 8 * lanes) else {
+        return None;
+    };
+    let Outcome::Exact(whole) = part.outcome else {
+        return None;
+    };
+    Some(rebuild(p, |b, map, _| {
+        let whole = map[whole as usize];
+        let mut bits = b.extract(whole, 0, 1);
+        for l in 1..lanes {
+            let lane = b.extract(whole, 8 * l, 1);
+            bits = b.concat(lane, bits);
+        }
+        let mut dests = vec![Dest::whole(
+            dest.name.clone(),
+            lanes,
+            PartKind::Bits,
+            Outcome::Exact(bits),
+        )];
+        for d in rest {
+            let mut d = d.clone();
+            for part in &mut d.parts {
+                part.outcome.renumber(map);
+            }
+            dests.push(d);
+        }
+        dests
+    }))
+}
+
 /// The intermediate choices ([`Op::Choose`]) the outcome of part `j` of `p`'s one
 /// destination depends on.
 fn choices_of(p: &Program, j: usize) -> HashSet<u16> {

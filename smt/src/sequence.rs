@@ -345,6 +345,10 @@ fn resolve_function<'s>(
     let name = file.display().to_string();
     // An `.ll` file is LLVM IR, anything else PTX: both read into a program over the
     // catalogue's variants, with the same slots.
+    // The type an `<N x i1>` result's variable gets from the IR side, by which the PTX side
+    // knows to read it a lane per byte.
+    let bools = |n: u32| format!("v{n}i1");
+    let mut result_ty = None;
     let (inputs, results, program) = if path.ends_with(".ll") {
         let f = semfuzz_llir::load_unrolled(spec, &name, &text, Some(func), unroll)
             .map_err(|d| relocate(d, &head))?;
@@ -353,12 +357,26 @@ fn resolve_function<'s>(
         let program = float_lanes(&name, &text, func)
             .and_then(|(n, kind)| crate::lanes::split(&f.program, n, kind))
             .unwrap_or(f.program);
+        result_ty = bool_lanes(&name, &text, func).map(bools);
         (f.inputs, f.results, program)
     } else {
         let f = semfuzz_ptx::load_unrolled(spec, &name, &text, Some(func), unroll)
             .map_err(|d| relocate(d, &head))?;
-        (f.inputs, f.results, f.program)
+        // The other side's `<N x i1>` as LLVM returns it: lane k in byte k.
+        let lanes = line.operands.first().and_then(|(d, _)| {
+            let v = vars.iter().find(|v| v.name == *d)?;
+            (v.ty == bools(v.width)).then_some(v.width)
+        });
+        match lanes.and_then(|n| crate::lanes::bool_bytes(&f.program, n).map(|p| (n, p))) {
+            Some((n, program)) => {
+                let mut results = f.results;
+                results[0].width = n;
+                (f.inputs, results, program)
+            }
+            None => (f.inputs, f.results, f.program),
+        }
     };
+
     let slot_list = |slots: &[Slot]| {
         slots
             .iter()
@@ -424,11 +442,14 @@ fn resolve_function<'s>(
             operand(vars, text, slot.width, &ty(slot), written, span)?
         });
     }
-    let dest = var(
+    // A return parameter wider than the variable the other side defined holds it in its low
+    // bits, the rest unspecified: an `i1`, `i8` or `half` result in a `.b32` `func_retval0`
+    // (docs/ambiguities.md 110); only the low bits are compared.
+    let dest = register(
         vars,
         dest_text,
         result.width,
-        &ty(result),
+        &result_ty.unwrap_or_else(|| ty(result)),
         false,
         written,
         dest_span,
@@ -461,6 +482,17 @@ fn float_lanes(name: &str, text: &str, func: &str) -> Option<(u32, PartKind)> {
         FloatTy::Double => Format::F64,
     };
     Some((*n, PartKind::Float(format)))
+}
+
+/// How many lanes the IR function `func` of `text` returns, where its result is an `<N x i1>`.
+fn bool_lanes(name: &str, text: &str, func: &str) -> Option<u32> {
+    use semfuzz_llir::syntax::Type;
+    let module = semfuzz_llir::parse(&SourceFile::new(name, text)).ok()?;
+    let f = module.functions.iter().find(|f| f.name == func)?;
+    match &f.ret {
+        Type::Vector(n, elem) if **elem == Type::Int(1) => Some(*n),
+        _ => None,
+    }
 }
 
 /// A PTX operand: a hex constant of the operand's width, or a variable.
@@ -1285,7 +1317,7 @@ impl<'s> Query<'s> {
                     // Past its loops' bound the target is outside the query: it produces
                     // nothing there.
                     target_ok |= !out_of_bound(step, &inputs)
-                        && function_allows(step, f, &inputs, out, reach_ms) == Some(true);
+                        && function_allows(step, f, &inputs, out, width, reach_ms) == Some(true);
                     continue;
                 }
             }
@@ -1306,7 +1338,7 @@ impl<'s> Query<'s> {
                     [step @ Step {
                         code: Code::Function(f),
                         ..
-                    }] => function_allows(step, f, &inputs, out, reach_ms) != Some(false),
+                    }] => function_allows(step, f, &inputs, out, width, reach_ms) != Some(false),
                     _ => accepts_all(steps, &finals, out, width),
                 };
             }
@@ -1568,10 +1600,25 @@ fn function_allows(
     f: &Program,
     c: &Concrete,
     out: u64,
+    width: u32,
     reach_ms: Option<u32>,
 ) -> Option<bool> {
     let ins: Vec<u64> = step.args.iter().map(|a| c.arg(&c.values, a)).collect();
-    crate::reach::allows(f, &ins, out, reach_ms)
+    if f.dests[0].width <= width {
+        return crate::reach::allows(f, &ins, out, reach_ms);
+    }
+    // A result returned in a wider return parameter (an `i1` in a `.b32`) is compared on its
+    // low `width` bits: those decide, and an open choice that they do not is left undecided.
+    let mut ev = Evaluator::new(f);
+    let mut acc = vec![Accept::default(); ev.n_parts()];
+    ev.eval(&ins, &mut acc);
+    if accepts_all(std::slice::from_ref(step), &acc, out, width) {
+        Some(true)
+    } else if ev.met_open_choice() {
+        None
+    } else {
+        Some(false)
+    }
 }
 
 /// Whether the last step's accept sets take `out` part by part.

@@ -748,11 +748,13 @@ fn validate(
     let widths = |s: &[Slot]| s.iter().map(|s| s.width).collect::<Vec<_>>();
     // A parameter may be wider than the IR's argument: a subword scalar promoted to a `.b32`
     // holds it in its low bits (the rule's step reads it so).
+    // A return parameter may likewise be wider than the IR's result: the caller reads its low
+    // bits (docs/ambiguities.md 110).
     let holds = |ir: &Slot, ptx: &Slot| ir.width <= ptx.width;
-    if ir.inputs.len() != ptx.inputs.len()
-        || !ir.inputs.iter().zip(&ptx.inputs).all(|(i, p)| holds(i, p))
-        || widths(&ir.results) != widths(&ptx.results)
-    {
+    let all_hold = |ir: &[Slot], ptx: &[Slot]| {
+        ir.len() == ptx.len() && ir.iter().zip(ptx).all(|(i, p)| holds(i, p))
+    };
+    if !all_hold(&ir.inputs, &ptx.inputs) || !all_hold(&ir.results, &ptx.results) {
         return Ok(unsupported(format!(
             "the PTX takes {:?} bits and returns {:?}, the IR {:?} and {:?}",
             widths(&ptx.inputs),
