@@ -725,6 +725,9 @@ fn without_addresses(line: &str) -> String {
 mod tests {
     use super::*;
 
+    /// The float preserve-sign attribute, as a function's.
+    const PRESERVE_SIGN_F32: &str = "\"denormal-fp-math-f32\"=\"preserve-sign,preserve-sign\"";
+
     fn compiler(llc: Llc) -> Compiler {
         Compiler {
             llc,
@@ -761,5 +764,58 @@ mod tests {
         // What the reader cannot read is left for the compiler to refuse.
         let bad = "attributes #2 = { \"denormal-fp-math\"=\"flush\" }\n";
         assert_eq!(trunk.adapt(bad), bad);
+    }
+
+    #[test]
+    fn libnvvm_gets_its_data_layout_triple_and_ir_version_once() {
+        let nvvm = compiler(Llc::Nvvm);
+        let text = "target triple = \"nvptx64\"\ndefine float @f(float %a) {\n  ret float %a\n}\n\
+                    !0 = !{}\n";
+        let adapted = nvvm.adapt(text);
+        assert!(adapted.starts_with(&format!(
+            "target datalayout = \"{NVVM_DATALAYOUT}\"\ntarget triple = \"{TRIPLE}\"\ndefine"
+        )));
+        assert_eq!(adapted.matches("target triple").count(), 1, "{adapted}");
+        // The version node takes the next free number, and adapting again changes nothing.
+        assert!(
+            adapted.ends_with("!nvvmir.version = !{!1}\n!1 = !{i32 2, i32 0}\n"),
+            "{adapted}"
+        );
+        assert_eq!(nvvm.adapt(&adapted), adapted);
+        // The LLVM compilers get the module as it is.
+        assert_eq!(compiler(Llc::Llvmlite).adapt(text), text);
+    }
+
+    #[test]
+    fn libnvvm_options_are_what_the_ir_licenses() {
+        let options = |attrs: &str, body: &str| {
+            nvvm_options(&format!(
+                "define float @f(float %a, float %b) {attrs} {{\n{body}  ret float %a\n}}\n\
+                 declare float @llvm.sqrt.f32(float)\n"
+            ))
+        };
+        let add = "  %r = fadd float %a, %b\n";
+        assert_eq!(
+            options("", add).unwrap(),
+            ["-ftz=0", "-prec-div=1", "-prec-sqrt=1", "-fma=0"]
+        );
+        assert_eq!(
+            options(PRESERVE_SIGN_F32, "  %r = fadd contract float %a, %b\n").unwrap(),
+            ["-ftz=1", "-prec-div=1", "-prec-sqrt=1", "-fma=1"]
+        );
+        // Every sqrt approximable, or none is.
+        let afn = "  %r = call afn float @llvm.sqrt.f32(float %a)\n";
+        assert_eq!(options("", afn).unwrap()[2], "-prec-sqrt=0");
+        let plain = "  %s = call float @llvm.sqrt.f32(float %b)\n";
+        assert_eq!(
+            options("", &format!("{afn}{plain}")).unwrap()[2],
+            "-prec-sqrt=1"
+        );
+        // No option of libNVVM's sets positive-zero.
+        let pz = options(
+            "\"denormal-fp-math-f32\"=\"positive-zero,positive-zero\"",
+            add,
+        );
+        assert!(pz.unwrap_err().contains("positive-zero"));
     }
 }
