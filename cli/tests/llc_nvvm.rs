@@ -159,3 +159,65 @@ fn libnvvm_ptx_broken_by_hand_is_a_confirmed_counterexample() {
     assert!(rz.contains("counterexample"), "{out}");
     assert!(out.contains("confirmed by the evaluator"), "{out}");
 }
+
+#[test]
+fn a_libnvvm_reproducer_carries_its_driver_and_reruns_with_the_wheel() {
+    if !nvvm_installed() {
+        return;
+    }
+    let work = tempfile::tempdir().expect("temp dir");
+    let repro = work.path().join("repro");
+    // docs/nvvm.md class 1: `llvm.round` is `cvt.rni` (halfway cases to even) at sm_75.
+    let (code, out) = semfuzz(&[
+        "validate-llc",
+        "--llc",
+        "nvvm",
+        "--only",
+        "round_f32",
+        "--sm",
+        "sm_75",
+        "--work",
+        work.path().to_str().expect("utf-8"),
+        "--repro",
+        repro.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        line(&out, "round_f32", "sm_75").contains(": counterexample"),
+        "{out}"
+    );
+    assert!(out.contains("confirmed by both evaluators"), "{out}");
+    let dir = repro.join("round_f32-sm_75-nvvm13");
+    let report =
+        std::fs::read_to_string(dir.join("REPORT.md")).unwrap_or_else(|e| panic!("{e}: {out}"));
+    assert!(
+        report.starts_with("# [libNVVM] `round_f32` at sm_75"),
+        "{report}"
+    );
+    assert!(
+        report.contains(
+            "python3 nvvm.py -arch=compute_75 -ftz=0 -prec-div=1 -prec-sqrt=1 -fma=1 f.ll -o f.ptx"
+        ),
+        "{report}"
+    );
+    assert!(
+        report.contains("the PTX semfuzz judged, byte for byte"),
+        "{report}"
+    );
+    // The script, as a maintainer runs it in a directory holding only what it names.
+    let fresh = tempfile::tempdir().expect("temp dir");
+    for f in ["f.ll", "nvvm.py", "llc.sh"] {
+        std::fs::copy(dir.join(f), fresh.path().join(f)).expect("copied");
+    }
+    let run = std::process::Command::new("sh")
+        .arg("llc.sh")
+        .env("PYTHONPATH", root().join(".deps/py"))
+        .current_dir(fresh.path())
+        .output()
+        .expect("sh runs");
+    assert!(run.status.success(), "{run:?}");
+    let again = std::fs::read_to_string(fresh.path().join("f.ptx")).expect("f.ptx");
+    assert!(again.contains("cvt.rni.f32.f32"), "{again}");
+    let judged = std::fs::read_to_string(dir.join("f.ptx")).expect("f.ptx");
+    assert_eq!(again, judged);
+}
