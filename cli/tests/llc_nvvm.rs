@@ -131,7 +131,6 @@ fn libnvvm_ptx_broken_by_hand_is_a_confirmed_counterexample() {
         .lines()
         .find(|l| l.trim_start().starts_with("mul."))
         .unwrap_or_else(|| panic!("no mul in {ptx}"))
-        .trim()
         .split_whitespace()
         .next()
         .expect("an opcode")

@@ -294,7 +294,7 @@ impl Compiler {
     ) -> Result<Compiled> {
         match &self.llc {
             Llc::Llvmlite | Llc::Triton | Llc::Nvvm => {
-                let adapted: Vec<(String, String, Result<Vec<String>, String>)> = modules
+                let adapted: Vec<Adapted> = modules
                     .iter()
                     .map(|(k, _, t)| {
                         let text = self.adapt(t);
@@ -468,6 +468,10 @@ struct Head {
     commit: Option<String>,
 }
 
+/// A module as a driver gets it: its name, its text in the compiler's dialect, and the options
+/// of the compiler's own it licenses (or why the compiler cannot be asked for what it needs).
+type Adapted = (String, String, Result<Vec<String>, String>);
+
 /// One compile a driver runs: the target, the module's name and text, and the options of the
 /// compiler's own it licenses ([`Compiler::module_options`]).
 type Job<'a> = (&'a str, &'a str, &'a str, &'a [String]);
@@ -586,7 +590,7 @@ impl Driver {
 /// message as its error, and the jobs after it run in a new process.
 fn compile_driver(
     driver: &Driver,
-    modules: &[(String, String, Result<Vec<String>, String>)],
+    modules: &[Adapted],
     sms: &[String],
     flags: &[String],
 ) -> Result<Compiled> {
