@@ -184,18 +184,15 @@ impl Compiler {
     /// No `-mcpu` for [`DEFAULT_CPU`] (LLVM's own default), then [`Compiler::flags`] (a later
     /// `-O0` overrides the level, as in llc; Triton's driver takes only `-mattr` of them).
     ///
-    /// For libNVVM, `-arch=compute_XX` (its default level, -opt=3); the options the module's IR
-    /// licenses are [`nvvm_options`]'.
+    /// For libNVVM, `-arch=compute_XX` alone (its default level, -opt=3); the options the
+    /// module's IR licenses are [`nvvm_options`]'.
     pub fn options(&self, sm: &str) -> Vec<String> {
         let level = match self.llc {
             Llc::Triton => "-O3",
             Llc::Llvmlite | Llc::Binary(_) => "-O2",
-            Llc::Nvvm => {
-                let arch = format!("-arch=compute_{}", sm.trim_start_matches("sm_"));
-                return std::iter::once(arch)
-                    .chain(self.flags.iter().cloned())
-                    .collect();
-            }
+            // llc's flags (a RUN line's `-mattr`, `-O0`) have no libNVVM counterpart: the
+            // driver takes none of them, and the command shows none.
+            Llc::Nvvm => return vec![format!("-arch=compute_{}", sm.trim_start_matches("sm_"))],
         };
         let mut options = vec![level.to_string(), format!("-mtriple={TRIPLE}")];
         if sm != DEFAULT_CPU {
