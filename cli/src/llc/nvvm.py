@@ -59,7 +59,7 @@ def unparsed(text, message):
     line, col = int(found.group(1)), int(found.group(2))
     lines = text.splitlines()
     row = lines[line - 1] if 0 < line <= len(lines) else ""
-    word = re.match(r"[\w.]*", row[col:]).group(0) or row[col : col + 1]
+    word = re.match(r"[@%]?[\w.]*", row[col:]).group(0) or row[col : col + 1]
     why = NEWER.get(word, "libNVVM reads LLVM 7 IR at this target")
     return f"unsupported {word} at f.ll:{line}:{col + 1}: libNVVM: {found.group(3).strip()} ({why})"
 
