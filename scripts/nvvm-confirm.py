@@ -118,5 +118,10 @@ def main():
         even = math.copysign(float(even), x) if even == 0 else float(even)
         print(f"{name}: x = {x!r}: IR round {LIBM.round(x)!r}; PTX cvt.rni {even!r}")
 
+    # llvm.canonicalize.f32 at sm_100, IEEE mode: `mul.ftz.f32 x, 1.0`. PTX 9.7.3: ".ftz
+    # flushes subnormal inputs and results to sign-preserving zero".
+    x = f32(0x80000001)
+    flushed = math.copysign(0.0, x) if 0 < abs(x) < 2.0**-126 else x * 1.0
+    print(f"canonicalize_f32: x = {x!r}: IR (IEEE mode keeps it) {x!r}; PTX mul.ftz by 1.0 {flushed!r}")
 
 main()
