@@ -274,8 +274,9 @@ enum Command {
         /// operations × types × spellings).
         files: Vec<PathBuf>,
         /// The compiler: llvmlite (its LLVM through the target machine), triton (the LLVM
-        /// trunk Triton's wheel bundles), an llc on PATH (llc-16), a path, or `all` (every
-        /// llc-N on this machine, llvmlite and triton, with the range of versions each
+        /// trunk Triton's wheel bundles), nvvm (NVIDIA's libNVVM from the CUDA wheel, sm_75
+        /// and later), an llc on PATH (llc-16), a path, or `all` (every llc-N on this
+        /// machine, llvmlite, triton and nvvm, with the range of LLVM versions each
         /// counterexample appears in).
         #[arg(long, default_value = "llvmlite")]
         llc: String,

@@ -611,10 +611,19 @@ fn every_llc_of_the_machine_validates_and_ranges_are_reported() {
         );
     }
     // LLVM 14 to 16 pass the half in a .b32, the later ones in a .b8[2]: each is read.
+    // libNVVM, where setup installed it, comes last and knows no sm_70 (docs/nvvm.md).
+    let nvvm = headers.iter().any(|h| h.starts_with("== nvvm (libNVVM "));
+    if nvvm {
+        assert!(
+            headers.last().expect("headers").starts_with("== nvvm ("),
+            "{out}"
+        );
+        assert!(out.contains("libNVVM 13.5 does not know sm_70"), "{out}");
+    }
     for func in ["fadd_f32", "fadd_f16"] {
         assert_eq!(
             out.matches(&format!("{func} sm_70: proved")).count(),
-            headers.len(),
+            headers.len() - usize::from(nvvm),
             "{out}"
         );
     }

@@ -66,6 +66,7 @@ pub const EXCERPT: &[(&str, &str)] = &[
         "ptx-7.1-function-parameters.md",
         include_str!("../isa-docs/ptx-7.1-function-parameters.md"),
     ),
+    ("libnvvm-api.md", include_str!("../isa-docs/libnvvm-api.md")),
 ];
 
 /// The files of [`EXCERPT`] that are not in `../shared/isa-docs`: manual sections semfuzz's
@@ -80,6 +81,7 @@ pub const ADDED: &[&str] = &[
     "llvm-langref-fp.md",
     "llvm-langref-int.md",
     "ptx-7.1-function-parameters.md",
+    "libnvvm-api.md",
 ];
 
 /// The syntax lines of excerpt files given as (file name, markdown), in file-name order.

@@ -1,7 +1,7 @@
 //! The compilers `validate-llc` runs: llvmlite's LLVM through its NVPTX target machine, the
-//! LLVM trunk Triton bundles through its `translate_to_asm`, or an `llc` executable; `--llc all`
-//! finds every one this machine has. Each gets the module in the denormal spelling it reads
-//! ([`Compiler::adapt`]).
+//! LLVM trunk Triton bundles through its `translate_to_asm`, an `llc` executable, or NVIDIA's
+//! libNVVM from the CUDA wheel (docs/nvvm.md); `--llc all` finds every one this machine has.
+//! Each gets the module in the dialect it reads ([`Compiler::adapt`]).
 
 use anyhow::{anyhow, Result};
 use std::collections::HashMap;
@@ -14,6 +14,19 @@ const LLC_PY: &str = include_str!("llc.py");
 
 /// The Triton driver, run by `python3` with Triton's wheel on its path.
 const TRITON_PY: &str = include_str!("triton_llc.py");
+
+/// The libNVVM driver, run by `python3` with the CUDA wheel on its path; a reproducer carries
+/// it, as its command runs it.
+pub const NVVM_PY: &str = include_str!("nvvm.py");
+
+/// The data layout libNVVM requires of a 64-bit module: it refuses a module without one ("Data
+/// Layout string is empty"), and its targets built on LLVM 22 (sm_100 and later) refuse any
+/// other ("Target-incompatible DataLayout"); this is the one they print.
+const NVVM_DATALAYOUT: &str = "e-p:64:64:64-p6:32:32:32-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-f128:128:128-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64-a:8:8";
+
+/// The NVVM IR version libNVVM 13.5 reads, as the module metadata it requires ("IR version 1.0
+/// incompatible with current version 2.0").
+const NVVM_IR_VERSION: &str = "!nvvmir.version = !{!nvvmir.version.0}";
 
 /// The triple every compile targets.
 pub const TRIPLE: &str = "nvptx64-nvidia-cuda";
@@ -38,6 +51,8 @@ pub enum Llc {
     Triton,
     /// An `llc` executable (a name on `PATH`, or a path).
     Binary(String),
+    /// NVIDIA's libNVVM (the CUDA wheel's `libnvvm.so`) in one `python3` process.
+    Nvvm,
 }
 
 /// A compiler that answered `--version`.
@@ -45,9 +60,10 @@ pub enum Llc {
 pub struct Compiler {
     /// How it is run.
     pub llc: Llc,
-    /// `llvmlite`, `llc-16`, or the path given: names its work directory and its rows.
+    /// `llvmlite`, `llc-16`, `nvvm`, or the path given: names its work directory and its rows.
     pub name: String,
-    /// LLVM's version (`16.0.6`, `24.0.0git`).
+    /// LLVM's version (`16.0.6`, `24.0.0git`); libNVVM's build, the CUDA release's
+    /// (`13.5.37`).
     pub version: String,
     /// The llvm-project commit of a snapshot between releases (Triton's), in full.
     pub commit: Option<String>,
@@ -59,12 +75,13 @@ pub struct Compiler {
 impl Compiler {
     /// The compiler `--llc` names (`llvmlite`, an llc on `PATH`, a path), with its version.
     pub fn named(text: &str) -> Result<Compiler> {
-        if text == "llvmlite" || text == "triton" {
-            let llc = if text == "llvmlite" {
-                Llc::Llvmlite
-            } else {
-                Llc::Triton
-            };
+        let library = match text {
+            "llvmlite" => Some(Llc::Llvmlite),
+            "triton" => Some(Llc::Triton),
+            "nvvm" => Some(Llc::Nvvm),
+            _ => None,
+        };
+        if let Some(llc) = library {
             let (head, _, _) = Driver::of(&llc)?.run(&[], &[])?;
             return Ok(Compiler {
                 llc,
@@ -76,7 +93,7 @@ impl Compiler {
         }
         let out = Command::new(text).arg("--version").output().map_err(|e| {
             anyhow!(
-                "cannot run `{text}`: {e}\n  hint: --llc takes llvmlite, triton, an llc on PATH (llc-16), a path, or `all`"
+                "cannot run `{text}`: {e}\n  hint: --llc takes llvmlite, triton, nvvm, an llc on PATH (llc-16), a path, or `all`"
             )
         })?;
         let text_out = String::from_utf8_lossy(&out.stdout);
@@ -95,8 +112,8 @@ impl Compiler {
     }
 
     /// Every compiler this machine has, oldest LLVM first: the Debian `llc-N` binaries, then
-    /// llvmlite's (LLVM 22), then Triton's trunk. Missing ones are skipped; none at all is an
-    /// error.
+    /// llvmlite's (LLVM 22), then Triton's trunk, then libNVVM (no LLVM release: last).
+    /// Missing ones are skipped; none at all is an error.
     pub fn all() -> Result<Vec<Compiler>> {
         let mut found = Vec::new();
         for name in DEBIAN_LLCS {
@@ -111,18 +128,24 @@ impl Compiler {
                 found.push(c);
             }
         }
-        for name in ["llvmlite", "triton"] {
+        for name in ["llvmlite", "triton", "nvvm"] {
             match Compiler::named(name) {
                 Ok(c) => found.push(c),
-                Err(e) if found.is_empty() && name == "triton" => return Err(e),
+                Err(e) if found.is_empty() && name == "nvvm" => return Err(e),
                 Err(_) => {}
             }
         }
-        found.sort_by_key(|c| c.major());
+        found.sort_by_key(|c| (!c.is_llvm(), c.major()));
         Ok(found)
     }
 
-    /// LLVM's major version, for ordering regression ranges.
+    /// Whether it is a release or snapshot of LLVM's NVPTX back end, which regression ranges
+    /// order by version; libNVVM is NVIDIA's, with its own versions.
+    pub fn is_llvm(&self) -> bool {
+        !matches!(self.llc, Llc::Nvvm)
+    }
+
+    /// LLVM's major version, for ordering regression ranges (libNVVM's CUDA major).
     pub fn major(&self) -> u32 {
         self.version
             .split('.')
@@ -132,17 +155,26 @@ impl Compiler {
     }
 
     /// The LLVM it is: `16.0.6`, or a snapshot's version and short commit,
-    /// `24.0.0git (b010a18)`.
+    /// `24.0.0git (b010a18)`; for libNVVM, its release and build, `libNVVM 13.5 (CUDA 13.5.37)`.
     pub fn llvm(&self) -> String {
+        if let Llc::Nvvm = self.llc {
+            let release: Vec<&str> = self.version.split('.').take(2).collect();
+            return format!("libNVVM {} (CUDA {})", release.join("."), self.version);
+        }
         match &self.commit {
             Some(c) => format!("{} ({})", self.version, &c[..c.len().min(7)]),
             None => self.version.clone(),
         }
     }
 
-    /// `llvmlite (LLVM 22.1.0)`, `llc-16 (LLVM 16.0.6)`, `triton (LLVM 24.0.0git (b010a18))`.
+    /// `llvmlite (LLVM 22.1.0)`, `llc-16 (LLVM 16.0.6)`, `triton (LLVM 24.0.0git (b010a18))`,
+    /// `nvvm (libNVVM 13.5 (CUDA 13.5.37))`.
     pub fn label(&self) -> String {
-        format!("{} (LLVM {})", self.name, self.llvm())
+        if self.is_llvm() {
+            format!("{} (LLVM {})", self.name, self.llvm())
+        } else {
+            format!("{} ({})", self.name, self.llvm())
+        }
     }
 
     /// The options every compile passes, as `llc` takes them: the level, the triple, the
@@ -151,10 +183,16 @@ impl Compiler {
     ///
     /// No `-mcpu` for [`DEFAULT_CPU`] (LLVM's own default), then [`Compiler::flags`] (a later
     /// `-O0` overrides the level, as in llc; Triton's driver takes only `-mattr` of them).
+    ///
+    /// For libNVVM, `-arch=compute_XX` alone (its default level, -opt=3); the options the
+    /// module's IR licenses are [`nvvm_options`]'.
     pub fn options(&self, sm: &str) -> Vec<String> {
         let level = match self.llc {
             Llc::Triton => "-O3",
             Llc::Llvmlite | Llc::Binary(_) => "-O2",
+            // llc's flags (a RUN line's `-mattr`, `-O0`) have no libNVVM counterpart: the
+            // driver takes none of them, and the command shows none.
+            Llc::Nvvm => return vec![format!("-arch=compute_{}", sm.trim_start_matches("sm_"))],
         };
         let mut options = vec![level.to_string(), format!("-mtriple={TRIPLE}")];
         if sm != DEFAULT_CPU {
@@ -164,11 +202,23 @@ impl Compiler {
         options
     }
 
-    /// The command line a person runs to compile `ll` for `sm` into `ptx` (`-`: standard
-    /// output) with this compiler's LLVM: its `llc` under that name, whichever package it
-    /// comes in; [`Compiler::label`] says which LLVM it is.
-    pub fn command(&self, ll: &str, ptx: &str, sm: &str) -> String {
-        format!("llc {} {ll} -o {ptx}", self.options(sm).join(" "))
+    /// The command line a person runs to compile `ll` (whose text is `text`, in this
+    /// compiler's dialect) for `sm` into `ptx` (`-`: standard output) with this compiler's
+    /// LLVM: its `llc` under that name, whichever package it comes in; [`Compiler::label`] says
+    /// which LLVM it is. For libNVVM, semfuzz's driver `nvvm.py` (cli/src/llc/), which takes
+    /// nvvmCompileProgram's options.
+    pub fn command(&self, ll: &str, ptx: &str, sm: &str, text: &str) -> String {
+        match self.llc {
+            Llc::Nvvm => {
+                let licensed = nvvm_options(text).unwrap_or_default();
+                format!(
+                    "python3 nvvm.py {} {} {ll} -o {ptx}",
+                    self.options(sm).join(" "),
+                    licensed.join(" ")
+                )
+            }
+            _ => format!("llc {} {ll} -o {ptx}", self.options(sm).join(" ")),
+        }
     }
 
     /// `text` in the denormal spelling this compiler reads: trunk reads only
@@ -176,13 +226,20 @@ impl Compiler {
     /// IEEE), LLVM 14-22 only the strings (they cannot parse `denormal_fpenv`). Each list of
     /// attributes (one line) that spells them the other way is respelled with the same modes,
     /// as the IR reader reads them; a list it cannot read is left for the compiler to refuse.
+    ///
+    /// libNVVM reads the strings (its LLVM 7 cannot parse `denormal_fpenv`), though not as
+    /// modes: [`nvvm_options`] turns them into `-ftz`. Its module also gets the data layout,
+    /// triple and NVVM IR version libNVVM requires ([`nvvm_module`]).
     pub fn adapt(&self, text: &str) -> String {
         let trunk = matches!(self.llc, Llc::Triton);
         let mut out = String::with_capacity(text.len() + 64);
         for line in text.split_inclusive('\n') {
             out.push_str(&respell(line, trunk).unwrap_or_else(|| line.to_string()));
         }
-        out
+        match self.llc {
+            Llc::Nvvm => nvvm_module(&out),
+            _ => out,
+        }
     }
 
     /// Runs [`Compiler::command`] in `dir` on its file `ll`, writing `ptx` there, with this
@@ -190,12 +247,13 @@ impl Compiler {
     /// options); the PTX, or why there is none.
     pub fn replay(&self, dir: &Path, ll: &str, ptx: &str, sm: &str) -> Result<String, String> {
         match &self.llc {
-            Llc::Llvmlite | Llc::Triton => {
+            Llc::Llvmlite | Llc::Triton | Llc::Nvvm => {
                 let text = std::fs::read_to_string(dir.join(ll))
                     .map_err(|e| format!("cannot read {ll}: {e}"))?;
                 let text = self.adapt(&text);
+                let options = self.module_options(&text)?;
                 let (_, mut answers, aborted) = Driver::of(&self.llc)
-                    .and_then(|d| d.run(&[(sm, ll, &text)], &self.flags))
+                    .and_then(|d| d.run(&[(sm, ll, &text, &options)], &self.flags))
                     .map_err(|e| e.to_string())?;
                 let out = answers
                     .pop()
@@ -232,10 +290,14 @@ impl Compiler {
         sms: &[String],
     ) -> Result<Compiled> {
         match &self.llc {
-            Llc::Llvmlite | Llc::Triton => {
-                let adapted: Vec<(String, PathBuf, String)> = modules
+            Llc::Llvmlite | Llc::Triton | Llc::Nvvm => {
+                let adapted: Vec<Adapted> = modules
                     .iter()
-                    .map(|(k, ll, t)| (k.clone(), ll.clone(), self.adapt(t)))
+                    .map(|(k, _, t)| {
+                        let text = self.adapt(t);
+                        let options = self.module_options(&text);
+                        (k.clone(), text, options)
+                    })
                     .collect();
                 compile_driver(&Driver::of(&self.llc)?, &adapted, sms, &self.flags)
             }
@@ -281,6 +343,112 @@ impl Compiler {
     }
 }
 
+impl Compiler {
+    /// The options of this compiler's own that the module (in its dialect) licenses: libNVVM's
+    /// ([`nvvm_options`]); none for LLVM's, whose modes and flags are in the IR.
+    fn module_options(&self, text: &str) -> Result<Vec<String>, String> {
+        match self.llc {
+            Llc::Nvvm => nvvm_options(text),
+            _ => Ok(Vec::new()),
+        }
+    }
+}
+
+/// `text` as libNVVM reads it: its data layout and triple instead of the module's, and the NVVM
+/// IR version metadata, under a number no other node has. Syntax only: none of them changes
+/// what a function computes.
+fn nvvm_module(text: &str) -> String {
+    let mut out =
+        format!("target datalayout = \"{NVVM_DATALAYOUT}\"\ntarget triple = \"{TRIPLE}\"\n");
+    let mut versioned = false;
+    for line in text.split_inclusive('\n') {
+        let t = line.trim_start();
+        if t.starts_with("target datalayout") || t.starts_with("target triple") {
+            continue;
+        }
+        versioned |= t.starts_with("!nvvmir.version");
+        out.push_str(line);
+    }
+    if !versioned {
+        // Metadata numbers are `!N`; the next free one is past the largest.
+        let next = text
+            .split('!')
+            .skip(1)
+            .filter_map(|r| {
+                let digits: String = r.chars().take_while(char::is_ascii_digit).collect();
+                digits.parse::<u64>().ok()
+            })
+            .max()
+            .map_or(0, |n| n + 1);
+        if !out.ends_with('\n') {
+            out.push('\n');
+        }
+        out.push_str(&NVVM_IR_VERSION.replace("nvvmir.version.0", &next.to_string()));
+        out.push_str(&format!("\n!{next} = !{{i32 2, i32 0}}\n"));
+    }
+    out
+}
+
+/// libNVVM's options for the function of a minimal module, each one the IR licenses
+/// (docs/nvvm.md): `-ftz=1` where its `float` denormal mode is preserve-sign, `-ftz=0` where it
+/// is IEEE (libNVVM ignores the attributes: the option is what sets the mode); `-prec-sqrt=0`
+/// where there are `llvm.sqrt.f32` calls and every one has `afn`; `-fma=1` (the default) where
+/// no `fmul`, `fadd` or `fsub` lacks `contract`; `-prec-div=1` always (no IR spelling licenses
+/// an approximate division).
+/// An error names what libNVVM cannot be asked for.
+pub fn nvvm_options(text: &str) -> Result<Vec<String>, String> {
+    use semfuzz_llir::lower::{denormal_modes, Mode};
+    use semfuzz_llir::syntax::Statement;
+    let file = semfuzz_spec::diag::SourceFile::new("f.ll", text);
+    let module = semfuzz_llir::parse(&file).map_err(|d| d.message)?;
+    let f = module
+        .functions
+        .iter()
+        .find(|f| !f.body.is_empty())
+        .ok_or("the module defines no function")?;
+    let modes = denormal_modes(&module, f).map_err(|d| d.message)?;
+    let ftz = match modes.f32 {
+        (Mode::Ieee, Mode::Ieee) => "-ftz=0",
+        (Mode::PreserveSign, Mode::PreserveSign) => "-ftz=1",
+        (o, i) => {
+            return Err(format!(
+                "unsupported denormal mode {},{} for float: libNVVM's -ftz sets IEEE (0) or \
+                 preserve-sign (1) only",
+                o.name(),
+                i.name()
+            ))
+        }
+    };
+    let instrs: Vec<_> = f
+        .body
+        .iter()
+        .filter_map(|s| match s {
+            Statement::Instr(i) => Some(i),
+            _ => None,
+        })
+        .collect();
+    let has = |i: &semfuzz_llir::syntax::Instr, flags: &[&str]| {
+        i.flags
+            .iter()
+            .any(|f| f == "fast" || flags.contains(&f.as_str()))
+    };
+    let sqrts: Vec<_> = instrs
+        .iter()
+        .filter(|i| i.callee.as_deref() == Some("llvm.sqrt.f32"))
+        .collect();
+    let sqrt_all_afn = !sqrts.is_empty() && sqrts.iter().all(|i| has(i, &["afn"]));
+    let contract_all = instrs
+        .iter()
+        .filter(|i| matches!(i.opcode.as_str(), "fmul" | "fadd" | "fsub"))
+        .all(|i| has(i, &["contract"]));
+    Ok(vec![
+        ftz.to_string(),
+        "-prec-div=1".to_string(),
+        format!("-prec-sqrt={}", u8::from(!sqrt_all_afn)),
+        format!("-fma={}", u8::from(contract_all)),
+    ])
+}
+
 /// `name` on `PATH`.
 fn which(name: &str) -> Option<String> {
     std::env::var_os("PATH").and_then(|paths| {
@@ -296,6 +464,14 @@ struct Head {
     version: String,
     commit: Option<String>,
 }
+
+/// A module as a driver gets it: its name, its text in the compiler's dialect, and the options
+/// of the compiler's own it licenses (or why the compiler cannot be asked for what it needs).
+type Adapted = (String, String, Result<Vec<String>, String>);
+
+/// One compile a driver runs: the target, the module's name and text, and the options of the
+/// compiler's own it licenses ([`Compiler::module_options`]).
+type Job<'a> = (&'a str, &'a str, &'a str, &'a [String]);
 
 /// What one driver process gave: its [`Head`], the answers (PTX, or LLVM's error) of the jobs it
 /// finished, in order, and the first line of LLVM's message if it was aborted.
@@ -328,13 +504,26 @@ impl Driver {
                     )
                 })?,
             }),
+            // The CUDA wheel `nvidia-cuda-nvcc` brings (`nvidia-nvvm`), and cuda-bindings,
+            // numba-cuda's.
+            Llc::Nvvm => Ok(Driver {
+                script: NVVM_PY,
+                path: semfuzz_backend::python_deps("nvidia/cu13/lib/libnvvm.so.4")
+                    .and_then(|p| semfuzz_backend::python_deps("cuda/bindings/nvvm.pxd").map(|_| p))
+                    .map_err(|e| {
+                        anyhow!(
+                            "{e}\n  hint: `cargo xtask setup` installs the CUDA wheel \
+                             (nvidia-cuda-nvcc, with libNVVM) and cuda-bindings into .deps/py"
+                        )
+                    })?,
+            }),
             Llc::Binary(b) => Err(anyhow!("{b} is an executable, not a library")),
         }
     }
 
-    /// Runs the driver on `jobs` (target, module name, text), with llc's `flags`, until it
-    /// ends.
-    fn run(&self, jobs: &[(&str, &str, &str)], flags: &[String]) -> Result<DriverRun> {
+    /// Runs the driver on `jobs` (target, module name, text, the compiler's own options for
+    /// it), with llc's `flags`, until it ends.
+    fn run(&self, jobs: &[Job], flags: &[String]) -> Result<DriverRun> {
         let mut child = Command::new("python3")
             .env("PYTHONPATH", &self.path)
             .arg("-c")
@@ -345,9 +534,14 @@ impl Driver {
             .spawn()
             .map_err(|e| anyhow!("cannot run python3: {e}"))?;
         child.stdin.take().expect("piped").write_all(
-            serde_json::json!({ "jobs": jobs, "flags": flags, "default_cpu": DEFAULT_CPU })
-                .to_string()
-                .as_bytes(),
+            serde_json::json!({
+                "jobs": jobs,
+                "flags": flags,
+                "default_cpu": DEFAULT_CPU,
+                "datalayout": NVVM_DATALAYOUT,
+            })
+            .to_string()
+            .as_bytes(),
         )?;
         let out = child.wait_with_output()?;
         let mut lines = out.stdout.split(|b| *b == b'\n').filter(|l| !l.is_empty());
@@ -393,31 +587,37 @@ impl Driver {
 /// message as its error, and the jobs after it run in a new process.
 fn compile_driver(
     driver: &Driver,
-    modules: &[(String, PathBuf, String)],
+    modules: &[Adapted],
     sms: &[String],
     flags: &[String],
 ) -> Result<Compiled> {
-    let jobs: Vec<(&str, &str, &str)> = sms
-        .iter()
-        .flat_map(|sm| {
-            modules
-                .iter()
-                .map(move |(k, _, t)| (sm.as_str(), k.as_str(), t.as_str()))
-        })
-        .collect();
     let mut all: Compiled = HashMap::new();
+    let mut jobs: Vec<Job> = Vec::new();
+    for sm in sms {
+        for (k, text, options) in modules {
+            match options {
+                Ok(o) => jobs.push((sm.as_str(), k.as_str(), text.as_str(), o.as_slice())),
+                // What the compiler cannot be asked for is that module's verdict, uncompiled.
+                Err(why) => {
+                    all.entry(sm.clone())
+                        .or_default()
+                        .insert(k.clone(), Err(why.clone()));
+                }
+            }
+        }
+    }
     let mut done = 0;
     while done < jobs.len() {
         let (_, answers, aborted) = driver.run(&jobs[done..], flags)?;
         for answer in answers {
-            let (sm, k, _) = jobs[done];
+            let (sm, k, _, _) = jobs[done];
             all.entry(sm.to_string())
                 .or_default()
                 .insert(k.to_string(), answer);
             done += 1;
         }
         if done < jobs.len() {
-            let (sm, k, _) = jobs[done];
+            let (sm, k, _, _) = jobs[done];
             let why = aborted.ok_or_else(|| {
                 anyhow!("the driver stopped after {done} of {} modules", jobs.len())
             })?;
@@ -526,6 +726,9 @@ fn without_addresses(line: &str) -> String {
 mod tests {
     use super::*;
 
+    /// The float preserve-sign attribute, as a function's.
+    const PRESERVE_SIGN_F32: &str = "\"denormal-fp-math-f32\"=\"preserve-sign,preserve-sign\"";
+
     fn compiler(llc: Llc) -> Compiler {
         Compiler {
             llc,
@@ -562,5 +765,58 @@ mod tests {
         // What the reader cannot read is left for the compiler to refuse.
         let bad = "attributes #2 = { \"denormal-fp-math\"=\"flush\" }\n";
         assert_eq!(trunk.adapt(bad), bad);
+    }
+
+    #[test]
+    fn libnvvm_gets_its_data_layout_triple_and_ir_version_once() {
+        let nvvm = compiler(Llc::Nvvm);
+        let text = "target triple = \"nvptx64\"\ndefine float @f(float %a) {\n  ret float %a\n}\n\
+                    !0 = !{}\n";
+        let adapted = nvvm.adapt(text);
+        assert!(adapted.starts_with(&format!(
+            "target datalayout = \"{NVVM_DATALAYOUT}\"\ntarget triple = \"{TRIPLE}\"\ndefine"
+        )));
+        assert_eq!(adapted.matches("target triple").count(), 1, "{adapted}");
+        // The version node takes the next free number, and adapting again changes nothing.
+        assert!(
+            adapted.ends_with("!nvvmir.version = !{!1}\n!1 = !{i32 2, i32 0}\n"),
+            "{adapted}"
+        );
+        assert_eq!(nvvm.adapt(&adapted), adapted);
+        // The LLVM compilers get the module as it is.
+        assert_eq!(compiler(Llc::Llvmlite).adapt(text), text);
+    }
+
+    #[test]
+    fn libnvvm_options_are_what_the_ir_licenses() {
+        let options = |attrs: &str, body: &str| {
+            nvvm_options(&format!(
+                "define float @f(float %a, float %b) {attrs} {{\n{body}  ret float %a\n}}\n\
+                 declare float @llvm.sqrt.f32(float)\n"
+            ))
+        };
+        let add = "  %r = fadd float %a, %b\n";
+        assert_eq!(
+            options("", add).unwrap(),
+            ["-ftz=0", "-prec-div=1", "-prec-sqrt=1", "-fma=0"]
+        );
+        assert_eq!(
+            options(PRESERVE_SIGN_F32, "  %r = fadd contract float %a, %b\n").unwrap(),
+            ["-ftz=1", "-prec-div=1", "-prec-sqrt=1", "-fma=1"]
+        );
+        // Every sqrt approximable, or none is.
+        let afn = "  %r = call afn float @llvm.sqrt.f32(float %a)\n";
+        assert_eq!(options("", afn).unwrap()[2], "-prec-sqrt=0");
+        let plain = "  %s = call float @llvm.sqrt.f32(float %b)\n";
+        assert_eq!(
+            options("", &format!("{afn}{plain}")).unwrap()[2],
+            "-prec-sqrt=1"
+        );
+        // No option of libNVVM's sets positive-zero.
+        let pz = options(
+            "\"denormal-fp-math-f32\"=\"positive-zero,positive-zero\"",
+            add,
+        );
+        assert!(pz.unwrap_err().contains("positive-zero"));
     }
 }

@@ -47,6 +47,8 @@ pub fn folder_for(compiler: &Compiler) -> Result<Folder, String> {
         // Triton exposes trunk's pipelines (`llvm.optimize_module`) but no folder is built on
         // them yet.
         Llc::Triton => Err("no instcombine folder drives Triton's LLVM yet".into()),
+        // libNVVM's optimiser is not exposed apart from its code generator.
+        Llc::Nvvm => Err("libNVVM has no instcombine of its own to drive".into()),
     }
 }
 

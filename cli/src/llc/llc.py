@@ -1,5 +1,5 @@
-"""semfuzz validate-llc's driver for llvmlite's LLVM: reads {"jobs": [[sm, name, text], ...],
-"flags": [...], "default_cpu": "default"} as JSON on stdin, prints the LLVM version as a JSON
+"""semfuzz validate-llc's driver for llvmlite's LLVM: reads {"jobs": [[sm, name, text, _], ...],
+"flags": [...], "default_cpu": "default"} as JSON on stdin (`_`: options of libNVVM's only), prints the LLVM version as a JSON
 line, then compiles each job's module for its target through the NVPTX target machine at -O2
 (what `llc -O2 -mcpu=SM` does) and prints one JSON line per job, {"ptx": ...} or {"error": ...},
 as soon as it is done: a module the back end aborts on ("LLVM ERROR: Cannot select") ends the
@@ -30,7 +30,7 @@ for flag in req.get("flags", []):
     elif not name.startswith(LLC_ONLY):
         llvm.set_option("llc", name)
 machines = {}
-for sm, name, text in req["jobs"]:
+for sm, name, text, *_ in req["jobs"]:
     if sm not in machines:
         cpu = "" if sm == req.get("default_cpu") else sm
         machines[sm] = target.create_target_machine(cpu=cpu, features=features, opt=opt)

@@ -558,9 +558,10 @@ fn table(units: &[Unit], sms: &[String], rows: &[Row], compiler: usize) {
 
 /// For each function and target with a counterexample under some LLVM, the versions it
 /// appears in and what that makes it: "since ≤ 14, still in 22", "fixed in 19", "since 19".
+/// libNVVM is no LLVM version: its verdicts are in its own table only.
 fn ranges(units: &[Unit], sms: &[String], compilers: &[Compiler], rows: &[Row]) {
     let mut by_case: BTreeMap<(usize, usize), Vec<(usize, &str)>> = BTreeMap::new();
-    for r in rows {
+    for r in rows.iter().filter(|r| compilers[r.compiler].is_llvm()) {
         by_case
             .entry((r.unit, r.sm))
             .or_default()
@@ -602,6 +603,7 @@ fn ranges(units: &[Unit], sms: &[String], compilers: &[Compiler], rows: &[Row]) 
         "regression ranges (LLVM {}):",
         compilers
             .iter()
+            .filter(|c| c.is_llvm())
             .map(range_name)
             .collect::<Vec<_>>()
             .join(", ")
@@ -875,14 +877,14 @@ fn validate(
                 u.compiled.clone()
             } else {
                 let p = ptx_dir.join(format!("{}.ll", u.module));
-                std::fs::write(&p, adapted)?;
+                std::fs::write(&p, &adapted)?;
                 p
             };
             let cex = Counterexample {
                 inputs,
                 parts,
                 confirmed,
-                command: compiler.command(&ll.display().to_string(), "-", sm),
+                command: compiler.command(&ll.display().to_string(), "-", sm, &adapted),
             };
             // An unconfirmed counterexample is the prover's or the evaluators' fault, not
             // LLVM's: it is no verdict about the PTX.

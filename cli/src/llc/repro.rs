@@ -54,7 +54,7 @@ impl Case<'_> {
     /// `llc -O2 -mtriple=nvptx64-nvidia-cuda -mcpu=sm_90 f.ll -o f.ptx`.
     pub fn command(&self) -> String {
         self.compiler
-            .command(&self.ll_name(), &self.ptx_name(), self.sm)
+            .command(&self.ll_name(), &self.ptx_name(), self.sm, self.ll_text)
     }
 
     /// For a compiler that is a Python library's LLVM, the one line that reproduces with that
@@ -122,9 +122,14 @@ pub fn write(
     replay: &Replay,
 ) -> Result<PathBuf> {
     let out = dir.join(format!(
-        "{}-{}-llvm{}",
+        "{}-{}-{}{}",
         case.func,
         case.sm,
+        if case.compiler.is_llvm() {
+            "llvm"
+        } else {
+            "nvvm"
+        },
         case.compiler.major()
     ));
     std::fs::create_dir_all(&out).map_err(|e| anyhow!("cannot create {}: {e}", out.display()))?;
@@ -132,6 +137,15 @@ pub fn write(
     std::fs::write(out.join(case.ll_name()), case.ll_text)?;
     std::fs::write(out.join(case.ptx_name()), case.ptx_text)?;
     let which = match &case.compiler.commit {
+        _ if !case.compiler.is_llvm() => {
+            // The driver the command runs, beside it.
+            std::fs::write(out.join("nvvm.py"), super::compile::NVVM_PY)?;
+            format!(
+                "{} through semfuzz's driver nvvm.py (beside this script), with the CUDA \
+                 wheel's libNVVM and cuda-bindings on PYTHONPATH",
+                case.compiler.llvm()
+            )
+        }
         Some(commit) => format!(
             "the llc of llvm-project at {commit} (LLVM {}); semfuzz compiled with {}, which \
              bundles it; LLC=path/to/llc ./llc.sh names it",
@@ -153,7 +167,11 @@ pub fn write(
         out.join("llc.sh"),
         format!(
             "#!/bin/sh\n# {which}\n{python}{}\n",
-            command.replacen("llc", "${LLC:-llc}", 1)
+            if case.compiler.is_llvm() {
+                command.replacen("llc", "${LLC:-llc}", 1)
+            } else {
+                command.clone()
+            }
         ),
     )?;
     let types = param_types(case);
@@ -228,15 +246,20 @@ pub fn report(case: &Case, cex: &Counterexample, replay: &Replay) -> String {
     let mut r = String::new();
     let func = function(case);
     let params = func.as_ref().map_or_else(Vec::new, |f| f.params.clone());
+    let (tag, back_end) = if c.is_llvm() {
+        ("NVPTX", "the NVPTX back end")
+    } else {
+        ("libNVVM", "libNVVM")
+    };
     let _ = writeln!(
         r,
-        "# [NVPTX] `{}` at {}: the PTX returns a value the IR does not allow\n",
+        "# [{tag}] `{}` at {}: the PTX returns a value the IR does not allow\n",
         case.func, case.sm
     );
     let _ = writeln!(
         r,
         "Found by `semfuzz validate-llc` with {}: it proves, for every input, that the PTX \
-         the NVPTX back end emits returns only what LangRef allows the IR function to return, \
+         {back_end} emits returns only what LangRef allows the IR function to return, \
          and on this function and target it found inputs where it does not.\n",
         c.label()
     );
@@ -263,6 +286,16 @@ pub fn report(case: &Case, cex: &Counterexample, replay: &Replay) -> String {
                 case.command()
             );
         }
+        _ if !c.is_llvm() => {
+            let _ = writeln!(
+                r,
+                "With {} through semfuzz's driver `cli/src/llc/nvvm.py` (nvvmCompileProgram \
+                 with these options; the module as libNVVM reads it, docs/nvvm.md):\n\n\
+                 ```sh\n{}\n```\n",
+                c.llvm(),
+                case.command()
+            );
+        }
         _ => {
             let _ = writeln!(
                 r,
@@ -282,7 +315,7 @@ pub fn report(case: &Case, cex: &Counterexample, replay: &Replay) -> String {
             "{}: the Python line above, which is what semfuzz ran",
             c.label()
         ),
-        Llc::Binary(_) => format!("{}, with exactly these options", c.label()),
+        Llc::Binary(_) | Llc::Nvvm => format!("{}, with exactly these options", c.label()),
     };
     match replay {
         Replay::Same => {

@@ -41,7 +41,7 @@ features = ""
 for flag in req.get("flags", []):
     if flag.lstrip("-").startswith("mattr="):
         features = flag.split("=", 1)[1]
-for sm, name, text in req["jobs"]:
+for sm, name, text, *_ in req["jobs"]:
     cpu = "" if sm == req.get("default_cpu") else sm
     try:
         res = {"ptx": llvm.translate_to_asm(text, "nvptx64-nvidia-cuda", cpu, features, [], False, False, False)}
