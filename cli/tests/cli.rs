@@ -747,3 +747,50 @@ fn ptx_commands_give_the_same_answers_with_either_evaluator() {
     }
     assert_eq!(answers[0], answers[1]);
 }
+
+/// PTX 9.7.3: "`mul`/`sub` sequences with no rounding modifiers may be optimized to use
+/// fused-multiply-add": a function that writes them allows the unfused and the fused result
+/// (ptxas fuses them; an H200 ran libNVVM's `frem` so: docs/gpu.md), and nothing else; with
+/// `mul.rn` the fused result is refused.
+#[test]
+fn check_ptx_allows_the_fusion_of_a_mul_and_sub_without_rounding_modifiers() {
+    let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/ptx/fusable-mul-sub.ptx");
+    // (1 + 2^-12)^2 - 1: 2^-11 rounded twice (0x3a000000), 2^-11 + 2^-24 fused (0x3a000400).
+    let lines = "0x3f800800 0x3f800800 0x3f800000 0x3a000000\n\
+                 0x3f800800 0x3f800800 0x3f800000 0x3a000400\n\
+                 0x3f800800 0x3f800800 0x3f800000 0x3a000800\n";
+    let (code, out, err) = run(&["check-ptx", fixture, "--func", "f", "-"], Some(lines));
+    assert_eq!(code, 1, "{out}{err}");
+    let heads = headlines(&out);
+    assert_eq!(heads[0], "ok");
+    assert_eq!(heads[1], "ok", "the fused result: {out}");
+    assert!(heads[2].starts_with("mismatch: line 3:"), "{out}");
+    let (_, eval, _) = run(
+        &[
+            "eval-ptx",
+            fixture,
+            "0x3f800800",
+            "0x3f800800",
+            "0x3f800000",
+        ],
+        None,
+    );
+    assert!(
+        eval.contains("whether `sub.f32` is fused with the `mul` it reads"),
+        "{eval}"
+    );
+    let text = std::fs::read_to_string(fixture)
+        .unwrap()
+        .replace("mul.f32", "mul.rn.f32");
+    let rounded = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(rounded.path(), text).unwrap();
+    let path = rounded.path().to_str().unwrap();
+    let (code, out, _) = run(&["check-ptx", path, "--func", "f", "-"], Some(lines));
+    assert_eq!(code, 1);
+    let heads = headlines(&out);
+    assert_eq!(heads[0], "ok");
+    assert!(
+        heads[1].starts_with("mismatch: line 2:"),
+        "mul.rn does not fuse: {out}"
+    );
+}

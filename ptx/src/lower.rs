@@ -238,6 +238,9 @@ struct Reader<'s> {
     return_kinds: HashMap<usize, PartKind>,
     choices: Vec<Outcome>,
     choice_sites: Vec<String>,
+    /// The products of `mul`s written without a rounding modifier: result → (the variant,
+    /// its operands), which a later `add`/`sub` without one may be fused with.
+    products: HashMap<ValueId, (&'s Variant, Vec<ValueId>)>,
     /// The condition under which the current instruction runs (`None`: always).
     path: Option<ValueId>,
     /// Conditions under which each label not yet reached is jumped to.
@@ -321,6 +324,7 @@ impl<'s> Reader<'s> {
             return_kinds: HashMap::new(),
             choices: Vec::new(),
             choice_sites: Vec::new(),
+            products: HashMap::new(),
             path: None,
             pending: HashMap::new(),
             labels_seen: HashMap::new(),
@@ -1009,6 +1013,15 @@ impl<'s> Reader<'s> {
             args.push(self.source(o, sig.width, sig.negatable, &sig.ty, &variant.text)?);
         }
         let mut results = self.inline(variant, &args, i)?;
+        if variant.fusable {
+            if let [(r, _)] = results[..] {
+                if let Some(fused) = self.fused(variant, &args, r, i)? {
+                    results[0].0 = fused;
+                } else if self.fusions(variant, false).next().is_some() {
+                    self.products.insert(r, (variant, args.clone()));
+                }
+            }
+        }
         // A result that is a source's value unchanged (a move, a load, a store) keeps how that
         // value reads: `st.param.b16` of a bf16 sum is a bf16.
         for (id, kind) in &mut results {
@@ -1046,6 +1059,96 @@ impl<'s> Reader<'s> {
             }
         }
         Ok(())
+    }
+
+    /// The spec's `fuse` items (`fuse mul, add into "fma.rn"`) in which `v`'s family is the
+    /// sum (`as_sum`) or the product.
+    fn fusions(
+        &self,
+        v: &'s Variant,
+        as_sum: bool,
+    ) -> impl Iterator<Item = &'s semfuzz_spec::resolved::Fusion> + 's {
+        let family = v.family.clone();
+        self.spec
+            .resolved
+            .families
+            .iter()
+            .flat_map(|f| &f.fusions)
+            .filter(move |f| {
+                if as_sum {
+                    f.sum == family
+                } else {
+                    f.product == family
+                }
+            })
+    }
+
+    /// PTX ISA 9.7.3.1/2/3 (and 9.7.4's half forms): "`mul`/`add` sequences with no rounding
+    /// modifiers may be optimized to use fused-multiply-add instructions on the target device"
+    /// (likewise `mul`/`sub`). For a sum written without a rounding modifier that reads such a
+    /// product, the sum's result `as_written` or the spec's fused form (the `fuse` items, as
+    /// `semfuzz prove` applies them to rules), picked by one free bit: ptxas fuses such pairs
+    /// (an H200 ran libNVVM's `frem` fused: docs/gpu.md). `None` where nothing fuses.
+    fn fused(
+        &mut self,
+        sum: &'s Variant,
+        args: &[ValueId],
+        as_written: ValueId,
+        i: &Instr,
+    ) -> Result<Option<ValueId>, Diagnostic> {
+        let Some(fusion) = self.fusions(sum, true).next() else {
+            return Ok(None);
+        };
+        let Some(suffix) = sum.text.strip_prefix(sum.family.as_str()) else {
+            return Ok(None);
+        };
+        let found = args.iter().enumerate().find_map(|(k, a)| {
+            let (product, factors) = self.products.get(a)?;
+            let same = product.family == fusion.product
+                && product.text.strip_prefix(product.family.as_str())
+                    == Some(suffix.replace(".sat", "").as_str());
+            same.then(|| (k, factors.clone()))
+        });
+        let (Some((k, factors)), [_, _]) = (found, args) else {
+            return Ok(None);
+        };
+        let Ok(fma) = self
+            .spec
+            .lookup(&format!("{}{suffix}", fusion.fused.text), Some(3))
+        else {
+            return Ok(None);
+        };
+        let other = args[1 - k];
+        let (a, c) = match &fusion.negate {
+            None => (factors[0], other),
+            Some(negate) => {
+                let ty = suffix.rsplit('.').next().unwrap_or("");
+                let Ok(neg) = self.spec.lookup(&format!("{}.{ty}", negate.text), Some(1)) else {
+                    return Ok(None);
+                };
+                // `t - c` is `fma(a, b, -c)`; `c - t` is `fma(-a, b, c)`.
+                if k == 0 {
+                    let negated = self.inline(neg, &[other], i)?[0].0;
+                    (factors[0], negated)
+                } else {
+                    (self.inline(neg, &[factors[0]], i)?[0].0, other)
+                }
+            }
+        };
+        let fused = self.inline(fma, &[a, factors[1], c], i)?[0].0;
+        let width = sum.program.dests[0].width;
+        let k = self.choices.len();
+        self.choices
+            .push(Outcome::OneOf(vec![self.b.konst(0, 1), self.b.konst(1, 1)]));
+        let (line, col) = i.span.file.line_col(i.span.start);
+        self.choice_sites.push(format!(
+            "whether `{}` is fused with the `{}` it reads (no rounding modifier) at {}:{line}:{col}",
+            sum.text, fusion.product, i.span.file.name
+        ));
+        let fuse = self.b.emit(Op::Choose(k as u16), 1);
+        Ok(Some(
+            self.b.emit(Op::Select(fuse, fused, as_written), width),
+        ))
     }
 
     /// `ld.param.v2.b32 {%r1, %r2}, [p]` as two scalar loads, `st.param.v2.b32 [p], {%r1,
