@@ -843,11 +843,23 @@ impl Builder {
             let mut value: Option<ValueId> = None;
             let (mut poison, mut ub) = (None, None);
             for part in &d.parts {
-                let v = match &part.outcome {
-                    Outcome::Exact(v) => map[*v as usize],
+                let mut o = part.outcome.clone();
+                o.renumber(&map);
+                // A select on a condition the arguments decide (a constant `bfe` position) is
+                // its taken branch: an exact one is a value, not a choice.
+                while let Outcome::Select(c, then, other) = o {
+                    o = match self.known[c as usize] {
+                        Some(0) => *other,
+                        Some(_) => *then,
+                        None => Outcome::Select(c, then, other),
+                    };
+                    if matches!(o, Outcome::Select(c, ..) if self.known[c as usize].is_none()) {
+                        break;
+                    }
+                }
+                let v = match o {
+                    Outcome::Exact(v) => v,
                     o => {
-                        let mut o = o.clone();
-                        o.renumber(&map);
                         let p = self.reaches(&o, |l| matches!(l, Outcome::Poison(_)));
                         poison = self.or_pred(poison, p);
                         let u = self.reaches(&o, |l| matches!(l, Outcome::Ub(_)));
