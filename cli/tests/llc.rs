@@ -902,7 +902,9 @@ fn a_proof_with_loops_says_the_bound() {
     // Four iterations never fit in three: a proof would be over no input.
     let (_, out, err) = run("3");
     assert!(
-        out.contains("horner4 sm_80: unsupported (PTX: loop bound: every execution of `f` runs a loop more than 3 times"),
+        out.contains(
+            "horner4 sm_80: unsupported (`@horner4` never returns within 3 iterations of each loop"
+        ),
         "{out}{err}"
     );
     assert!(

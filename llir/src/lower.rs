@@ -636,12 +636,14 @@ impl<'s> Reader<'s> {
         self.path = caller_path;
         self.calls.pop();
         let Some((_, last)) = rets.pop() else {
-            return Err(
-                at(&f.span, format!("`@{}` never returns", f.name)).with_hint(format!(
-                    "no `ret` is reached within {} iterations of each loop",
-                    self.unroll
-                )),
-            );
+            return Err(at(
+                &f.span,
+                format!(
+                    "`@{}` never returns within {} iterations of each loop",
+                    f.name, self.unroll
+                ),
+            )
+            .with_hint("a larger --unroll reaches a `ret`"));
         };
         let mut value = last;
         let w = self.b.widths[value.bits as usize];
