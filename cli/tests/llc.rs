@@ -265,7 +265,7 @@ fn what_the_reader_does_not_model_is_unsupported_with_its_location() {
         work.path().to_str().expect("utf-8"),
     ]);
     assert!(
-        out.contains("load_f32 sm_90: unsupported (instruction `load` at correct.ll:34:8)"),
+        out.contains("cas_weak sm_90: unsupported (`cmpxchg weak` at correct.ll:35:8)"),
         "{out}{err}"
     );
 }
