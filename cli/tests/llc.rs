@@ -140,6 +140,27 @@ fn memory_is_compared_byte_by_byte_and_every_broken_twin_is_caught() {
     );
 }
 
+/// Atomics, one thread at a time (docs/llc-validation.md, "Atomics"): llc's `atom.global.add.u32`,
+/// `atom.acquire.sys.global.cas.b32` (after `fence.sc.sys`) and `atom.shared.add.f32` are
+/// proved; FuzzX NVPTX #033 (`atom.global.add.f32` flushes `0x1 + 0x1`-like sums the IR's
+/// IEEE mode keeps) and the hand-broken twins (an atom at the wrong offset, a flushing
+/// `atom.global` where the IR's memory is shared) are counterexamples; `red` is proved as
+/// atom's operation without its old value.
+#[test]
+fn atomics_read_modify_write_the_block_and_flushes_are_caught() {
+    let (code, out, err) = semfuzz(&["prove", "--no-cache", "cli/tests/llc/atomics.rules"]);
+    assert_eq!(code, 0, "every verdict is the expected one:\n{out}{err}");
+    assert!(
+        out.contains("9 rules: 6 proved, 3 counterexample, 0 unknown; 0 differ"),
+        "{out}"
+    );
+    assert_eq!(
+        out.matches("confirmed by the evaluator").count(),
+        3,
+        "{out}"
+    );
+}
+
 /// LangRef `contract` (docs/ambiguities.md 92): with the flag on the product and the sum, the
 /// fused fma and the two roundings are both allowed; a fused subtraction that loses the
 /// product's sign, and fusion the flags do not license, are counterexamples.

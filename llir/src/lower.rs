@@ -47,6 +47,7 @@ use semfuzz_spec::{Spec, Variant};
 use std::collections::HashMap;
 use std::rc::Rc;
 
+mod atomics;
 mod memory_ops;
 
 /// A function read into one program.
@@ -1314,7 +1315,7 @@ impl<'s> Reader<'s> {
         }
         let (ty, operands, result_ty): (Vec<Type>, Vec<&crate::syntax::Operand>, Type) =
             match i.shape {
-                Shape::Unknown if self.memory_instr(i)? => return Ok(()),
+                Shape::Unknown if self.memory_instr(i, modes)? => return Ok(()),
                 Shape::Unknown => {
                     // A call the parser kept as text has no `@callee`: inline assembly (the
                     // words before its string say `asm`) or a call through a pointer.

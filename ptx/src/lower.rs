@@ -952,6 +952,10 @@ impl<'s> Reader<'s> {
             }
             "call" => self.call(i, guard),
             "cvta" => self.cvta(i, guard),
+            "red" => self.red(i, guard),
+            // 9.7.13.4 membar/fence: "enforce an ordering of memory accesses" between threads;
+            // one thread's accesses happen in program order already (docs/ambiguities.md 103).
+            "fence" | "membar" => Ok(()),
             _ => self.catalogued(i, guard),
         }
     }
@@ -976,6 +980,21 @@ impl<'s> Reader<'s> {
         self.write_reg(d, ds, v, guard)
     }
 
+    /// `red.op.type [a], b` is `atom.op.type _, [a], b` (9.7.13.6: atom's operation, with no
+    /// old value returned), so ptx-9.7.13.5-atom.sem specifies both.
+    fn red(&mut self, i: &Instr, guard: Option<ValueId>) -> Result<(), Diagnostic> {
+        let mut atom = i.clone();
+        atom.opcode = format!("atom{}", &i.opcode["red".len()..]);
+        atom.operands.insert(
+            0,
+            Operand {
+                kind: OperandKind::Sink,
+                span: i.opcode_span.clone(),
+            },
+        );
+        self.catalogued(&atom, guard)
+    }
+
     /// The state space an `ld`/`st` opcode names, and the opcode as the catalogue spells it
     /// (`.param::func` is `.param`).
     fn memory_opcode(opcode: &str) -> String {
@@ -988,7 +1007,7 @@ impl<'s> Reader<'s> {
 
     fn catalogued(&mut self, i: &Instr, guard: Option<ValueId>) -> Result<(), Diagnostic> {
         let base = i.opcode.split('.').next().unwrap_or("");
-        let is_memory = matches!(base, "ld" | "st");
+        let is_memory = matches!(base, "ld" | "st" | "atom");
         let opcode = if is_memory {
             Self::memory_opcode(&i.opcode)
         } else {
@@ -1062,6 +1081,20 @@ impl<'s> Reader<'s> {
             OperandKind::Address { .. } => {
                 let (value, kind) = results[0];
                 self.store(first, value, kind, guard)?;
+            }
+            // `atom d, [a], b`: its variant's second destination `m` is what it writes back
+            // to `[a]` (ptx-9.7.13.5-atom.sem).
+            _ if base == "atom" => {
+                if let (Some(address), Some(&(m, kind))) = (sources.first(), results.get(1)) {
+                    self.store(address, m, kind, guard)?;
+                }
+                match &first.kind {
+                    OperandKind::Name(n) => {
+                        self.write_result(n, &first.span, results[0], signed, guard)?
+                    }
+                    OperandKind::Sink => {}
+                    _ => return Err(at(&first.span, "`atom` writes its old value to a register")),
+                }
             }
             _ => {
                 for (o, r) in dests.iter().zip(&results) {

@@ -5,7 +5,7 @@
 //! size in bytes of the pointee" is the `align` operand's promise; Alive2 `ir/memory.cpp`).
 //! The parser keeps these instructions as text ([`Shape::Unknown`]); they are read here.
 
-use super::{unsupported, Reader, StateValue};
+use super::{unsupported, Denormal, Reader, StateValue};
 use crate::syntax::{FloatTy, Instr, Type, Value};
 use semfuzz_spec::diag::Diagnostic;
 use semfuzz_spec::ir::{Op, ValueId};
@@ -14,7 +14,7 @@ use semfuzz_spec::memory::Refusal;
 /// A type written at the start of `s` and the text after it: the scalar and vector types
 /// values have, pointers, and arrays (`[4 x float]`, for `getelementptr`'s element type only,
 /// as the vector of its elements).
-fn leading_type(s: &str) -> Option<(Type, &str)> {
+pub(super) fn leading_type(s: &str) -> Option<(Type, &str)> {
     let s = s.trim_start();
     if let Some(rest) = s.strip_prefix('<').or_else(|| s.strip_prefix('[')) {
         let (n, rest) = rest.split_once(" x ")?;
@@ -49,7 +49,7 @@ fn leading_type(s: &str) -> Option<(Type, &str)> {
 
 /// The operands of an instruction's text, split at the commas outside brackets, metadata
 /// attachments (`!tbaa !3`) dropped.
-fn pieces(raw: &str) -> Vec<&str> {
+pub(super) fn pieces(raw: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let (mut depth, mut from) = (0i32, 0);
     for (k, c) in raw.char_indices() {
@@ -69,7 +69,7 @@ fn pieces(raw: &str) -> Vec<&str> {
 }
 
 /// A value as written after its type: a local `%x` or a constant.
-fn value_of(s: &str) -> Value {
+pub(super) fn value_of(s: &str) -> Value {
     let s = s.trim();
     match s.strip_prefix('%') {
         Some(n) => Value::Local(n.trim_matches('"').to_string()),
@@ -78,7 +78,7 @@ fn value_of(s: &str) -> Value {
 }
 
 /// The bytes a value of type `t` occupies in memory (LangRef: a type's store size).
-fn store_bytes(t: &Type) -> Option<u32> {
+pub(super) fn store_bytes(t: &Type) -> Option<u32> {
     let e = t.elem().scalar_bits().or(match t.elem() {
         Type::Ptr(_) => Some(64),
         _ => None,
@@ -91,9 +91,10 @@ fn store_bytes(t: &Type) -> Option<u32> {
 }
 
 impl Reader<'_> {
-    /// Reads `load`, `store`, `getelementptr` and `addrspacecast`; `Ok(false)` for any other
-    /// instruction the parser kept as text.
-    pub(super) fn memory_instr(&mut self, i: &Instr) -> Result<bool, Diagnostic> {
+    /// Reads `load`, `store`, `getelementptr`, `addrspacecast`, `atomicrmw` and `cmpxchg`
+    /// (`modes`: the function's denormal modes, which `atomicrmw fadd` follows); `Ok(false)`
+    /// for any other instruction the parser kept as text.
+    pub(super) fn memory_instr(&mut self, i: &Instr, modes: &Denormal) -> Result<bool, Diagnostic> {
         let raw = i.raw.as_str();
         let words = |s: &str| s.split_whitespace().next().map(str::to_string);
         match i.opcode.as_str() {
@@ -116,6 +117,14 @@ impl Reader<'_> {
                 }
                 Ok(true)
             }
+            "atomicrmw" => {
+                self.atomicrmw(i, modes)?;
+                Ok(true)
+            }
+            "cmpxchg" => {
+                self.cmpxchg(i)?;
+                Ok(true)
+            }
             "getelementptr" => {
                 self.gep(i)?;
                 Ok(true)
@@ -135,7 +144,7 @@ impl Reader<'_> {
     }
 
     /// A pointer operand (`ptr addrspace(1) %a`): its bits and where it is poison.
-    fn pointer(&mut self, i: &Instr, text: &str) -> Result<StateValue, Diagnostic> {
+    pub(super) fn pointer(&mut self, i: &Instr, text: &str) -> Result<StateValue, Diagnostic> {
         match leading_type(text) {
             Some((t @ Type::Ptr(_), v)) => self.value(&value_of(v), &t, &i.span),
             _ => Err(at_text(i, "a pointer operand `ptr %p`")),
@@ -144,7 +153,7 @@ impl Reader<'_> {
 
     /// Turns a refusal of the memory model into the reader's answer: a new block asks the
     /// caller to read the function again with it.
-    fn refused(&mut self, r: Refusal, i: &Instr) -> Diagnostic {
+    pub(super) fn refused(&mut self, r: Refusal, i: &Instr) -> Diagnostic {
         match r {
             Refusal::NewBlock(n) => {
                 self.wanted = Some(n);
@@ -292,7 +301,7 @@ impl Reader<'_> {
 }
 
 /// A located error for an instruction whose text is not the shape `shape`.
-fn at_text(i: &Instr, shape: &str) -> Diagnostic {
+pub(super) fn at_text(i: &Instr, shape: &str) -> Diagnostic {
     super::at(
         &i.span,
         format!("`{}` is not of the shape {shape}", i.opcode),
