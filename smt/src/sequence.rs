@@ -819,15 +819,16 @@ fn fuse<'s>(
 /// itself (so `pre:` reads exactly like a `sem` expression); errors point into the rule file.
 fn precondition(vars: &[Var], expr: &str, span: &Span) -> Result<Program, Diagnostic> {
     let inputs: Vec<&Var> = vars.iter().filter(|v| v.input).collect();
-    let mut text = String::from("instr rule_pre {\n  form \"rule_pre p");
+    // The destination's name is one no rule variable takes (a pointer parameter is often `p`).
+    let mut text = String::from("instr rule_pre {\n  form \"rule_pre pre_holds");
     for v in &inputs {
         text.push_str(&format!(", {}", v.name));
     }
-    text.push_str("\";\n  operand p: pred;\n");
+    text.push_str("\";\n  operand pre_holds: pred;\n");
     for v in &inputs {
         text.push_str(&format!("  operand {}: {};\n", v.name, v.ty));
     }
-    text.push_str("  sem {\n    p = ");
+    text.push_str("  sem {\n    pre_holds = ");
     let offset = text.len();
     text.push_str(expr);
     text.push_str(";\n  }\n}\n");

@@ -767,6 +767,28 @@ fn validate(
         .enumerate()
         .map(|(k, s)| var_name(s, k))
         .collect();
+    // The blocks' alignment the verdict states is a precondition on their pointers: a target
+    // that rounds an address down (`and.b64 %rd1, %rd2, -4`, the 32-bit CAS loop LLVM writes
+    // for a 16-bit atomic) then stays in its block.
+    let aligned: Vec<String> = ir
+        .inputs
+        .iter()
+        .zip(&vars)
+        .filter(|(s, _)| {
+            ir.inputs
+                .iter()
+                .any(|b| b.name == format!("[{}+0..8]", s.name))
+        })
+        .map(|(_, v)| {
+            let bits = semfuzz_spec::memory::BLOCK_ALIGN.trailing_zeros();
+            format!("{v}[{}:0] == 0", bits - 1)
+        })
+        .collect();
+    let pre = if aligned.is_empty() {
+        String::new()
+    } else {
+        format!("pre: {}\n", aligned.join(" && "))
+    };
     let operands = std::iter::once("d".to_string())
         .chain(vars)
         .collect::<Vec<_>>()
@@ -785,7 +807,7 @@ fn validate(
             String::new()
         };
         let rule_text = format!(
-            "name: {}-{sm}\n  @{}:{}{which} {operands}\n=>\n  @{}:{}{which} {operands}\n",
+            "name: {}-{sm}\n{pre}  @{}:{}{which} {operands}\n=>\n  @{}:{}{which} {operands}\n",
             u.func,
             u.compiled.display(),
             u.short,
