@@ -161,6 +161,40 @@ fn atomics_read_modify_write_the_block_and_flushes_are_caught() {
     );
 }
 
+/// `validate-llc` finds FuzzX NVPTX #033 by itself (`atomicrmw fadd ptr addrspace(1)` in IEEE
+/// mode becomes a flushing `atom.global.add.f32`) and proves the rest, among them the 32-bit
+/// CAS loop LLVM writes for a 16-bit `xchg`, whose address rounded down stays in its block
+/// only under the blocks' stated alignment (a precondition of every memory verdict).
+#[test]
+fn validate_llc_finds_fuzzx_033_and_proves_the_cas_loop() {
+    let work = tempfile::tempdir().expect("temp dir");
+    let (_, out, err) = semfuzz(&[
+        "validate-llc",
+        "cli/tests/llc/atomics.ll",
+        "--sm",
+        "sm_90",
+        "--timeout",
+        "20s",
+        "--work",
+        work.path().to_str().expect("utf-8"),
+    ]);
+    assert_eq!(
+        verdict(&out, "fadd_global", "sm_90"),
+        "counterexample",
+        "{out}{err}"
+    );
+    assert!(out.contains("confirmed by both evaluators"), "{out}");
+    for func in [
+        "add_i32",
+        "cas_i32",
+        "fadd_shared",
+        "xchg_half",
+        "add_unused",
+    ] {
+        assert_eq!(verdict(&out, func, "sm_90"), "proved", "{func}: {out}{err}");
+    }
+}
+
 /// LangRef `contract` (docs/ambiguities.md 92): with the flag on the product and the sum, the
 /// fused fma and the two roundings are both allowed; a fused subtraction that loses the
 /// product's sign, and fusion the flags do not license, are counterexamples.

@@ -24,6 +24,13 @@ define float @fadd_shared(ptr addrspace(3) %p, float %v) {
   ret float %old
 }
 
+; A 16-bit exchange: LLVM writes a 32-bit CAS loop on the word holding it, whose address it
+; rounds down (`and.b64 %rd1, %rd2, -4`).
+define half @xchg_half(ptr addrspace(3) %p, half %v) {
+  %old = atomicrmw xchg ptr addrspace(3) %p, half %v seq_cst, align 2
+  ret half %old
+}
+
 define void @add_unused(ptr addrspace(1) %p, i32 %v) {
   %old = atomicrmw add ptr addrspace(1) %p, i32 %v monotonic, align 4
   ret void
