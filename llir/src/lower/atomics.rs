@@ -152,6 +152,11 @@ impl Reader<'_> {
         let bits = match op {
             // "xchg: *ptr = val".
             "xchg" => return Ok(v),
+            // "nand: *ptr = ~(*ptr & val)".
+            "nand" if matches!(t, Type::Int(_)) => {
+                let both = self.b.emit(Op::And(w, old.bits, v.bits), w);
+                self.b.emit(Op::Not(w, both), w)
+            }
             // "uinc_wrap: *ptr = (*ptr u>= val) ? 0 : (*ptr + 1)"; "udec_wrap: *ptr = ((*ptr
             // == 0) || (*ptr u> val)) ? val : (*ptr - 1)".
             "uinc_wrap" | "udec_wrap" if matches!(t, Type::Int(_)) => {
