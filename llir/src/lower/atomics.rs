@@ -25,6 +25,8 @@ fn rmw_variant(op: &str) -> Option<(&'static str, bool)> {
         "min" => ("llvm_smin", false),
         "umax" => ("llvm_umax", false),
         "umin" => ("llvm_umin", false),
+        // "usub_sat: *ptr = usub.sat(*ptr, val)".
+        "usub_sat" => ("llvm_usub_sat", false),
         "fadd" => ("ir_fadd", true),
         "fsub" => ("ir_fsub", true),
         "fmax" => ("llvm_maxnum", true),
@@ -152,6 +154,12 @@ impl Reader<'_> {
         let bits = match op {
             // "xchg: *ptr = val".
             "xchg" => return Ok(v),
+            // "usub_cond: *ptr = (*ptr u>= val) ? *ptr - val : *ptr".
+            "usub_cond" if matches!(t, Type::Int(_)) => {
+                let below = self.b.emit(Op::BvUlt(old.bits, v.bits), 1);
+                let diff = self.b.emit(Op::BvSub(w, old.bits, v.bits), w);
+                self.b.emit(Op::Select(below, old.bits, diff), w)
+            }
             // "nand: *ptr = ~(*ptr & val)".
             "nand" if matches!(t, Type::Int(_)) => {
                 let both = self.b.emit(Op::And(w, old.bits, v.bits), w);
