@@ -997,10 +997,31 @@ impl<'s> Reader<'s> {
 
     /// The state space an `ld`/`st` opcode names, and the opcode as the catalogue spells it
     /// (`.param::func` is `.param`).
+    /// `ld`/`st`'s memory-consistency qualifiers (9.7.9.8: `.weak`, `.volatile`, `.relaxed`,
+    /// `.acquire`, `.release`, `.mmio` and a `.scope`) are dropped: they order the access
+    /// against other threads', and one thread's accesses happen in program order
+    /// (docs/ambiguities.md 103). `atom` keeps its `.sem` and `.scope`, which its spec names.
     fn memory_opcode(opcode: &str) -> String {
+        let is_atom = opcode.starts_with("atom.");
         opcode
             .split('.')
             .map(|m| m.split("::").next().unwrap_or(m))
+            .filter(|m| {
+                is_atom
+                    || !matches!(
+                        *m,
+                        "weak"
+                            | "volatile"
+                            | "relaxed"
+                            | "acquire"
+                            | "release"
+                            | "mmio"
+                            | "cta"
+                            | "cluster"
+                            | "gpu"
+                            | "sys"
+                    )
+            })
             .collect::<Vec<_>>()
             .join(".")
     }
