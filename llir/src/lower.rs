@@ -42,9 +42,13 @@ use crate::syntax::{
 use semfuzz_fp::{Format, Round};
 use semfuzz_spec::diag::{Diagnostic, Span};
 use semfuzz_spec::ir::{mask, Builder, Dest, Op, Outcome, PartKind, Program, Slot, ValueId};
+use semfuzz_spec::memory::{self, Memory};
 use semfuzz_spec::{Spec, Variant};
 use std::collections::HashMap;
 use std::rc::Rc;
+
+mod atomics;
+mod memory_ops;
 
 /// A function read into one program.
 #[derive(Clone, Debug)]
@@ -120,23 +124,37 @@ pub fn read_function_unrolled(
             }
         },
     };
-    Reader {
-        spec,
-        module,
-        f,
-        b: Builder::default(),
-        state: State::default(),
-        path: None,
-        ub: None,
-        cut: None,
-        unroll,
-        looped: false,
-        calls: Vec::new(),
-        choices: Vec::new(),
-        choice_sites: Vec::new(),
-        variants: Vec::new(),
+    // A block per pointer parameter some access reaches: an access through a parameter
+    // without one stops the read, which starts again with it (at most once per parameter).
+    let mut blocks: Vec<u16> = Vec::new();
+    loop {
+        let mut reader = Reader {
+            spec,
+            module,
+            f,
+            b: Builder::default(),
+            state: State::default(),
+            path: None,
+            ub: None,
+            cut: None,
+            unroll,
+            looped: false,
+            calls: Vec::new(),
+            choices: Vec::new(),
+            choice_sites: Vec::new(),
+            variants: Vec::new(),
+            memory: Memory::default(),
+            wanted: None,
+        };
+        let read = reader.read(&blocks);
+        match reader.wanted {
+            Some(n) if !blocks.contains(&n) => {
+                blocks.push(n);
+                blocks.sort_unstable();
+            }
+            _ => return read,
+        }
     }
-    .read()
 }
 
 /// A function's denormal modes, from `"denormal-fp-math"` and `"denormal-fp-math-f32"` (LLVM
@@ -344,6 +362,10 @@ struct Reader<'s> {
     choices: Vec<Outcome>,
     choice_sites: Vec<String>,
     variants: Vec<String>,
+    /// The blocks pointer parameters point to (`lower/memory.rs`).
+    memory: Memory,
+    /// The pointer parameter (its input) an access reached that has no block yet.
+    wanted: Option<u16>,
 }
 
 /// The name of the destination a program with loops gets beside its result: where every loop
@@ -509,11 +531,13 @@ fn intrinsic_opcode(callee: &str) -> Option<String> {
 }
 
 impl<'s> Reader<'s> {
-    fn read(mut self) -> Result<IrFunction, Diagnostic> {
+    /// Reads the function with a block for each pointer parameter (input) in `blocks`.
+    fn read(&mut self, blocks: &[u16]) -> Result<IrFunction, Diagnostic> {
         let f = self.f;
         let mut inputs = Vec::new();
         let mut widths = Vec::new();
         let mut args = Vec::new();
+        let mut pointers = Vec::new();
         for (k, p) in f.params.iter().enumerate() {
             let width = self.width_of(&p.ty, &p.span)?;
             let id = self.b.emit(Op::Input(k as u16), width);
@@ -524,13 +548,51 @@ impl<'s> Reader<'s> {
                 kind: kind_of(&p.ty),
             });
             args.push(StateValue::defined(id));
+            if matches!(p.ty, Type::Ptr(_)) {
+                pointers.push(k as u16);
+            }
+        }
+        self.memory = Memory::new(pointers);
+        for &base in blocks {
+            let name = inputs[base as usize].name.clone();
+            let slots = memory::block_inputs(&mut self.b, inputs.len(), &name);
+            let contents: Vec<ValueId> = slots.iter().map(|(_, v)| *v).collect();
+            for (slot, _) in slots {
+                widths.push(slot.width);
+                inputs.push(slot);
+            }
+            self.memory.add_block(&mut self.b, base, &contents);
         }
         let (returned, ty) = self.run(f, args, &f.span)?;
-        let value = self.returned(returned, &ty, &f.span);
-        let width = self.b.widths[value as usize];
-        let kind = kind_of(&ty);
-        let outcome = self.b.outcome_of(value, &self.choices);
-        let mut dests = vec![Dest::whole("d".into(), width, kind, outcome)];
+        let mut results = Vec::new();
+        let mut dests = Vec::new();
+        if ty != Type::Void {
+            let value = self.returned(returned, &ty, &f.span);
+            let width = self.b.widths[value as usize];
+            let kind = kind_of(&ty);
+            let outcome = self.b.outcome_of(value, &self.choices);
+            dests.push(Dest::whole("d".into(), width, kind, outcome));
+            results.push(Slot {
+                name: "ret".into(),
+                width,
+                kind,
+            });
+        }
+        let names: Vec<String> = blocks
+            .iter()
+            .map(|b| inputs[*b as usize].name.clone())
+            .collect();
+        let (mut mem_dests, mut mem_results) =
+            self.memory.results(&mut self.b, &names, self.ub, None);
+        dests.append(&mut mem_dests);
+        results.append(&mut mem_results);
+        if dests.is_empty() {
+            return Err(at(
+                &f.span,
+                format!("`@{}` returns nothing and stores nothing", f.name),
+            )
+            .with_hint("semfuzz compares what a function returns and the memory it writes"));
+        }
         let unrolled = self.looped.then_some(self.unroll);
         if unrolled.is_some() {
             let cut = self.cut.unwrap_or_else(|| self.b.konst(0, 1));
@@ -550,14 +612,10 @@ impl<'s> Reader<'s> {
         Ok(IrFunction {
             name: f.name.clone(),
             inputs,
-            results: vec![Slot {
-                name: "ret".into(),
-                width,
-                kind,
-            }],
+            results,
             program,
             choice_sites: kept.iter().map(|k| self.choice_sites[*k].clone()).collect(),
-            variants: self.variants,
+            variants: std::mem::take(&mut self.variants),
             unrolled,
         })
     }
@@ -798,6 +856,12 @@ impl<'s> Reader<'s> {
         let ops = &i.operands;
         let target = |o: &crate::syntax::Operand| cfg.target(o);
         match (i.opcode.as_str(), ops.len()) {
+            ("ret", 0) if *ret_ty == Type::Void && self.calls.len() == 1 => {
+                // What a function returning nothing does is the memory it leaves.
+                let nothing = StateValue::defined(self.b.konst(0, 1));
+                rets.push((self.path, nothing));
+                Ok(Vec::new())
+            }
             ("ret", _) => {
                 let Some(o) = ops.first() else {
                     return Err(at(
@@ -1258,6 +1322,7 @@ impl<'s> Reader<'s> {
         }
         let (ty, operands, result_ty): (Vec<Type>, Vec<&crate::syntax::Operand>, Type) =
             match i.shape {
+                Shape::Unknown if self.memory_instr(i, modes)? => return Ok(()),
                 Shape::Unknown => {
                     // A call the parser kept as text has no `@callee`: inline assembly (the
                     // words before its string say `asm`) or a call through a pointer.

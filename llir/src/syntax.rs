@@ -145,14 +145,16 @@ impl Type {
         }
     }
 
-    /// The width of a scalar in bits, `None` for types semfuzz does not model. A generic
-    /// pointer is 64 bits: nvptx64's data layout gives address space 0 no other size; the
-    /// others may be 32 bits (`nvptx-short-ptr`), so they are not modelled.
+    /// The width of a scalar in bits, `None` for types semfuzz does not model. A generic,
+    /// global or shared pointer is 64 bits: nvptx64's data layout gives address spaces 0 and 1
+    /// no other size, and shared (3) that size unless `nvptx-short-ptr` (then the PTX's
+    /// parameter is 32 bits, which the comparison of the two sides' widths refuses); the
+    /// others are not modelled.
     pub fn scalar_bits(&self) -> Option<u32> {
         match self {
             Type::Float(f) => Some(f.bits()),
             Type::Int(n) => Some(*n),
-            Type::Ptr(0) => Some(64),
+            Type::Ptr(0 | 1 | 3) => Some(64),
             _ => None,
         }
     }

@@ -33,9 +33,12 @@ use crate::syntax::{
 use semfuzz_spec::diag::{Diagnostic, Span};
 pub use semfuzz_spec::ir::Slot;
 use semfuzz_spec::ir::{mask, Builder, Dest, Op, Outcome, PartKind, Program, ValueId};
+use semfuzz_spec::memory::{self, Memory};
 use semfuzz_spec::resolved::Requirement;
 use semfuzz_spec::{Spec, Variant};
 use std::collections::HashMap;
+
+mod memory_ops;
 
 /// A function read into one program.
 #[derive(Clone, Debug)]
@@ -121,7 +124,20 @@ pub fn read_function_unrolled(
         },
     };
     refuse_module_variables(module, f)?;
-    Reader::new(spec, module, f, unroll).read()
+    // A block per pointer parameter some access reaches: an access through a parameter
+    // without one stops the read, which starts again with it (at most once per parameter).
+    let mut blocks: Vec<u16> = Vec::new();
+    loop {
+        let mut reader = Reader::new(spec, module, f, unroll);
+        let read = reader.read(&blocks);
+        match reader.wanted {
+            Some(n) if !blocks.contains(&n) => {
+                blocks.push(n);
+                blocks.sort_unstable();
+            }
+            _ => return read,
+        }
+    }
 }
 
 /// A located `unsupported` where `f` names a module variable (`ld.global.f32 %f1, [x];`,
@@ -201,12 +217,12 @@ enum Byte {
     Known(ValueId),
 }
 
-/// Where memory lives: a parameter's own bytes, or what a pointer parameter points to.
+/// Where `.param` memory lives: a parameter's own bytes, a return parameter's, or a call's
+/// (what pointer parameters point to is the shared model's, `heap`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Space {
     Param(usize),
     Return(usize),
-    Pointee(usize),
     /// A `.param` a call passes or returns through, by its declaration's number.
     Call(usize),
 }
@@ -232,8 +248,14 @@ struct Reader<'s> {
     next_reg: usize,
     regs: HashMap<usize, Value>,
     memory: HashMap<(Space, i64), Byte>,
-    /// Stores to pointees, in first-store order: (pointer parameter, offset, bytes, kind).
-    stored: Vec<(usize, i64, u32, PartKind)>,
+    /// The blocks pointer parameters point to (`semfuzz_spec::memory`, `lower/memory_ops.rs`).
+    heap: Memory,
+    /// Where some access left its block or was misaligned (one bit; `None`: nowhere).
+    fault: Option<ValueId>,
+    /// The pointer parameter (its input) an access reached that has no block yet.
+    wanted: Option<u16>,
+    /// The guard of the instruction being read (`None`: none).
+    guard_now: Option<ValueId>,
     /// The kind of each return parameter's value, from its stores.
     return_kinds: HashMap<usize, PartKind>,
     choices: Vec<Outcome>,
@@ -320,7 +342,10 @@ impl<'s> Reader<'s> {
             next_reg: 0,
             regs: HashMap::new(),
             memory: HashMap::new(),
-            stored: Vec::new(),
+            heap: Memory::default(),
+            fault: None,
+            wanted: None,
+            guard_now: None,
             return_kinds: HashMap::new(),
             choices: Vec::new(),
             choice_sites: Vec::new(),
@@ -344,7 +369,8 @@ impl<'s> Reader<'s> {
         id
     }
 
-    fn read(mut self) -> Result<PtxFunction, Diagnostic> {
+    /// Reads the function with a block for each pointer parameter (input) in `blocks`.
+    fn read(&mut self, blocks: &[u16]) -> Result<PtxFunction, Diagnostic> {
         let f = self.f;
         // Every parameter is an input, in order, in chunks of at most 64 bits; its bytes are
         // the chunks' bytes (little-endian, as PTX lays out memory).
@@ -389,6 +415,19 @@ impl<'s> Reader<'s> {
                 self.memory
                     .insert((Space::Return(i), i64::from(k)), Byte::Undefined);
             }
+        }
+        let mut pointers: Vec<u16> = self.whole_param.keys().copied().collect();
+        pointers.sort_unstable();
+        self.heap = Memory::new(pointers);
+        for &base in blocks {
+            let name = self.inputs[base as usize].name.clone();
+            let slots = memory::block_inputs(&mut self.b, self.inputs.len(), &name);
+            let contents: Vec<ValueId> = slots.iter().map(|(_, v)| *v).collect();
+            for (slot, _) in slots {
+                self.input_widths.push(slot.width);
+                self.inputs.push(slot);
+            }
+            self.heap.add_block(&mut self.b, base, &contents);
         }
         let body = f
             .body
@@ -800,10 +839,16 @@ impl<'s> Reader<'s> {
         inner.b = std::mem::take(&mut self.b);
         inner.choices = std::mem::take(&mut self.choices);
         inner.choice_sites = std::mem::take(&mut self.choice_sites);
+        // The callee reaches the caller's blocks through the pointers passed to it.
+        inner.heap = std::mem::take(&mut self.heap);
+        inner.fault = self.fault.take();
         let result = self.run_callee(&mut inner, g, &args, &rets, &callee.span);
         self.b = std::mem::take(&mut inner.b);
         self.choices = std::mem::take(&mut inner.choices);
         self.choice_sites = std::mem::take(&mut inner.choice_sites);
+        self.heap = std::mem::take(&mut inner.heap);
+        self.fault = inner.fault.take();
+        self.wanted = self.wanted.or(inner.wanted);
         self.looped |= inner.looped;
         if let Some(c) = inner.cut {
             let here = self.and(self.path, Some(c));
@@ -884,6 +929,7 @@ impl<'s> Reader<'s> {
 
     fn instr(&mut self, i: &Instr) -> Result<(), Diagnostic> {
         let guard = self.guard(i)?;
+        self.guard_now = guard;
         let base = i.opcode.split('.').next().unwrap_or("");
         match base {
             "ret" | "exit" | "bra" => {
@@ -910,11 +956,15 @@ impl<'s> Reader<'s> {
             }
             "call" => self.call(i, guard),
             "cvta" => self.cvta(i, guard),
+            "red" => self.red(i, guard),
+            // 9.7.13.4 membar/fence: "enforce an ordering of memory accesses" between threads;
+            // one thread's accesses happen in program order already (docs/ambiguities.md 103).
+            "fence" | "membar" => Ok(()),
             _ => self.catalogued(i, guard),
         }
     }
 
-    /// `cvta.to.global.u64 d, a` and the like: a pointer keeps pointing at what it did.
+    /// `cvta.to.global.u64 d, a` and the like: an address keeps naming what it did.
     fn cvta(&mut self, i: &Instr, guard: Option<ValueId>) -> Result<(), Diagnostic> {
         let [Operand {
             kind: OperandKind::Name(d),
@@ -929,30 +979,60 @@ impl<'s> Reader<'s> {
                 "`cvta` takes a destination and a source register",
             ));
         };
+        // Generic, global and shared addresses name the same blocks for one thread.
         let v = self.read_reg(a, as_)?;
-        if self.pointer_of(v.id).is_none() {
-            return Err(
-                at(as_, format!("`{a}` is not an address a parameter gives")).with_hint(
-                    "semfuzz models memory that pointer parameters point to, at constant offsets",
-                ),
-            );
-        }
         self.write_reg(d, ds, v, guard)
+    }
+
+    /// `red.op.type [a], b` is `atom.op.type _, [a], b` (9.7.13.6: atom's operation, with no
+    /// old value returned), so ptx-9.7.13.5-atom.sem specifies both.
+    fn red(&mut self, i: &Instr, guard: Option<ValueId>) -> Result<(), Diagnostic> {
+        let mut atom = i.clone();
+        atom.opcode = format!("atom{}", &i.opcode["red".len()..]);
+        atom.operands.insert(
+            0,
+            Operand {
+                kind: OperandKind::Sink,
+                span: i.opcode_span.clone(),
+            },
+        );
+        self.catalogued(&atom, guard)
     }
 
     /// The state space an `ld`/`st` opcode names, and the opcode as the catalogue spells it
     /// (`.param::func` is `.param`).
+    /// `ld`/`st`'s memory-consistency qualifiers (9.7.9.8: `.weak`, `.volatile`, `.relaxed`,
+    /// `.acquire`, `.release`, `.mmio` and a `.scope`) are dropped: they order the access
+    /// against other threads', and one thread's accesses happen in program order
+    /// (docs/ambiguities.md 103). `atom` keeps its `.sem` and `.scope`, which its spec names.
     fn memory_opcode(opcode: &str) -> String {
+        let is_atom = opcode.starts_with("atom.");
         opcode
             .split('.')
             .map(|m| m.split("::").next().unwrap_or(m))
+            .filter(|m| {
+                is_atom
+                    || !matches!(
+                        *m,
+                        "weak"
+                            | "volatile"
+                            | "relaxed"
+                            | "acquire"
+                            | "release"
+                            | "mmio"
+                            | "cta"
+                            | "cluster"
+                            | "gpu"
+                            | "sys"
+                    )
+            })
             .collect::<Vec<_>>()
             .join(".")
     }
 
     fn catalogued(&mut self, i: &Instr, guard: Option<ValueId>) -> Result<(), Diagnostic> {
         let base = i.opcode.split('.').next().unwrap_or("");
-        let is_memory = matches!(base, "ld" | "st");
+        let is_memory = matches!(base, "ld" | "st" | "atom");
         let opcode = if is_memory {
             Self::memory_opcode(&i.opcode)
         } else {
@@ -1039,6 +1119,20 @@ impl<'s> Reader<'s> {
             OperandKind::Address { .. } => {
                 let (value, kind) = results[0];
                 self.store(first, value, kind, guard)?;
+            }
+            // `atom d, [a], b`: its variant's second destination `m` is what it writes back
+            // to `[a]` (ptx-9.7.13.5-atom.sem).
+            _ if base == "atom" => {
+                if let (Some(address), Some(&(m, kind))) = (sources.first(), results.get(1)) {
+                    self.store(address, m, kind, guard)?;
+                }
+                match &first.kind {
+                    OperandKind::Name(n) => {
+                        self.write_result(n, &first.span, results[0], signed, guard)?
+                    }
+                    OperandKind::Sink => {}
+                    _ => return Err(at(&first.span, "`atom` writes its old value to a register")),
+                }
             }
             _ => {
                 for (o, r) in dests.iter().zip(&results) {
@@ -1437,35 +1531,15 @@ impl<'s> Reader<'s> {
         if let Some(k) = self.call_params.get(base) {
             return Ok((Space::Call(*k), offset));
         }
-        let v = self.read_reg(base, span)?;
-        match self.pointer_of(v.id) {
-            Some((p, off)) => Ok((Space::Pointee(p), off + offset)),
-            None => Err(at(
-                span,
-                format!("`{base}` is not an address a parameter gives"),
-            )
-            .with_hint(
-                "semfuzz models memory that pointer parameters point to, at constant offsets",
-            )),
-        }
+        Err(at(span, format!("`{base}` is not a parameter")))
     }
 
-    /// What a value points to, if it is a 64-bit parameter (loaded whole) plus constants:
-    /// the parameter and the byte offset. Derived from the value itself, so a pointer survives
-    /// whatever instructions only move it or add a constant to it.
-    fn pointer_of(&self, v: ValueId) -> Option<(usize, i64)> {
-        match *self.b.op(v) {
-            Op::Input(n) => self.whole_param.get(&n).map(|p| (*p, 0)),
-            Op::BvAdd(64, a, c) | Op::BvAdd(64, c, a) if self.b.known[c as usize].is_some() => {
-                let (p, off) = self.pointer_of(a)?;
-                Some((p, off.wrapping_add(self.b.known[c as usize]? as i64)))
-            }
-            Op::BvSub(64, a, c) if self.b.known[c as usize].is_some() => {
-                let (p, off) = self.pointer_of(a)?;
-                Some((p, off.wrapping_sub(self.b.known[c as usize]? as i64)))
-            }
-            _ => None,
-        }
+    /// Whether an address `[base+offset]` is a register's value (memory the shared model
+    /// holds) rather than a `.param` named by its parameter.
+    fn is_register_address(&self, base: &str) -> bool {
+        !self.f.params.iter().any(|p| p.name == base)
+            && !self.f.returns.iter().any(|p| p.name == base)
+            && !self.call_params.contains_key(base)
     }
 
     fn load(
@@ -1477,6 +1551,9 @@ impl<'s> Reader<'s> {
     ) -> Result<ValueId, Diagnostic> {
         if let Some(v) = self.load_through_param_address(base, offset, width, span)? {
             return Ok(v);
+        }
+        if self.is_register_address(base) {
+            return self.heap_load(base, offset, width, span);
         }
         let (space, offset) = self.address(base, offset, span)?;
         self.load_space(space, offset, width, base, span)
@@ -1570,8 +1647,7 @@ impl<'s> Reader<'s> {
         false
     }
 
-    /// `width` bits at `offset` of `space` (little-endian). A byte of memory a pointer
-    /// parameter points to that nothing wrote yet is an input, one per first read.
+    /// `width` bits at `offset` of `space` (little-endian).
     fn load_space(
         &mut self,
         space: Space,
@@ -1581,22 +1657,6 @@ impl<'s> Reader<'s> {
         span: &Span,
     ) -> Result<ValueId, Diagnostic> {
         let bytes = width.div_ceil(8);
-        if let Space::Pointee(p) = space {
-            let missing: Vec<i64> = (0..i64::from(bytes))
-                .filter(|k| !self.memory.contains_key(&(space, offset + k)))
-                .collect();
-            if let (Some(&first), Some(&last)) = (missing.first(), missing.last()) {
-                let n = (last - first + 1) as u32;
-                let name = format!("[{}+{}]", self.f.params[p].name, offset + first);
-                let id = self.input(name, n * 8, PartKind::Bits);
-                for j in 0..n {
-                    let b = self.extract(id, j * 8, 8);
-                    self.memory
-                        .entry((space, offset + first + i64::from(j)))
-                        .or_insert(Byte::Known(b));
-                }
-            }
-        }
         let mut pieces = Vec::new();
         for k in 0..i64::from(bytes) {
             match self.memory.get(&(space, offset + k)).copied() {
@@ -1657,15 +1717,13 @@ impl<'s> Reader<'s> {
         let OperandKind::Address { base, offset } = &o.kind else {
             return Err(at(&o.span, "a store's destination is an address `[...]`"));
         };
+        if self.is_register_address(base) {
+            return self.heap_store(base, *offset, value, guard, &o.span);
+        }
         let (space, offset) = self.address(base, *offset, &o.span)?;
         let cond = self.and(self.path, guard);
         let width = self.b.widths[value as usize];
         let bytes = width.div_ceil(8);
-        if let (Space::Pointee(_), Some(_)) = (space, cond) {
-            // A guarded store may leave memory as it was: the old contents are an input, one
-            // as wide as the store (not one per byte).
-            self.load_space(space, offset, bytes * 8, base, &o.span)?;
-        }
         for k in 0..bytes {
             let piece = if width < 8 {
                 let z = self.b.konst(0, 8 - width);
@@ -1674,18 +1732,13 @@ impl<'s> Reader<'s> {
                 self.extract(value, k * 8, 8)
             };
             let key = (space, offset + i64::from(k));
-            let old = match (self.memory.get(&key).copied(), space, cond) {
-                (Some(b), _, _) => b,
-                // A guarded store may leave memory as it was: its old contents are an input.
-                (None, Space::Pointee(_), Some(_)) => {
-                    Byte::Known(self.load_space(space, key.1, 8, base, &o.span)?)
-                }
-                (None, Space::Pointee(_), None) => Byte::Undefined,
+            let old = match (self.memory.get(&key).copied(), space) {
+                (Some(b), _) => b,
                 // LLVM declares an `<N x i1>` return by its store size (`.b8 func_retval0[1]`
                 // for two lanes) and writes lane k to byte k, past that size; its call sites
                 // read it back there (docs/ambiguities.md 112).
-                (None, Space::Return(_), _) if key.1 >= 0 => Byte::Undefined,
-                (None, _, _) => {
+                (None, Space::Return(_)) if key.1 >= 0 => Byte::Undefined,
+                (None, _) => {
                     return Err(at(
                         &o.span,
                         format!("byte {} of `{base}` is outside it", key.1),
@@ -1710,15 +1763,6 @@ impl<'s> Reader<'s> {
             self.memory.insert(key, new);
         }
         match space {
-            Space::Pointee(p) => {
-                if !self
-                    .stored
-                    .iter()
-                    .any(|s| s.0 == p && s.1 == offset && s.2 == bytes)
-                {
-                    self.stored.push((p, offset, bytes, kind));
-                }
-            }
             Space::Return(r) => {
                 let size = self.f.returns[r].size().unwrap_or(0);
                 if bytes == size {
@@ -1783,7 +1827,7 @@ impl<'s> Reader<'s> {
         Ok(out.into_iter().map(|o| (o.value, o.kind)).collect())
     }
 
-    fn finish(mut self) -> Result<PtxFunction, Diagnostic> {
+    fn finish(&mut self) -> Result<PtxFunction, Diagnostic> {
         let mut results = Vec::new();
         let mut dests = Vec::new();
         let f = self.f;
@@ -1793,12 +1837,7 @@ impl<'s> Reader<'s> {
             let kind = self.return_kinds.get(&r).copied().unwrap_or(PartKind::Bits);
             results.push((p.name.clone(), value, kind));
         }
-        for (param, offset, bytes, kind) in std::mem::take(&mut self.stored) {
-            let name = format!("[{}+{offset}]", f.params[param].name);
-            let value = self.result_bytes(Space::Pointee(param), offset, bytes, &name)?;
-            results.push((name, value, kind));
-        }
-        if results.is_empty() {
+        if results.is_empty() && self.heap.blocks.is_empty() {
             return Err(
                 at(&f.span, format!("`{}` has no results", f.name)).with_hint(
                     "semfuzz reads what a function returns (`st.param` to a return parameter) or \
@@ -1821,6 +1860,16 @@ impl<'s> Reader<'s> {
             dests.push(Dest::whole(name.clone(), width, kind, outcome));
             slots.push(Slot { name, width, kind });
         }
+        let names: Vec<String> = self
+            .heap
+            .blocks
+            .iter()
+            .map(|k| self.inputs[k.base as usize].name.clone())
+            .collect();
+        let (mut heap_dests, mut heap_slots) =
+            self.heap.results(&mut self.b, &names, None, self.fault);
+        dests.append(&mut heap_dests);
+        slots.append(&mut heap_slots);
         let unrolled = self.looped.then_some(self.unroll);
         if unrolled.is_some() {
             let cut = self.cut.unwrap_or_else(|| self.b.konst(0, 1));
@@ -1843,7 +1892,7 @@ impl<'s> Reader<'s> {
         Ok(PtxFunction {
             name: f.name.clone(),
             kind: f.kind,
-            inputs: self.inputs,
+            inputs: std::mem::take(&mut self.inputs),
             results: slots,
             program,
             choice_sites,

@@ -334,6 +334,19 @@ fn resolve_function<'s>(
             ),
         );
     };
+    // `func/k` names result `k` of a function with several (its return value, then the final
+    // memory of each block and `in_bounds`), compared alone: `validate-llc` poses one rule
+    // per result (docs/llc-validation.md, "Memory").
+    let (func, which) = match func.rsplit_once('/') {
+        Some((f, k)) => match k.parse::<usize>() {
+            Ok(k) => (f, Some(k)),
+            Err(_) => {
+                return Err(at(&head, format!("`/{k}` is not a result number"))
+                    .with_hint("write `@file.ll:func/1` for its result 1 (from 0)"))
+            }
+        },
+        None => (func, None),
+    };
     let dir = std::path::Path::new(&line.span.file.name)
         .parent()
         .unwrap_or(std::path::Path::new(""));
@@ -355,6 +368,7 @@ fn resolve_function<'s>(
         // A vector of floats is read as its lanes, each with its own outcome, so that the
         // refinement can be posed lane by lane ([`Query::lanes`]).
         let program = float_lanes(&name, &text, func)
+            .filter(|_| which.unwrap_or(0) == 0)
             .and_then(|(n, kind)| crate::lanes::split(&f.program, n, kind))
             .unwrap_or(f.program);
         result_ty = bool_lanes(&name, &text, func).map(bools);
@@ -376,7 +390,20 @@ fn resolve_function<'s>(
             None => (f.inputs, f.results, f.program),
         }
     };
-
+    let (results, program) = match which {
+        None => (results, program),
+        Some(k) if k < results.len() => {
+            let mut program = program;
+            program.dests.swap(0, k);
+            (vec![results[k].clone()], program)
+        }
+        Some(k) => {
+            return Err(at(
+                &head,
+                format!("`{func}` has {} results, not a result {k}", results.len()),
+            ))
+        }
+    };
     let slot_list = |slots: &[Slot]| {
         slots
             .iter()
@@ -823,15 +850,16 @@ fn fuse<'s>(
 /// itself (so `pre:` reads exactly like a `sem` expression); errors point into the rule file.
 fn precondition(vars: &[Var], expr: &str, span: &Span) -> Result<Program, Diagnostic> {
     let inputs: Vec<&Var> = vars.iter().filter(|v| v.input).collect();
-    let mut text = String::from("instr rule_pre {\n  form \"rule_pre p");
+    // The destination's name is one no rule variable takes (a pointer parameter is often `p`).
+    let mut text = String::from("instr rule_pre {\n  form \"rule_pre pre_holds");
     for v in &inputs {
         text.push_str(&format!(", {}", v.name));
     }
-    text.push_str("\";\n  operand p: pred;\n");
+    text.push_str("\";\n  operand pre_holds: pred;\n");
     for v in &inputs {
         text.push_str(&format!("  operand {}: {};\n", v.name, v.ty));
     }
-    text.push_str("  sem {\n    p = ");
+    text.push_str("  sem {\n    pre_holds = ");
     let offset = text.len();
     text.push_str(expr);
     text.push_str(";\n  }\n}\n");

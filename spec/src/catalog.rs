@@ -63,6 +63,10 @@ pub const EMBEDDED: &[(&str, &str)] = &[
         "ptx-9.7.9-data-movement.sem",
         include_str!("../isa/ptx-9.7.9-data-movement.sem"),
     ),
+    (
+        "ptx-9.7.13.5-atom.sem",
+        include_str!("../isa/ptx-9.7.13.5-atom.sem"),
+    ),
     ("llvm-fp.sem", include_str!("../isa/llvm-fp.sem")),
     ("llvm-int.sem", include_str!("../isa/llvm-int.sem")),
 ];

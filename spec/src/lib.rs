@@ -16,6 +16,7 @@ pub mod form;
 pub mod ir;
 pub mod lexer;
 pub mod lower;
+pub mod memory;
 pub mod outcome;
 pub mod parser;
 pub mod pattern;

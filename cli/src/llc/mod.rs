@@ -771,29 +771,69 @@ fn validate(
         .enumerate()
         .map(|(k, s)| var_name(s, k))
         .collect();
+    // The blocks' alignment the verdict states is a precondition on their pointers: a target
+    // that rounds an address down (`and.b64 %rd1, %rd2, -4`, the 32-bit CAS loop LLVM writes
+    // for a 16-bit atomic) then stays in its block.
+    let aligned: Vec<String> = ir
+        .inputs
+        .iter()
+        .zip(&vars)
+        .filter(|(s, _)| {
+            ir.inputs
+                .iter()
+                .any(|b| b.name == format!("[{}+0..8]", s.name))
+        })
+        .map(|(_, v)| {
+            let bits = semfuzz_spec::memory::BLOCK_ALIGN.trailing_zeros();
+            format!("{v}[{}:0] == 0", bits - 1)
+        })
+        .collect();
+    let pre = if aligned.is_empty() {
+        String::new()
+    } else {
+        format!("pre: {}\n", aligned.join(" && "))
+    };
     let operands = std::iter::once("d".to_string())
         .chain(vars)
         .collect::<Vec<_>>()
         .join(", ");
     // The IR side is the minimal module compiled (read above from the file it came from, for
-    // errors located there): what a reproducer carries is what was judged.
-    let rule_text = format!(
-        "name: {}-{sm}\n  @{}:{} {operands}\n=>\n  @{}:{} {operands}\n",
-        u.func,
-        u.compiled.display(),
-        u.short,
-        ptx_path.display(),
-        u.short
-    );
-    let file = SourceFile::new(
-        ptx_dir.join("validate-llc.rules").display().to_string(),
-        rule_text,
-    );
-    let rule = rules::parse(&file)
-        .map_err(|e| anyhow!("{}", e[0]))?
-        .remove(0);
-    let proof = sequence::prove(spec, &rule, opts).map_err(|d| anyhow!("{d}"))?;
-    let seconds = proof.solved.seconds;
+    // errors located there): what a reproducer carries is what was judged. A function with
+    // several results (memory) gets one rule per result (`func/k`), the first that is not
+    // proved giving the verdict.
+    let n = ir.results.len();
+    let mut seconds = 0.0;
+    let mut proved = None;
+    for k in 0..n {
+        let which = if n > 1 {
+            format!("/{k}")
+        } else {
+            String::new()
+        };
+        let rule_text = format!(
+            "name: {}-{sm}\n{pre}  @{}:{}{which} {operands}\n=>\n  @{}:{}{which} {operands}\n",
+            u.func,
+            u.compiled.display(),
+            u.short,
+            ptx_path.display(),
+            u.short
+        );
+        let file = SourceFile::new(
+            ptx_dir.join("validate-llc.rules").display().to_string(),
+            rule_text,
+        );
+        let rule = rules::parse(&file)
+            .map_err(|e| anyhow!("{}", e[0]))?
+            .remove(0);
+        let proof = sequence::prove(spec, &rule, opts).map_err(|d| anyhow!("{d}"))?;
+        seconds += proof.solved.seconds;
+        let done = !matches!(proof.solved.answer, Answer::Proved);
+        proved = Some(proof);
+        if done {
+            break;
+        }
+    }
+    let proof = proved.expect("a function has a result");
     let fold = folder.map(|(folder, count)| {
         let counterexample_row = match &proof.solved.answer {
             Answer::Counterexample(values) => vec![proof
@@ -820,9 +860,25 @@ fn validate(
     // The bound a loop of either side was unrolled to: a proof covers the inputs both sides
     // run within it, and says so (a counterexample is an input within it, so it stands).
     let unrolled = ir.unrolled.or(ptx.unrolled);
-    let verdict = |kind, detail, counterexample| Verdict {
+    // What a verdict on memory assumes (docs/llc-validation.md, "Memory").
+    let memory = ir
+        .results
+        .iter()
+        .any(|r| r.name == semfuzz_spec::memory::IN_BOUNDS)
+        .then(|| {
+            format!(
+                "assuming pointer arguments distinct, {} bytes each, {}-byte aligned, accesses aligned as the IR states",
+                semfuzz_spec::memory::DEFAULT_BLOCK_BYTES,
+                semfuzz_spec::memory::BLOCK_ALIGN
+            )
+        });
+    let verdict = |kind, detail: String, counterexample| Verdict {
         kind,
-        detail,
+        detail: match (&memory, detail.is_empty()) {
+            (Some(m), true) => m.clone(),
+            (Some(m), false) => format!("{detail}; {m}"),
+            (None, _) => detail,
+        },
         seconds,
         counterexample,
         fold: fold.clone(),

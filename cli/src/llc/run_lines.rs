@@ -12,7 +12,8 @@
 //! and every compiler see the same attributes, whichever spelling they read), `-fp-contract=fast`
 //! (fuse any multiply and add: written into the module as LangRef's own licence, `contract` on
 //! every `fmul`, `fadd` and `fsub`), and flags that license results the IR alone does not allow
-//! and semfuzz does not model (`-enable-unsafe-fp-math`, `-nvptx-prec-divf32=0`): a
+//! and semfuzz does not model (`-enable-unsafe-fp-math`, `-nvptx-prec-divf32=0`,
+//! `-nvptx-ftz-atomics=fast`, `-nvptx-allow-ftz-atomics`): a
 //! configuration with one is `unsupported` for every function, naming the flag, rather than
 //! judged against a meaning it does not have. llvmlite ignores a library option its LLVM does
 //! not know (a trunk-only `-nvptx-*` flag); an `llc` binary refuses it, and that is the verdict. 32-bit `nvptx` targets are
@@ -96,6 +97,16 @@ fn classify(word: &str) -> Flag<'_> {
                 "this -nvptx flag licenses approximate or fused results the IR does not allow; semfuzz does not model its licence yet",
             )
         }
+        // Trunk's `-nvptx-ftz-atomics=strict` keeps the IR's denormal mode (passed on, and a
+        // flush is judged against the IR); `legacy-f32-add` and `fast`, like LLVM <= 22's
+        // `-nvptx-allow-ftz-atomics`, let `atomicrmw fadd` flush where the IR does not
+        // (docs/ambiguities.md 105).
+        "nvptx-ftz-atomics" if value != "strict" => Flag::Licence(
+            "-nvptx-ftz-atomics licenses a flushing atom.add.f32 the IR's denormal mode does not allow; semfuzz does not model its licence",
+        ),
+        "nvptx-allow-ftz-atomics" if value.is_empty() || value == "true" || value == "1" => Flag::Licence(
+            "-nvptx-allow-ftz-atomics licenses a flushing atom.add.f32 the IR's denormal mode does not allow; semfuzz does not model its licence",
+        ),
         "" | "s" | "%s" | "<" | "o" => Flag::Ignored,
         _ if word == "%s" || word == "<" || word == "-" => Flag::Ignored,
         _ => Flag::Pass,
@@ -493,6 +504,24 @@ define float @f(float %a, float %b) {
         assert!(printed.contains("fmul contract float"), "{printed}");
         assert!(printed.contains("fadd nnan contract float"), "{printed}");
         assert!(printed.contains("fdiv float"), "{printed}");
+    }
+
+    #[test]
+    fn only_the_atomics_flags_that_license_a_flush_are_licences() {
+        for judged in [
+            "-nvptx-ftz-atomics=strict",
+            "-nvptx-allow-ftz-atomics=false",
+        ] {
+            assert_eq!(classify(judged), Flag::Pass, "{judged}");
+        }
+        for licence in [
+            "-nvptx-ftz-atomics=legacy-f32-add",
+            "-nvptx-ftz-atomics=fast",
+            "-nvptx-allow-ftz-atomics",
+            "-nvptx-allow-ftz-atomics=true",
+        ] {
+            assert!(matches!(classify(licence), Flag::Licence(_)), "{licence}");
+        }
     }
 
     #[test]

@@ -29,10 +29,12 @@ define half @fadd_f16(half %a, half %b) {
   ret half %r
 }
 
-; A load: not straight-line arithmetic, so a located `unsupported`.
-define float @load_f32(ptr %p) {
-  %x = load float, ptr %p
-  ret float %x
+; A weak cmpxchg, which may fail where the values are equal: not modelled, so a located
+; `unsupported`.
+define i32 @cas_weak(ptr %p, i32 %c, i32 %n) {
+  %r = cmpxchg weak ptr %p, i32 %c, i32 %n monotonic monotonic
+  %o = extractvalue { i32, i1 } %r, 0
+  ret i32 %o
 }
 
 attributes #0 = { "denormal-fp-math-f32"="preserve-sign,preserve-sign" }

@@ -1,0 +1,69 @@
+; Functions that read and write memory through pointer parameters (docs/llc-validation.md,
+; "Memory"); memory.ptx is llc 22's output at sm_80 with hand-broken twins, memory.rules the
+; refinements.
+target datalayout = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"
+target triple = "nvptx64-nvidia-cuda"
+
+define void @load_add_store(ptr addrspace(1) %a, ptr addrspace(1) %c, float %x) {
+  %v = load float, ptr addrspace(1) %a, align 4
+  %s = fadd float %v, %x
+  store float %s, ptr addrspace(1) %c, align 4
+  ret void
+}
+
+define i32 @computed_index(ptr %a, i32 %i) {
+  %j = and i32 %i, 3
+  %idx = sext i32 %j to i64
+  %p = getelementptr inbounds i32, ptr %a, i64 %idx
+  %v = load i32, ptr %p, align 4
+  ret i32 %v
+}
+
+define <2 x float> @vector_load(ptr addrspace(1) %a) {
+  %v = load <2 x float>, ptr addrspace(1) %a, align 8
+  ret <2 x float> %v
+}
+
+define void @store_only(ptr %a, i32 %x) {
+  %p = getelementptr inbounds i8, ptr %a, i64 4
+  store i32 %x, ptr %p, align 4
+  ret void
+}
+
+define void @store_if_positive(ptr addrspace(1) %a, i32 %x) {
+  %c = icmp sgt i32 %x, 0
+  br i1 %c, label %s, label %e
+s:
+  store i32 %x, ptr addrspace(1) %a, align 4
+  br label %e
+e:
+  ret void
+}
+
+; LangRef "Poison Values", Alive2's byte model: a stored poison makes those bytes poison.
+define void @store_poison(ptr %a) {
+  store i32 poison, ptr %a, align 4
+  ret void
+}
+
+; A load that reads a poison byte is poison.
+define i32 @load_partly_poison(ptr %a) {
+  store i8 poison, ptr %a, align 1
+  %v = load i32, ptr %a, align 4
+  ret i32 %v
+}
+
+; The same load beside the poison byte is not.
+define i32 @load_beside_poison(ptr %a) {
+  %p = getelementptr inbounds i8, ptr %a, i64 4
+  store i8 poison, ptr %p, align 1
+  %v = load i32, ptr %a, align 4
+  ret i32 %v
+}
+
+; A load past the block's end (16 bytes) is undefined behaviour.
+define i32 @load_out_of_bounds(ptr %a) {
+  %p = getelementptr inbounds i8, ptr %a, i64 16
+  %v = load i32, ptr %p, align 4
+  ret i32 %v
+}

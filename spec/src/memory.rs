@@ -1,0 +1,410 @@
+//! One thread's memory, as both function readers (`semfuzz-llir`, `semfuzz-ptx`) build it into
+//! their one [`Program`](crate::ir::Program): the same model on both sides of a translation
+//! validation, written once.
+//!
+//! After Alive2's (`ir/memory.cpp`): memory is blocks of bytes, each byte an 8-bit value and a
+//! 1-bit poison flag. A block is what one pointer parameter points to, of a bounded size
+//! ([`DEFAULT_BLOCK_BYTES`]); blocks never overlap (distinct pointer arguments). A pointer is
+//! a 64-bit value whose provenance is the one pointer parameter its expression derives from
+//! (Alive2's pointers carry their block id; here the block is read off the expression, since
+//! both readers build addresses as arithmetic on the parameter: `getelementptr`, `add.s64`,
+//! `mad.wide`, `cvta`), and whose offset is the address minus that parameter. An access at a
+//! symbolic offset is a select chain over the block's bytes, so the program stays bit-vectors
+//! of at most 64 bits and no evaluator or encoder knows about memory.
+//!
+//! Every access says where it is within its block and aligned (`ok`): the IR reader makes its
+//! negation undefined behaviour, the PTX reader a fault that its `in_bounds` result reports,
+//! so a target touching bytes outside every block where the source is defined disagrees with
+//! the source.
+
+use crate::ir::{Builder, Dest, Op, Outcome, Part, PartKind, Slot, ValueId};
+
+/// How many bytes each pointer parameter's block holds (docs/llc-validation.md, "Memory").
+pub const DEFAULT_BLOCK_BYTES: u32 = 16;
+
+/// The alignment the model assumes of every block's first byte: an access is aligned when its
+/// offset in the block is (the largest alignment an access of either reader asks, `ld.v4.b32`).
+pub const BLOCK_ALIGN: u32 = 16;
+
+/// The name of the one-bit result a function with memory gets: where every access of the
+/// function touched bytes inside its block, aligned.
+pub const IN_BOUNDS: &str = "in_bounds";
+
+/// Why an address names no block.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// It derives from pointer input `n`, which has no block yet: the reader declares one and
+    /// reads the function again.
+    NewBlock(u16),
+    /// It derives from no pointer input.
+    NoPointer,
+    /// It derives from several pointer inputs (`p + (q - p)`).
+    Several(Vec<u16>),
+}
+
+/// One block: what one pointer input points to.
+#[derive(Clone, Debug)]
+pub struct Block {
+    /// The input holding the pointer (the block's base address).
+    pub base: u16,
+    /// Its bytes, lowest first: (8-bit value, 1-bit poison).
+    pub bytes: Vec<(ValueId, ValueId)>,
+}
+
+/// Where an access lands.
+#[derive(Clone, Copy, Debug)]
+struct Access {
+    block: usize,
+    /// Address minus the block's base (64 bits).
+    offset: ValueId,
+    /// Whether the access lies inside the block and is aligned (one bit).
+    ok: ValueId,
+}
+
+/// A load's result.
+#[derive(Clone, Debug)]
+pub struct Loaded {
+    /// The bytes read, little-endian, as one value (`8 * bytes` bits).
+    pub value: ValueId,
+    /// Each byte's poison flag, lowest first.
+    pub poison: Vec<ValueId>,
+    /// Whether the access was inside its block and aligned (one bit).
+    pub ok: ValueId,
+}
+
+/// The memory of one function read.
+#[derive(Clone, Debug, Default)]
+pub struct Memory {
+    /// The inputs that may be pointers (a reader's pointer parameters).
+    candidates: Vec<u16>,
+    /// The blocks, in the order the reader declared them.
+    pub blocks: Vec<Block>,
+}
+
+impl Memory {
+    /// A memory in which `candidates` (input numbers) may hold pointers; no block yet.
+    pub fn new(candidates: Vec<u16>) -> Memory {
+        Memory {
+            candidates,
+            blocks: Vec::new(),
+        }
+    }
+
+    /// Declares the block input `base` points to, its initial bytes those of `contents`
+    /// (inputs, little-endian, lowest first), none of them poison.
+    pub fn add_block(&mut self, b: &mut Builder, base: u16, contents: &[ValueId]) {
+        let no = b.konst(0, 1);
+        let mut bytes = Vec::new();
+        for &c in contents {
+            for k in 0..b.widths[c as usize] / 8 {
+                bytes.push((b.extract(c, k * 8, 8), no));
+            }
+        }
+        self.blocks.push(Block { base, bytes });
+    }
+
+    /// The pointer inputs `v` is computed from.
+    fn roots(&self, b: &Builder, v: ValueId) -> Vec<u16> {
+        let mut seen = std::collections::HashSet::new();
+        let mut stack = vec![v];
+        let mut found = Vec::new();
+        while let Some(x) = stack.pop() {
+            if !seen.insert(x) {
+                continue;
+            }
+            match *b.op(x) {
+                Op::Input(n) if self.candidates.contains(&n) => {
+                    if !found.contains(&n) {
+                        found.push(n);
+                    }
+                }
+                ref op => stack.extend(op.args()),
+            }
+        }
+        found.sort_unstable();
+        found
+    }
+
+    /// The pointer inputs `v` adds unscaled: through sums and the left side of differences.
+    fn direct(&self, b: &Builder, v: ValueId) -> Vec<u16> {
+        match *b.op(v) {
+            Op::Input(n) if self.candidates.contains(&n) => vec![n],
+            Op::BvAdd(64, x, y) => {
+                let mut d = self.direct(b, x);
+                d.extend(self.direct(b, y));
+                d
+            }
+            Op::BvSub(64, x, _) => self.direct(b, x),
+            _ => Vec::new(),
+        }
+    }
+
+    /// `v - base` where `v` is `base` plus and minus other values: those values, so that a
+    /// constant offset stays a constant (the builder folds it) and the select chains fold.
+    fn offset(&self, b: &mut Builder, v: ValueId, base: ValueId) -> ValueId {
+        if v == base {
+            return b.konst(0, 64);
+        }
+        let has = |b: &Builder, x: ValueId| {
+            let mut stack = vec![x];
+            let mut seen = std::collections::HashSet::new();
+            while let Some(y) = stack.pop() {
+                if y == base {
+                    return true;
+                }
+                if seen.insert(y) {
+                    stack.extend(b.op(y).args());
+                }
+            }
+            false
+        };
+        match *b.op(v) {
+            Op::BvAdd(64, x, y) if has(b, x) && !has(b, y) => {
+                let o = self.offset(b, x, base);
+                b.emit(Op::BvAdd(64, o, y), 64)
+            }
+            Op::BvAdd(64, y, x) if has(b, x) && !has(b, y) => {
+                let o = self.offset(b, x, base);
+                b.emit(Op::BvAdd(64, o, y), 64)
+            }
+            Op::BvSub(64, x, y) if has(b, x) && !has(b, y) => {
+                let o = self.offset(b, x, base);
+                b.emit(Op::BvSub(64, o, y), 64)
+            }
+            _ => b.emit(Op::BvSub(64, v, base), 64),
+        }
+    }
+
+    /// Finds the block `addr` points into and checks `bytes` bytes there at alignment `align`.
+    fn access(
+        &self,
+        b: &mut Builder,
+        addr: ValueId,
+        bytes: u32,
+        align: u32,
+    ) -> Result<Access, Refusal> {
+        let roots = self.roots(b, addr);
+        let base = match roots.as_slice() {
+            [] => return Err(Refusal::NoPointer),
+            [one] => *one,
+            // A PTX function's 64-bit index is a candidate too (its parameters are untyped):
+            // the pointer is the one added as it is, not scaled (`p + (i << 2)`).
+            _ => match self.direct(b, addr).as_slice() {
+                [one] => *one,
+                _ => return Err(Refusal::Several(roots)),
+            },
+        };
+        let Some(block) = self.blocks.iter().position(|k| k.base == base) else {
+            return Err(Refusal::NewBlock(base));
+        };
+        let base_value = b.emit(Op::Input(base), 64);
+        let offset = self.offset(b, addr, base_value);
+        let size = self.blocks[block].bytes.len() as u32;
+        // Inside: offset + bytes <= size, as `offset < size - bytes + 1` (unsigned, so a
+        // negative offset is outside).
+        let inside = if bytes <= size {
+            let limit = b.konst(u64::from(size - bytes + 1), 64);
+            b.emit(Op::BvUlt(offset, limit), 1)
+        } else {
+            b.konst(0, 1)
+        };
+        let align = align.clamp(1, BLOCK_ALIGN);
+        let ok = if align > 1 {
+            let low = b.extract(offset, 0, align.trailing_zeros());
+            let zero = b.konst(0, align.trailing_zeros());
+            let aligned = b.emit(Op::BvEq(low, zero), 1);
+            b.emit(Op::And(1, inside, aligned), 1)
+        } else {
+            inside
+        };
+        Ok(Access { block, offset, ok })
+    }
+
+    /// Loads `bytes` (1 to 8) bytes at `addr`, which the IR or the instruction says is aligned
+    /// to `align` bytes. Bytes outside the block read as byte 0 of it: such an access is not
+    /// `ok`, which each reader makes undefined behaviour or a fault.
+    pub fn load(
+        &self,
+        b: &mut Builder,
+        addr: ValueId,
+        bytes: u32,
+        align: u32,
+    ) -> Result<Loaded, Refusal> {
+        let a = self.access(b, addr, bytes, align)?;
+        let block = &self.blocks[a.block].bytes;
+        let mut value: Option<ValueId> = None;
+        let mut poison = Vec::new();
+        for j in 0..bytes {
+            let (mut v, mut p) = block[0];
+            for (i, &(bv, bp)) in block.iter().enumerate().skip(1) {
+                let Some(at) = (i as u64).checked_sub(u64::from(j)) else {
+                    continue;
+                };
+                let here = b.konst(at, 64);
+                let hit = b.emit(Op::BvEq(a.offset, here), 1);
+                v = b.emit(Op::Select(hit, bv, v), 8);
+                p = b.emit(Op::Select(hit, bp, p), 1);
+            }
+            poison.push(p);
+            value = Some(match value {
+                None => v,
+                Some(lo) => b.concat(v, lo),
+            });
+        }
+        Ok(Loaded {
+            value: value.expect("a load reads a byte"),
+            poison,
+            ok: a.ok,
+        })
+    }
+
+    /// Stores the `bytes` low bytes of `value` at `addr` (aligned to `align`), byte `k` poison
+    /// where `poison[k]`, where `cond` holds (`None`: always). Returns where the access was
+    /// inside its block and aligned; bytes outside it are not written.
+    #[allow(clippy::too_many_arguments)]
+    pub fn store(
+        &mut self,
+        b: &mut Builder,
+        addr: ValueId,
+        value: ValueId,
+        poison: &[ValueId],
+        align: u32,
+        cond: Option<ValueId>,
+    ) -> Result<ValueId, Refusal> {
+        let bytes = poison.len() as u32;
+        let a = self.access(b, addr, bytes, align)?;
+        let width = b.widths[value as usize];
+        let pieces: Vec<ValueId> = (0..bytes)
+            .map(|j| {
+                if width < 8 * (j + 1) {
+                    let z = b.konst(0, 8 * (j + 1) - width);
+                    let v = b.extract(value, 8 * j, width - 8 * j);
+                    b.concat(z, v)
+                } else {
+                    b.extract(value, 8 * j, 8)
+                }
+            })
+            .collect();
+        let block = &mut self.blocks[a.block].bytes;
+        for (i, byte) in block.iter_mut().enumerate() {
+            for j in 0..bytes as usize {
+                let Some(at) = i.checked_sub(j) else {
+                    continue;
+                };
+                let here = b.konst(at as u64, 64);
+                let mut hit = b.emit(Op::BvEq(a.offset, here), 1);
+                if let Some(c) = cond {
+                    hit = b.emit(Op::And(1, c, hit), 1);
+                }
+                byte.0 = b.emit(Op::Select(hit, pieces[j], byte.0), 8);
+                byte.1 = b.emit(Op::Select(hit, poison[j], byte.1), 1);
+            }
+        }
+        Ok(a.ok)
+    }
+}
+
+/// The inputs holding a block's initial bytes, `DEFAULT_BLOCK_BYTES / 8` of 64 bits each,
+/// numbered from `first` on: each with its slot (`[p+0..8]` for pointer `p`) and its value.
+pub fn block_inputs(b: &mut Builder, first: usize, pointer: &str) -> Vec<(Slot, ValueId)> {
+    (0..DEFAULT_BLOCK_BYTES / 8)
+        .map(|k| {
+            let slot = Slot {
+                name: format!("[{pointer}+{}..{}]", 8 * k, 8 * k + 8),
+                width: 64,
+                kind: PartKind::Bits,
+            };
+            (slot, b.emit(Op::Input((first + k as usize) as u16), 64))
+        })
+        .collect()
+}
+
+impl Memory {
+    /// The final contents of every block as results, 8 bytes each (named as
+    /// [`block_inputs`] names the initial ones, `names[k]` the pointer of block `k`), then
+    /// [`IN_BOUNDS`]. Where `ub` holds the function may do anything (the source's undefined
+    /// behaviour); a poison byte allows any byte; `fault` is where some access left its block
+    /// or was misaligned (the target's; the source's is in its `ub`).
+    pub fn results(
+        &self,
+        b: &mut Builder,
+        names: &[String],
+        ub: Option<ValueId>,
+        fault: Option<ValueId>,
+    ) -> (Vec<Dest>, Vec<Slot>) {
+        let (mut dests, mut slots) = (Vec::new(), Vec::new());
+        if self.blocks.is_empty() {
+            return (dests, slots);
+        }
+        let undefined = |b: &Builder, o: Outcome, w: u32| match ub {
+            Some(u) if b.known[u as usize] != Some(0) => {
+                Outcome::Select(u, Box::new(Outcome::Ub(w)), Box::new(o))
+            }
+            _ => o,
+        };
+        for (block, name) in self.blocks.iter().zip(names) {
+            for (k, chunk) in block.bytes.chunks(8).enumerate() {
+                let lo = 8 * k as u32;
+                let name = format!("[{name}+{lo}..{}]", lo + chunk.len() as u32);
+                let width = 8 * chunk.len() as u32;
+                let exact = ub.is_none_or(|u| b.known[u as usize] == Some(0))
+                    && chunk.iter().all(|(_, p)| b.known[*p as usize] == Some(0));
+                let dest = if exact {
+                    let mut v = chunk[0].0;
+                    for (byte, _) in &chunk[1..] {
+                        v = b.concat(*byte, v);
+                    }
+                    Dest::whole(name.clone(), width, PartKind::Bits, Outcome::Exact(v))
+                } else {
+                    // Byte by byte: a poison byte allows any byte (Alive2's refinement of
+                    // memory is byte-wise), independently of the others.
+                    let parts = chunk
+                        .iter()
+                        .enumerate()
+                        .map(|(j, &(v, p))| {
+                            let o = if b.known[p as usize] == Some(0) {
+                                Outcome::Exact(v)
+                            } else {
+                                Outcome::Select(
+                                    p,
+                                    Box::new(Outcome::Poison(8)),
+                                    Box::new(Outcome::Exact(v)),
+                                )
+                            };
+                            Part {
+                                lo: 8 * j as u32,
+                                width: 8,
+                                kind: PartKind::Bits,
+                                outcome: undefined(b, o, 8),
+                            }
+                        })
+                        .collect();
+                    Dest {
+                        name: name.clone(),
+                        width,
+                        parts,
+                        by_range: false,
+                    }
+                };
+                dests.push(dest);
+                slots.push(Slot {
+                    name,
+                    width,
+                    kind: PartKind::Bits,
+                });
+            }
+        }
+        let inside = match fault {
+            Some(f) => b.emit(Op::Not(1, f), 1),
+            None => b.konst(1, 1),
+        };
+        let o = undefined(b, Outcome::Exact(inside), 1);
+        dests.push(Dest::whole(IN_BOUNDS.into(), 1, PartKind::Pred, o));
+        slots.push(Slot {
+            name: IN_BOUNDS.into(),
+            width: 1,
+            kind: PartKind::Pred,
+        });
+        (dests, slots)
+    }
+}
