@@ -6,7 +6,7 @@
 //! `.BF16_V2`, in both lanes.
 
 mod common;
-use common::spec;
+use common::{spec, tiny_after_rounding, Rounded};
 use rustc_apfloat::ieee::{BFloat, Half};
 use rustc_apfloat::{Float, Round as ApRound};
 use semfuzz_fp::vectors::{boundary_values, SplitMix64};
@@ -43,7 +43,7 @@ fn pack(hi: u64, lo: u64) -> u64 {
 
 /// A lane format: fp16, or bf16 where the text writes `.BF16_V2`. Both keep the sign in bit 15
 /// and have the canonical NaN 0x7FFF.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 enum Lane {
     F16,
     Bf16,
@@ -206,7 +206,13 @@ fn hfma2_registers_are_fma_rn_per_lane() {
     ] {
         let model = |a: u64, b: u64, c: u64| {
             let f = |x: u64| if ftz { lane.flush(x) } else { x };
-            let r = f(lane.fma(f(a), f(b), f(c)));
+            let (a, b, c) = (f(a), f(b), f(c));
+            let r = lane.fma(a, b, c);
+            let r = if ftz && tiny_after_rounding(lane == Bf16, Rounded::Fma, a, b, c) {
+                r & NEG
+            } else {
+                r
+            };
             if sat {
                 lane.expect(lane.saturate(r), false)
             } else if relu {
@@ -390,7 +396,19 @@ fn hadd2_and_hmul2_bf16_v2_round_once_per_lane() {
             |x, y| {
                 let f = |v: u64| if ftz { lane.flush(v) } else { v };
                 let y = if neg_b { y ^ NEG } else { y };
-                let r = f(op(lane, f(x), f(y)));
+                let (x, y) = (f(x), f(y));
+                let r = op(lane, x, y);
+                // .FTZ flushes a result tiny after rounding (docs/ambiguities.md 7).
+                let rounded = if text.starts_with("HMUL2") {
+                    Rounded::Mul
+                } else {
+                    Rounded::Add
+                };
+                let r = if ftz && tiny_after_rounding(lane == Bf16, rounded, x, y, 0) {
+                    r & NEG
+                } else {
+                    r
+                };
                 lane.expect(if sat { lane.saturate(r) } else { r }, false)
             },
         );

@@ -67,3 +67,57 @@ pub const F32_CANONICAL_NAN: u64 = 0x7fff_ffff;
 pub fn neg32(x: u64) -> u64 {
     x ^ 0x8000_0000
 }
+
+/// An operation rounded once, for [`tiny_after_rounding`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Rounded {
+    Add,
+    Sub,
+    Mul,
+    Fma,
+}
+
+/// Formats of the half formats' precision and one more exponent bit: rounding there is
+/// rounding "as though the exponent range were unbounded" for every result near 2^emin.
+struct HalfWideRange;
+impl rustc_apfloat::ieee::Semantics for HalfWideRange {
+    const BITS: usize = 17;
+    const EXP_BITS: usize = 6;
+}
+struct BFloatWideRange;
+impl rustc_apfloat::ieee::Semantics for BFloatWideRange {
+    const BITS: usize = 17;
+    const EXP_BITS: usize = 9;
+}
+
+/// Whether `op` of the f16 (or, with `bf16`, bf16) operands, rounded to nearest, is tiny after
+/// rounding (IEEE 754-2019 7.5): rounded to the format's precision with an unbounded exponent,
+/// below the smallest normal magnitude. `.ftz` flushes such results (docs/ambiguities.md 7:
+/// what an H200 does); rustc_apfloat (LLVM's APFloat) computes it, independently of the spec.
+pub fn tiny_after_rounding(bf16: bool, op: Rounded, a: u64, b: u64, c: u64) -> bool {
+    use rustc_apfloat::ieee::{IeeeFloat, Semantics};
+    use rustc_apfloat::{Float, FloatConvert, Round};
+    fn run<N: Semantics, W: Semantics>(op: Rounded, a: u64, b: u64, c: u64) -> bool {
+        let wide = |x: IeeeFloat<N>| -> IeeeFloat<W> {
+            let mut inexact = false;
+            let w = x.convert(&mut inexact).value;
+            assert!(!inexact, "widening is exact");
+            w
+        };
+        let [a, b, c] = [a, b, c].map(|x| wide(IeeeFloat::<N>::from_bits(x.into())));
+        let rm = Round::NearestTiesToEven;
+        let r = match op {
+            Rounded::Add => a.add_r(b, rm),
+            Rounded::Sub => a.sub_r(b, rm),
+            Rounded::Mul => a.mul_r(b, rm),
+            Rounded::Fma => a.mul_add_r(b, c, rm),
+        }
+        .value;
+        r.is_finite() && r.abs() < wide(IeeeFloat::<N>::smallest_normalized())
+    }
+    if bf16 {
+        run::<rustc_apfloat::ieee::BFloatS, BFloatWideRange>(op, a, b, c)
+    } else {
+        run::<rustc_apfloat::ieee::HalfS, HalfWideRange>(op, a, b, c)
+    }
+}
