@@ -202,16 +202,18 @@ fn error(text: &str, func: Option<&str>) -> String {
 
 #[test]
 fn what_the_reader_does_not_model_is_a_located_error() {
-    // A generic pointer is 64 bits; one of another address space may be 32 (nvptx-short-ptr).
-    let load = "define float @l(ptr %p) {\n  %x = load float, ptr %p\n  ret float %x\n}\n";
+    // Loads through pointer parameters are read (the memory model: tests in cli/tests/llc);
+    // a local block is not.
+    let alloca = "define float @l(ptr %p) {\n  %x = alloca float\n  %y = load float, ptr %x\n  ret float %y\n}\n";
     assert_eq!(
-        error(load, None),
-        "t.ll:2:8: unsupported instruction `load`"
+        error(alloca, None),
+        "t.ll:2:8: unsupported instruction `alloca`"
     );
     let shared = "define i1 @l(ptr addrspace(3) %p) {\n  %x = icmp eq ptr addrspace(3) %p, null\n  ret i1 %x\n}\n";
-    assert_eq!(
-        error(shared, None),
-        "t.ll:1:14: unsupported type `ptr addrspace(3)`"
+    assert!(
+        error(shared, None).ends_with("unsupported `icmp` on type `ptr addrspace(3)`"),
+        "{}",
+        error(shared, None)
     );
     let wide = "define i128 @w(i128 %a) {\n  ret i128 %a\n}\n";
     assert_eq!(
@@ -236,9 +238,10 @@ fn what_the_reader_does_not_model_is_a_located_error() {
         "t.ll:3:35: `2` is no field of a struct of 2"
     );
     let load = "define float @l(float %a) {\n  %x = load float, ptr null\n  ret float %x\n}\n";
-    assert_eq!(
-        error(load, None),
-        "t.ll:2:8: unsupported instruction `load`"
+    assert!(
+        error(load, None).ends_with("unsupported `load` through a pointer no parameter gives"),
+        "{}",
+        error(load, None)
     );
     // Branches are read (tests/control.rs); one to a block the function lacks is located.
     let branch =
