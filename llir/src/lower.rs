@@ -126,8 +126,7 @@ pub fn read_function_unrolled(
     };
     // A block per pointer parameter some access reaches: an access through a parameter
     // without one stops the read, which starts again with it (at most once per parameter).
-    let mut blocks: Vec<u16> = Vec::new();
-    loop {
+    semfuzz_spec::memory::read_with_blocks(|blocks| {
         let mut reader = Reader {
             spec,
             module,
@@ -146,15 +145,9 @@ pub fn read_function_unrolled(
             memory: Memory::default(),
             wanted: None,
         };
-        let read = reader.read(&blocks);
-        match reader.wanted {
-            Some(n) if !blocks.contains(&n) => {
-                blocks.push(n);
-                blocks.sort_unstable();
-            }
-            _ => return read,
-        }
-    }
+        let read = reader.read(blocks);
+        (read, reader.wanted)
+    })
 }
 
 /// A function's denormal modes, from `"denormal-fp-math"` and `"denormal-fp-math-f32"` (LLVM

@@ -126,18 +126,11 @@ pub fn read_function_unrolled(
     refuse_module_variables(module, f)?;
     // A block per pointer parameter some access reaches: an access through a parameter
     // without one stops the read, which starts again with it (at most once per parameter).
-    let mut blocks: Vec<u16> = Vec::new();
-    loop {
+    semfuzz_spec::memory::read_with_blocks(|blocks| {
         let mut reader = Reader::new(spec, module, f, unroll);
-        let read = reader.read(&blocks);
-        match reader.wanted {
-            Some(n) if !blocks.contains(&n) => {
-                blocks.push(n);
-                blocks.sort_unstable();
-            }
-            _ => return read,
-        }
-    }
+        let read = reader.read(blocks);
+        (read, reader.wanted)
+    })
 }
 
 /// A located `unsupported` where `f` names a module variable (`ld.global.f32 %f1, [x];`,

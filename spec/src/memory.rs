@@ -304,6 +304,23 @@ impl Memory {
     }
 }
 
+/// Reads a function with a block for each pointer parameter an access reaches: `read` runs
+/// with the blocks known so far (parameter indices, ascending) and returns its result and the
+/// parameter it met without a block, if any; the read starts again with that block added, at
+/// most once per parameter, so both readers give their blocks the same input order.
+pub fn read_with_blocks<T>(mut read: impl FnMut(&[u16]) -> (T, Option<u16>)) -> T {
+    let mut blocks: Vec<u16> = Vec::new();
+    loop {
+        match read(&blocks) {
+            (_, Some(n)) if !blocks.contains(&n) => {
+                blocks.push(n);
+                blocks.sort_unstable();
+            }
+            (result, _) => return result,
+        }
+    }
+}
+
 /// The inputs holding a block's initial bytes, `DEFAULT_BLOCK_BYTES / 8` of 64 bits each,
 /// numbered from `first` on: each with its slot (`[p+0..8]` for pointer `p`) and its value.
 pub fn block_inputs(b: &mut Builder, first: usize, pointer: &str) -> Vec<(Slot, ValueId)> {
