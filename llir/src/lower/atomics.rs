@@ -72,26 +72,11 @@ impl Reader<'_> {
         let bytes = store_bytes(t)
             .filter(|_| t.lanes() == 1)
             .ok_or_else(|| unsupported(&i.opcode_span, format!("`{}` of `{t}`", i.opcode)))?;
-        let width = self.width_of(t, &i.span)?;
-        let ptr = self.pointer(i, ptr)?;
-        self.add_ub(ptr.poison);
         // LangRef: an atomic access's alignment is at least its size ("align ... must be ...
         // greater or equal to the size of the `<value>` type" when it is omitted).
         let align = align.unwrap_or(bytes);
-        let loaded = match self.memory.load(&mut self.b, ptr.bits, bytes, align) {
-            Ok(l) => l,
-            Err(r) => return Err(self.refused(r, i)),
-        };
-        let not_ok = self.b.emit(Op::Not(1, loaded.ok), 1);
-        self.add_ub(Some(not_ok));
-        let bits = self.b.extract(loaded.value, 0, width);
-        let mut poison = None;
-        for &p in &loaded.poison {
-            if self.b.known[p as usize] != Some(0) {
-                poison = self.b.or_pred(poison, Some(p));
-            }
-        }
-        Ok((StateValue { bits, poison }, ptr.bits, align))
+        let (old, addr) = self.load_value(i, ptr, t, bytes, align)?;
+        Ok((old, addr, align))
     }
 
     /// Stores `v` (type `t`) at `addr` where the path holds.

@@ -180,9 +180,25 @@ impl Reader<'_> {
         };
         let (t, _) = leading_type(ty)
             .ok_or_else(|| unsupported(&i.opcode_span, format!("`load` of `{ty}`")))?;
-        let width = self.width_of(&t, &i.span)?;
         let bytes = store_bytes(&t)
             .ok_or_else(|| unsupported(&i.opcode_span, format!("`load` of `{t}`")))?;
+        let (v, _) = self.load_value(i, ptr, &t, bytes, align)?;
+        self.define(i, v, t)
+    }
+
+    /// `t` (`bytes` bytes, aligned to `align`) loaded through the pointer operand `ptr` of
+    /// `i`, and the address: undefined behaviour where the pointer is poison or the access
+    /// out of bounds or misaligned; a lane with a poison byte is poison (LangRef `load`,
+    /// Alive2). `load` and the atomics' read both read so.
+    pub(super) fn load_value(
+        &mut self,
+        i: &Instr,
+        ptr: &str,
+        t: &Type,
+        bytes: u32,
+        align: u32,
+    ) -> Result<(StateValue, ValueId), Diagnostic> {
+        let width = self.width_of(t, &i.span)?;
         let ptr = self.pointer(i, ptr)?;
         self.add_ub(ptr.poison);
         let loaded = match self.memory.load(&mut self.b, ptr.bits, bytes, align) {
@@ -192,7 +208,6 @@ impl Reader<'_> {
         let not_ok = self.b.emit(Op::Not(1, loaded.ok), 1);
         self.add_ub(Some(not_ok));
         let bits = self.b.extract(loaded.value, 0, width);
-        // LangRef 'load' and Alive2: a value with a poison byte is poison, lane by lane.
         let lane_bytes = (bytes / t.lanes()).max(1) as usize;
         let mut lanes: Vec<Option<ValueId>> = Vec::new();
         for c in loaded.poison.chunks(lane_bytes) {
@@ -205,7 +220,7 @@ impl Reader<'_> {
             lanes.push(lane);
         }
         let poison = self.join_poison(&lanes);
-        self.define(i, StateValue { bits, poison }, t)
+        Ok((StateValue { bits, poison }, ptr.bits))
     }
 
     fn store(&mut self, i: &Instr, p: &[&str], align: u32) -> Result<(), Diagnostic> {
