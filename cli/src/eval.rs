@@ -3,18 +3,8 @@
 use crate::operand::{parse_operand, sass_inputs};
 use anyhow::Result;
 use semfuzz_spec::eval::Evaluator;
-use semfuzz_spec::ir::PartKind;
-use semfuzz_spec::outcome::{describe, describe_accept, Accept};
+use semfuzz_spec::outcome::{describe_accept, Accept};
 use semfuzz_spec::Spec;
-
-/// How to read an operand's bits for display: the lane format if it is a float or packed one.
-pub fn operand_kind(spec: &Spec, ty: &str) -> PartKind {
-    match spec.format(ty) {
-        Some(semfuzz_spec::catalog::FormatInfo::Scalar(f)) => PartKind::Float(f),
-        _ if ty == "pred" => PartKind::Pred,
-        _ => PartKind::Bits,
-    }
-}
 
 pub fn run(spec: &Spec, instr: &str, operands: &[String]) -> Result<()> {
     if semfuzz_spec::sass::looks_like_sass(instr) {
@@ -40,11 +30,7 @@ pub fn run(spec: &Spec, instr: &str, operands: &[String]) -> Result<()> {
         }
     );
     for (src, bits) in v.sources.iter().zip(&inputs) {
-        outln!(
-            "  {} = {}",
-            src.name,
-            describe_operand(spec, &src.ty, *bits)
-        );
+        outln!("  {} = {}", src.name, spec.describe_operand(&src.ty, *bits));
     }
     print_dests(v, &out);
     Ok(())
@@ -74,7 +60,7 @@ fn run_sass(spec: &Spec, text: &str, operands: &[String]) -> Result<()> {
     for (k, (name, bits)) in sass.values.iter().zip(&values).enumerate() {
         outln!(
             "  {name} = {}",
-            describe_operand(spec, sass.value_type(k), *bits)
+            spec.describe_operand(sass.value_type(k), *bits)
         );
     }
     print_dests(v, &out);
@@ -103,22 +89,4 @@ pub fn dest_outcomes(v: &semfuzz_spec::Variant, out: &[Accept]) -> Vec<String> {
         }
     }
     lines
-}
-
-/// Shows an operand: lanes of a packed format one by one.
-pub fn describe_operand(spec: &Spec, ty: &str, bits: u64) -> String {
-    if let Some(semfuzz_spec::catalog::FormatInfo::Packed(f, n)) = spec.format(ty) {
-        let w = f.width();
-        let lanes: Vec<String> = (0..n)
-            .map(|i| {
-                format!(
-                    "[{i}] {}",
-                    describe(PartKind::Float(f), (bits >> (i * w)) & ((1u64 << w) - 1))
-                )
-            })
-            .collect();
-        let digits = (w * n).div_ceil(4) as usize;
-        return format!("0x{bits:0digits$x}: {}", lanes.join(", "));
-    }
-    describe(operand_kind(spec, ty), bits)
 }

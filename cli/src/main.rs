@@ -281,7 +281,7 @@ enum Command {
         #[arg(long, default_value = "llvmlite")]
         llc: String,
         /// Targets, comma-separated.
-        #[arg(long = "sm", default_value = llc::TARGETS)]
+        #[arg(long = "sm", default_value = semfuzz_tv::TARGETS)]
         sms: String,
         /// Per-query solver timeout: 5s, 500ms, 1m.
         #[arg(long, default_value = "10s", value_parser = prove::parse_timeout)]
@@ -515,12 +515,12 @@ fn run(cli: Cli) -> Result<bool> {
             unroll,
             report,
         } => {
-            let mut opts = llc::campaign::options(timeout);
+            let mut opts = semfuzz_tv::campaign::options(timeout, crate::prove::default_cache());
             opts.unroll = Some(unroll);
             if retry_unknown {
                 opts.unknowns = semfuzz_smt::solve::Unknowns::Retry;
             }
-            let args = llc::Args {
+            let args = semfuzz_tv::Args {
                 files,
                 llc,
                 sms,
@@ -532,7 +532,12 @@ fn run(cli: Cli) -> Result<bool> {
                 run_lines,
             };
             match report.reporter() {
-                Some(service) if campaign => llc::campaign::create(&args, &service),
+                Some(service) if campaign => {
+                    semfuzz_tv::campaign::create(&args, &service).map(|line| {
+                        outln!("{line}");
+                        true
+                    })
+                }
                 reporter => llc::run(&spec, &args, &opts, reporter.as_ref()),
             }
         }

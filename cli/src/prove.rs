@@ -2,7 +2,6 @@
 //! with the solve time, a counterexample's inputs and outputs indented under it; exit 1 when
 //! a verdict differs from the rule's `expect:` or a file is malformed.
 
-use crate::eval::describe_operand;
 use anyhow::{anyhow, Result};
 use semfuzz_service::client::Reporter;
 use semfuzz_service::model::NewProof;
@@ -202,7 +201,7 @@ fn print_counterexample(spec: &Spec, proof: &Proof) -> bool {
     };
     let q = &proof.query;
     for (name, ty, bits) in q.shown_inputs(values) {
-        outln!("    {name} = {}", describe_operand(spec, &ty, bits));
+        outln!("    {name} = {}", spec.describe_operand(&ty, bits));
     }
     for p in &c.parts {
         let bad = !p.source.accepts(p.target);
@@ -245,7 +244,7 @@ fn proof_result(spec: &Spec, rule: &str, verdict: Expect, proof: &Proof) -> NewP
             .query
             .shown_inputs(values)
             .into_iter()
-            .map(|(name, ty, bits)| format!("{name} = {}", describe_operand(spec, &ty, bits)))
+            .map(|(name, ty, bits)| format!("{name} = {}", spec.describe_operand(&ty, bits)))
             .collect::<Vec<_>>()
             .join("; "),
         _ => String::new(),

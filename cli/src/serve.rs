@@ -2,7 +2,6 @@
 //! (the service itself is the `semfuzz-service` crate; the worker runs units with the campaign
 //! engine).
 
-use crate::llc::{self, campaign::LlcRunner};
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use semfuzz_backend::{Backend, BackendError, Identity, Support, Verdict};
@@ -14,6 +13,7 @@ use semfuzz_service::model::{BackendPass, Lease, NewCampaign};
 use semfuzz_service::worker::{run_worker, UnitResult, UnitRunner, WorkerConfig};
 use semfuzz_service::{Config, Target};
 use semfuzz_spec::{Spec, Variant};
+use semfuzz_tv::campaign::LlcRunner;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -493,7 +493,10 @@ impl Backend for SharedBackend {
 impl EngineRunner {
     fn new(spec: Arc<Spec>, llc_timeout_ms: u32) -> EngineRunner {
         EngineRunner {
-            llc: LlcRunner::new(spec.clone(), llc::campaign::options(llc_timeout_ms)),
+            llc: LlcRunner::new(
+                spec.clone(),
+                semfuzz_tv::campaign::options(llc_timeout_ms, crate::prove::default_cache()),
+            ),
             spec,
             open: HashMap::new(),
         }
@@ -600,7 +603,7 @@ pub fn worker(spec: Spec, args: WorkerArgs) -> Result<()> {
             .context("installing the Ctrl-C handler")?;
     }
     let llcs = match args.llcs.as_slice() {
-        [] => llc::campaign::available(),
+        [] => semfuzz_tv::campaign::available(),
         [none] if none == "none" => Vec::new(),
         named => named.to_vec(),
     };

@@ -419,7 +419,7 @@ fn a_counterexample_gets_a_reproducer_directory() {
     assert!(report.contains("@llvm.fma.bf16"), "{report}");
     // The double rounding, recomputed with exact rationals (scripts/llc-confirm.py's).
     assert!(
-        report.contains("by hand (`cli/src/llc/independent.rs`): confirmed."),
+        report.contains("by hand (`tv/src/independent.rs`): confirmed."),
         "{report}"
     );
     assert!(report.contains("the IR allows"), "{report}");
@@ -483,7 +483,7 @@ fn replay(dir: &Path) {
     let fresh = tempfile::tempdir().expect("temp dir");
     std::fs::write(fresh.path().join("f.ll"), &ll).expect("written");
     let ptx = if label.starts_with("llvmlite ") {
-        let driver = std::fs::read_to_string(root().join("cli/src/llc/llc.py")).expect("llc.py");
+        let driver = std::fs::read_to_string(root().join("tv/src/llc.py")).expect("llc.py");
         let out = std::process::Command::new("python3")
             .env("PYTHONPATH", root().join(".deps/py"))
             .args(["-c", &driver])

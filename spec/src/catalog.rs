@@ -780,6 +780,40 @@ impl Spec {
     pub fn format_name(&self, f: Format) -> String {
         self.resolved.format_name(f)
     }
+
+    /// How to read an operand's bits of type `ty` for display: the lane format if it is a
+    /// float or packed one, a predicate, else plain bits.
+    pub fn operand_kind(&self, ty: &str) -> crate::ir::PartKind {
+        use crate::ir::PartKind;
+        match self.format(ty) {
+            Some(FormatInfo::Scalar(f)) => PartKind::Float(f),
+            _ if ty == "pred" => PartKind::Pred,
+            _ => PartKind::Bits,
+        }
+    }
+
+    /// An operand of type `ty` described for people: its value in its format, lane by lane
+    /// for a packed type (`0x3c004000: [0] 1.0, [1] 2.0`).
+    pub fn describe_operand(&self, ty: &str, bits: u64) -> String {
+        use crate::outcome::describe;
+        if let Some(FormatInfo::Packed(f, n)) = self.format(ty) {
+            let w = f.width();
+            let lanes: Vec<String> = (0..n)
+                .map(|i| {
+                    format!(
+                        "[{i}] {}",
+                        describe(
+                            crate::ir::PartKind::Float(f),
+                            (bits >> (i * w)) & ((1u64 << w) - 1)
+                        )
+                    )
+                })
+                .collect();
+            let digits = (w * n).div_ceil(4) as usize;
+            return format!("0x{bits:0digits$x}: {}", lanes.join(", "));
+        }
+        describe(self.operand_kind(ty), bits)
+    }
 }
 
 /// How many instruction texts (modifier sequences) the forms of one load may spell in all.

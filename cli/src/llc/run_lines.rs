@@ -34,7 +34,7 @@ use std::path::{Path, PathBuf};
 pub struct RunLine {
     /// The 1-based line of the file where the RUN command starts.
     pub line: usize,
-    /// `-mcpu`'s target, or [`super::compile::DEFAULT_CPU`].
+    /// `-mcpu`'s target, or [`semfuzz_tv::compile::DEFAULT_CPU`].
     pub cpu: String,
     /// Flags handed to the compiler as written.
     pub llc_flags: Vec<String>,
@@ -156,7 +156,7 @@ pub fn run_lines(text: &str) -> Vec<RunLine> {
         }
         let mut run = RunLine {
             line,
-            cpu: super::compile::DEFAULT_CPU.to_string(),
+            cpu: semfuzz_tv::compile::DEFAULT_CPU.to_string(),
             llc_flags: Vec::new(),
             attributes: Vec::new(),
             contract_all: false,
@@ -248,7 +248,7 @@ fn configured(module: &mut semfuzz_llir::Module, run: &RunLine) {
 /// Validates each file at each of its RUN lines' configurations, then prints the totals per
 /// file and the reasons of every `unsupported`; `Ok(false)` on a counterexample or an unknown.
 pub fn run(spec: &Spec, args: &Args, opts: &Options, reporter: Option<&Reporter>) -> Result<bool> {
-    let compilers = super::compilers(&args.llc)?;
+    let compilers = semfuzz_tv::compilers(&args.llc)?;
     let work = args.work.join("run-lines");
     std::fs::create_dir_all(&work).map_err(|e| anyhow!("cannot create {}: {e}", work.display()))?;
     // Each cell with its file and RUN line, for the totals and `--json`.
@@ -306,7 +306,7 @@ pub fn run(spec: &Spec, args: &Args, opts: &Options, reporter: Option<&Reporter>
             };
             let configured_compilers: Vec<_> = compilers
                 .iter()
-                .map(|c| super::compile::Compiler {
+                .map(|c| semfuzz_tv::compile::Compiler {
                     flags: run.llc_flags.clone(),
                     ..c.clone()
                 })

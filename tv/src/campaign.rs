@@ -1,31 +1,32 @@
 //! `validate-llc` as a campaign of the service: `semfuzz validate-llc --campaign` posts the
 //! catalogue's (function, target, LLVM) triples as work units, and `semfuzz worker` runs each
 //! one it leases through the steps `validate-llc` takes for one function at one target
-//! ([`super::units`], the compile, [`super::validate`], [`super::stored`]), so a fleet of
+//! ([`crate::units`], the compile, [`crate::validate`], [`crate::stored`]), so a fleet of
 //! machines shares the proofs and their verdicts fill the dashboard's `/llc` matrix.
 //!
 //! Each unit is proved on its own: a campaign does not skip a spelling whose PTX is that of a
 //! stricter spelling at the same target, as a run in one process does, since the two may be
 //! units of different machines.
 
-use super::compile::Compiler;
-use super::Args;
+use crate::compile::Compiler;
+use crate::Args;
 use anyhow::{anyhow, Result};
 use semfuzz_service::client::Reporter;
 use semfuzz_service::model::{Lease, NewLlcCampaign, NewLlcVerdict};
 use semfuzz_smt::solve::{Options, Unknowns};
 use semfuzz_spec::Spec;
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// The solver options of `validate-llc` and of a worker's `validate-llc` units: `timeout_ms`
 /// per query, the proof cache `semfuzz prove` keeps, the default fallback solvers, and
-/// unknowns reused (the catalogue has queries no solver decides within the timeout).
-pub fn options(timeout_ms: u32) -> Options {
+/// unknowns reused (the catalogue has queries no solver decides within the timeout); proofs
+/// are cached in `cache` (`semfuzz prove`'s cache, so either reuses the other's).
+pub fn options(timeout_ms: u32, cache: &Path) -> Options {
     Options {
         timeout_ms,
-        cache: Some(crate::prove::default_cache().into()),
+        cache: Some(cache.into()),
         emit_smt2: None,
         portfolio: Vec::new(),
         fallback: Options::default_fallback(),
@@ -44,9 +45,9 @@ pub fn available() -> Vec<String> {
 }
 
 /// Creates the campaign of `args` (the catalogue functions `--only` chooses, at its targets,
-/// under each compiler `--llc` names, `all` for every one of this machine) on `service`, and
-/// says how workers join it.
-pub fn create(args: &Args, service: &Reporter) -> Result<bool> {
+/// under each compiler `--llc` names, `all` for every one of this machine) on `service`; the
+/// line returned says how workers join it.
+pub fn create(args: &Args, service: &Reporter) -> Result<String> {
     if !args.files.is_empty() {
         return Err(anyhow!(
             "--campaign validates the built-in catalogue: the workers have no copy of {}",
@@ -65,8 +66,8 @@ pub fn create(args: &Args, service: &Reporter) -> Result<bool> {
     }
     std::fs::create_dir_all(&args.work)
         .map_err(|e| anyhow!("cannot create {}: {e}", args.work.display()))?;
-    let (units, _) = super::units(args, &args.work)?;
-    let targets = super::targets(&args.sms)?;
+    let (units, _) = crate::units(args, &args.work)?;
+    let targets = crate::targets(&args.sms)?;
     let campaign = NewLlcCampaign {
         name: format!(
             "validate-llc{} at {} with {}",
@@ -84,7 +85,7 @@ pub fn create(args: &Args, service: &Reporter) -> Result<bool> {
     };
     let created = service.llc_campaign(&campaign)?;
     let server = service.server();
-    outln!(
+    Ok(format!(
         "campaign {}: {} units ({} functions × {} targets × {}); each `semfuzz worker --server {server} --token T` with the compiler takes them; progress at {server}/campaigns/{}, verdicts at {server}/llc",
         created.id,
         created.units,
@@ -92,8 +93,7 @@ pub fn create(args: &Args, service: &Reporter) -> Result<bool> {
         campaign.targets.len(),
         campaign.llcs.join(", "),
         created.id
-    );
-    Ok(true)
+    ))
 }
 
 /// Runs a worker's `validate-llc` units, keeping each compiler it found for the next unit.
@@ -142,7 +142,7 @@ impl LlcRunner {
             fold: 0,
             run_lines: false,
         };
-        let (units, modules) = super::units(&args, &self.work)?;
+        let (units, modules) = crate::units(&args, &self.work)?;
         let u = units
             .iter()
             .find(|u| u.func == lease.variant)
@@ -151,7 +151,7 @@ impl LlcRunner {
         let compiled = &ptx[&sm][&u.module];
         let ptx_dir = self.work.join(compiler.name.replace('/', "_"));
         std::fs::create_dir_all(&ptx_dir)?;
-        let v = super::validate(
+        let v = crate::validate(
             &self.spec, u, &sm, compiled, &ptx_dir, compiler, &self.opts, None,
         )?;
         eprintln!(
@@ -161,7 +161,7 @@ impl LlcRunner {
             v.seconds,
             compiler.label()
         );
-        Ok(super::stored(u, &sm, compiled, compiler, &v, &ptx_dir, None)?.0)
+        Ok(crate::stored(u, &sm, compiled, compiler, &v, &ptx_dir, None)?.0)
     }
 }
 

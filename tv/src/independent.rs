@@ -36,7 +36,7 @@ impl Recomputed {
     pub fn summary(&self) -> String {
         let how = "Recomputed outside semfuzz's spec evaluators, from LangRef's text, with exact \
                    integer arithmetic (i128) and exact rationals (GMP) rounded to nearest-even \
-                   by hand (`cli/src/llc/independent.rs`)";
+                   by hand (`tv/src/independent.rs`)";
         match &self.check {
             Check::Confirmed(what) => format!("{how}: confirmed. {what}"),
             Check::Refuted(why) => format!(

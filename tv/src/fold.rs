@@ -5,7 +5,7 @@
 //! cannot compute it, the program's result changes with the optimisation level):
 //! `semfuzz_llvm::fold_check`.
 
-use super::compile::{Compiler, Llc};
+use crate::compile::{Compiler, Llc};
 use semfuzz_llvm::fold_check::{boundary_inputs, fold_check, FoldKind};
 use semfuzz_llvm::Folder;
 use semfuzz_spec::Spec;

@@ -7,8 +7,8 @@
 //! is replayed on that file with the same compiler ([`Case::replay`]), and the report says
 //! whether the PTX it gives is the PTX judged.
 
-use super::compile::{Compiler, Llc};
-use super::{independent, Counterexample, Verdict};
+use crate::compile::{Compiler, Llc};
+use crate::{independent, Counterexample, Verdict};
 use anyhow::{anyhow, Result};
 use semfuzz_llir::syntax::{Function, Statement, Type};
 use semfuzz_spec::ir::PartKind;
@@ -139,7 +139,7 @@ pub fn write(
     let which = match &case.compiler.commit {
         _ if !case.compiler.is_llvm() => {
             // The driver the command runs, beside it.
-            std::fs::write(out.join("nvvm.py"), super::compile::NVVM_PY)?;
+            std::fs::write(out.join("nvvm.py"), crate::compile::NVVM_PY)?;
             format!(
                 "{} through semfuzz's driver nvvm.py (beside this script), with the CUDA \
                  wheel's libNVVM and cuda-bindings on PYTHONPATH",
@@ -289,7 +289,7 @@ pub fn report(case: &Case, cex: &Counterexample, replay: &Replay) -> String {
         _ if !c.is_llvm() => {
             let _ = writeln!(
                 r,
-                "With {} through semfuzz's driver `cli/src/llc/nvvm.py` (nvvmCompileProgram \
+                "With {} through semfuzz's driver `tv/src/nvvm.py` (nvvmCompileProgram \
                  with these options; the module as libNVVM reads it, docs/nvvm.md):\n\n\
                  ```sh\n{}\n```\n",
                 c.llvm(),

@@ -205,7 +205,7 @@ impl Compiler {
     /// The command line a person runs to compile `ll` (whose text is `text`, in this
     /// compiler's dialect) for `sm` into `ptx` (`-`: standard output) with this compiler's
     /// LLVM: its `llc` under that name, whichever package it comes in; [`Compiler::label`] says
-    /// which LLVM it is. For libNVVM, semfuzz's driver `nvvm.py` (cli/src/llc/), which takes
+    /// which LLVM it is. For libNVVM, semfuzz's driver `nvvm.py` (tv/src/), which takes
     /// nvvmCompileProgram's options.
     pub fn command(&self, ll: &str, ptx: &str, sm: &str, text: &str) -> String {
         match self.llc {
