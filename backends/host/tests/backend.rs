@@ -150,7 +150,6 @@ fn check(
     assert_eq!(seen, expected, "{text}: classes of differences");
 }
 
-const F32_MIN_NORMAL: u64 = 0x0080_0000;
 const F32_SIGN: u64 = 0x8000_0000;
 
 fn f32_is_nan(x: u64) -> bool {

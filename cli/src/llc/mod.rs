@@ -339,7 +339,7 @@ mod tests {
         majors
             .iter()
             .map(|m| Compiler {
-                llc: compile::Llc::Binary(format!("llc-{m}")),
+                llc: semfuzz_tv::compile::Llc::Binary(format!("llc-{m}")),
                 name: format!("llc-{m}"),
                 version: format!("{m}.0.1"),
                 flags: Vec::new(),
