@@ -6,6 +6,7 @@ use semfuzz_fuzz::campaign::{self, Config, Counters, Report};
 use semfuzz_fuzz::registry;
 use semfuzz_service::client::{Delivery, Reporter};
 use semfuzz_spec::Spec;
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
@@ -380,6 +381,93 @@ fn summary(report: &Report, interrupted: bool) {
 }
 
 /// `semfuzz backends`: one line per backend: name, version, and `available` or why not.
+/// A variant with its operands (`min.f32 d, a, b, c`): texts alone repeat across operand forms.
+fn spelled(v: &semfuzz_spec::Variant) -> String {
+    let names: Vec<&str> = v
+        .dests
+        .iter()
+        .chain(&v.sources)
+        .map(|o| o.name.as_str())
+        .collect();
+    format!("{} {}", v.text, names.join(", "))
+}
+
+/// `semfuzz backends --coverage`: what each backend here maps of `variants`. Without `named`,
+/// every listed backend this machine has, each with its count and the reasons it skips the
+/// rest (the variant's text taken out, so one reason counts once); with `named`, those
+/// backends, one line per variant.
+pub fn coverage(variants: &[&semfuzz_spec::Variant], named: &[String]) -> Result<bool> {
+    use semfuzz_backend::Support;
+    let names: Vec<String> = if named.is_empty() {
+        registry::BACKENDS
+            .iter()
+            .flat_map(|e| {
+                e.listed.iter().map(move |arg| match arg {
+                    Some(a) => format!("{}:{a}", e.name),
+                    None => e.name.to_string(),
+                })
+            })
+            .collect()
+    } else {
+        named.to_vec()
+    };
+    for name in &names {
+        let backend = match registry::open(name) {
+            Ok(b) => b,
+            Err(e) if named.is_empty() => {
+                outln!("{name}: unavailable here ({e})");
+                continue;
+            }
+            Err(e) => return Err(anyhow::anyhow!("{e}")),
+        };
+        let mut runs = 0usize;
+        let mut reasons: BTreeMap<String, (usize, String)> = BTreeMap::new();
+        for v in variants {
+            match backend.supports(v) {
+                Support::Yes => {
+                    runs += 1;
+                    if !named.is_empty() {
+                        outln!("{name}  {}  runs", spelled(v));
+                    }
+                }
+                Support::No(why) => {
+                    // The variant's own text out of the reason, so that one reason counts once.
+                    let why = why
+                        .strip_prefix(&format!("{}: ", v.text))
+                        .unwrap_or(&why)
+                        .replace(&v.text, "the variant");
+                    if !named.is_empty() {
+                        outln!("{name}  {}  {why}", spelled(v));
+                    }
+                    let entry = reasons.entry(why).or_insert((0, v.text.clone()));
+                    entry.0 += 1;
+                }
+            }
+        }
+        outln!(
+            "{name} ({}): runs {runs} of {} variants",
+            backend.identity().version,
+            variants.len()
+        );
+        if named.is_empty() {
+            let mut reasons: Vec<_> = reasons.into_iter().collect();
+            reasons.sort_by(|a, b| b.1 .0.cmp(&a.1 .0).then(a.0.cmp(&b.0)));
+            const SHOWN: usize = 12;
+            for (why, (count, example)) in reasons.iter().take(SHOWN) {
+                outln!("  {count:>6}  {why} (e.g. {example})");
+            }
+            if reasons.len() > SHOWN {
+                let rest: usize = reasons[SHOWN..].iter().map(|r| r.1 .0).sum();
+                outln!(
+                    "  {rest:>6}  for {} other reasons (`--coverage --backend {name}` lists each variant)",
+                    reasons.len() - SHOWN
+                );
+            }
+        }
+    }
+    Ok(true)
+}
+
 pub fn backends() -> Result<bool> {
     let mut lines: Vec<(String, String, String)> = Vec::new();
     for entry in registry::BACKENDS {

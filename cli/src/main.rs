@@ -165,7 +165,19 @@ enum Command {
         report: serve::ReportArgs,
     },
     /// One line per backend: name, version, and `available` or why not.
-    Backends,
+    Backends {
+        /// Per backend here, how many of the selected variants it runs and, for the rest,
+        /// why not (the reasons counted, one example each).
+        #[arg(long)]
+        coverage: bool,
+        /// With --coverage: every selected variant on its own line for these backends
+        /// (`llvm`, `llvm+ir:opt-16`, `numba-sim`), `runs` or why not.
+        #[arg(long = "backend", value_name = "BACKEND", requires = "coverage")]
+        backends: Vec<String>,
+        /// With --coverage: only the variants these select (all when none is given).
+        #[arg(value_name = "PATTERN", long_help = RULE, requires = "coverage")]
+        patterns: Vec<String>,
+    },
     /// Write a finding as a standalone CUDA repro: its PTX kernel and a driver-API host
     /// program that reruns that one case on GPU 0, and the `semfuzz eval` line.
     Repro {
@@ -407,7 +419,12 @@ fn run(cli: Cli) -> Result<bool> {
                 report: report.reporter(),
             },
         ),
-        Command::Backends => fuzz::backends(),
+        Command::Backends {
+            coverage: false, ..
+        } => fuzz::backends(),
+        Command::Backends {
+            patterns, backends, ..
+        } => fuzz::coverage(&select(&spec, &patterns)?, &backends),
         Command::EvalPtx {
             file,
             func,

@@ -794,3 +794,33 @@ fn check_ptx_allows_the_fusion_of_a_mul_and_sub_without_rounding_modifiers() {
         "mul.rn does not fuse: {out}"
     );
 }
+
+/// `backends --coverage` says, per backend, what it maps: the spec backend runs every
+/// variant; LLVM maps the two-input `min.f32` to `llvm.minnum` and names why the three-input
+/// form has no counterpart, one line per operand form.
+#[test]
+fn backends_coverage_lists_what_each_backend_maps() {
+    let (code, out, err) = run(
+        &["backends", "--coverage", "--backend", "spec", "add.rn.f32"],
+        None,
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("spec  add.rn.f32 d, a, b  runs"), "{out}");
+    assert!(out.contains("runs 2 of 2 variants"), "{out}"); // and add.rn.f32x2
+    let (code, out, err) = run(
+        &["backends", "--coverage", "--backend", "llvm", "min.f32"],
+        None,
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("llvm  min.f32 d, a, b  runs"), "{out}");
+    assert!(
+        out.contains("llvm  min.f32 d, a, b, c  this operand form has no LLVM counterpart"),
+        "{out}"
+    );
+    let (code, out, err) = run(&["backends", "--coverage", "fma.rn.f32"], None);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("z3 (Z3"), "{out}");
+    let (code, _, err) = run(&["backends", "--coverage", "--backend", "nosuch"], None);
+    assert_ne!(code, 0);
+    assert!(err.contains("nosuch"), "{err}");
+}
