@@ -18,8 +18,18 @@ mapped to below:
   cuda.fp16.hadd/hsub/hmul  add/sub/mul.f16, cuda.fp16.hfma  fma.rn.f16, cuda.fp16.hneg/habs
       neg/abs.f16: numba-cuda lowers each to that one instruction as inline PTX (cudaimpl.py).
 
+  cuda.fp16.hfloor/hceil/htrunc/hrint  cvt.rmi/rpi/rzi/rni.f16.f16: these numba takes from
+      CUDA's cuda_fp16.hpp as external shims (`__numba_wrapper_hfloor`), so numba's own PTX
+      holds a call, not the instruction; they are mapped by the CUDA Math API's documented
+      semantics ("hfloor: calculate the largest integer less than or equal to h", "hceil:
+      the smallest integer greater than or equal to", "htrunc: truncate to the nearest
+      integer", "hrint: round to the nearest integer value in half-precision floating-point
+      format, with halfway cases rounded to the nearest even integer value"), each exactly
+      the PTX conversion to an integral value in the same format with that rounding
+      (PTX ISA 9.7.9.21 `cvt` `.rmi .rpi .rzi .rni`).
+
 `python adapter.py --compiled` prints the PTX each mapped operation compiles to (numba's real
-compiler, libNVVM); the tests check it is exactly the variant, and the backend evaluates it to
+compiler, libNVVM) for those numba compiles itself; the tests check it is exactly the variant, and the backend evaluates it to
 say whether a disagreement is the simulator's alone. Not mapped: cuda.fp16.hmax/hmin, which numba compiles to
 `setp.gt.f16` (`setp.lt.f16`) and `selp`, "a if a is greater than b, b otherwise" as its
 docstring says, not max.f16/min.f16; hdiv and the fp16 math functions, which are sequences of
@@ -99,6 +109,22 @@ if IMPORT_ERROR is None:
     def habs(a):
         return cuda.fp16.habs(a)
 
+    @cuda.jit(device=True)
+    def hfloor(a):
+        return cuda.fp16.hfloor(a)
+
+    @cuda.jit(device=True)
+    def hceil(a):
+        return cuda.fp16.hceil(a)
+
+    @cuda.jit(device=True)
+    def htrunc(a):
+        return cuda.fp16.htrunc(a)
+
+    @cuda.jit(device=True)
+    def hrint(a):
+        return cuda.fp16.hrint(a)
+
     def kernel(op, arity):
         """The kernel applying device function `op` to every row of the operand arrays, in a
         grid-stride loop: the simulator runs each CUDA thread as a Python thread, so a few
@@ -157,6 +183,16 @@ if IMPORT_ERROR is None:
             VARIANTS[f"{name}.{ty}"] = (kernel(op, arity), arity, ty, op)
     for name, (op, arity) in OPS_F16.items():
         VARIANTS[f"{name}.f16"] = (kernel(op, arity), arity, "f16", op)
+    # Taken from cuda_fp16.hpp at link time: mapped by the documented semantics, and absent
+    # from `--compiled` (numba's PTX holds a call to the header's shim).
+    FROM_HEADERS = {
+        "cvt.rmi.f16.f16": hfloor,
+        "cvt.rpi.f16.f16": hceil,
+        "cvt.rzi.f16.f16": htrunc,
+        "cvt.rni.f16.f16": hrint,
+    }
+    for variant, op in FROM_HEADERS.items():
+        VARIANTS[variant] = (kernel(op, 1), 1, "f16", op)
 
 
 # Threads of the one block each batch runs on (the fastest count under the simulator).
@@ -191,6 +227,8 @@ def print_compiled():
     scalar = {"f16": types.float16, "f32": types.float32, "f64": types.float64}
     modules = {}
     for variant, (_, arity, ty, op) in VARIANTS.items():
+        if variant in FROM_HEADERS:
+            continue
         t = scalar[ty]
         modules[variant], _ = cuda.compile_ptx(
             op.py_func, t(*[t] * arity), device=True, cc=(8, 0), abi="c"

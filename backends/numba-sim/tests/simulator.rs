@@ -179,6 +179,41 @@ fn fma_rounds_twice_in_the_simulator() {
     }
 }
 
+/// numba-cuda's simulator implements `cuda.fp16.hfloor` as `np.ceil` (simulator/kernelapi.py
+/// of numba-cuda 0.30.4), so it rounds up: hfloor(1.5) is 2.0. The CUDA Math API says "hfloor:
+/// calculate the largest integer less than or equal to h", which is `cvt.rmi.f16.f16`, and on
+/// a GPU numba links cuda_fp16.hpp's hfloor, that instruction. `hceil`, `htrunc` and `hrint`
+/// agree with their conversions on every sample. Found by `semfuzz fuzz --backend numba-sim
+/// --instr 'cvt.r?i.f16.f16'` once the mapping existed (issue 30 item 5).
+#[test]
+fn hfloor_rounds_up_in_the_simulator() {
+    assert_eq!(spec_value("cvt.rmi.f16.f16", &[0x3e00]), Some(0x3c00)); // floor(1.5) = 1
+    assert_eq!(one("cvt.rmi.f16.f16", &[0x3e00]), (0x4000, false)); // the simulator: 2
+    assert_eq!(one("cvt.rmi.f16.f16", &[0xbe00]), (0xbc00, false)); // floor(-1.5) = -2, not -1
+    assert_eq!(one("cvt.rmi.f16.f16", &[0x4000]), (0x4000, true)); // integers are themselves
+    let bad = rejected(variant("cvt.rmi.f16.f16"), 3, 1000);
+    assert!(
+        !bad.is_empty(),
+        "cvt.rmi.f16.f16: the samples no longer find it"
+    );
+    for (row, got) in bad {
+        assert_eq!(
+            Some(got),
+            spec_value("cvt.rpi.f16.f16", &row),
+            "cvt.rmi.f16.f16 {row:x?}: the simulator's result is the ceiling"
+        );
+    }
+    for text in ["cvt.rpi.f16.f16", "cvt.rzi.f16.f16", "cvt.rni.f16.f16"] {
+        let bad = rejected(variant(text), 3, 1000);
+        assert!(
+            bad.is_empty(),
+            "{text}: {} rejected, e.g. {:x?}",
+            bad.len(),
+            bad[0]
+        );
+    }
+}
+
 /// numpy's `abs` clears the sign of a NaN; PTX says "For abs.f64, NaN input is passed through
 /// unchanged" (9.7.3.9). On a GPU numba's `abs(float64)` is llvm.fabs, i.e. abs.f64. The
 /// simulator differs from the manual (which adds that "future implementations may comply with
