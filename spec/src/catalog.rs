@@ -67,6 +67,14 @@ pub const EMBEDDED: &[(&str, &str)] = &[
         "ptx-9.7.13.5-atom.sem",
         include_str!("../isa/ptx-9.7.13.5-atom.sem"),
     ),
+    (
+        "ptx-9.7.9.6-shfl-sync.sem",
+        include_str!("../isa/ptx-9.7.9.6-shfl-sync.sem"),
+    ),
+    (
+        "ptx-9.7.13.9-warp-collectives.sem",
+        include_str!("../isa/ptx-9.7.13.9-warp-collectives.sem"),
+    ),
     ("llvm-fp.sem", include_str!("../isa/llvm-fp.sem")),
     ("llvm-int.sem", include_str!("../isa/llvm-int.sem")),
 ];
