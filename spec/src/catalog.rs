@@ -207,6 +207,14 @@ impl Variant {
     pub fn is_llvm_ir(&self) -> bool {
         self.family.starts_with("ir_") || self.family.starts_with("llvm_")
     }
+
+    /// Whether this is a warp collective in the warp view (docs/spec-language.md, "Warp
+    /// collectives"): one lane's result from the 32 lanes' values, its last source `active`,
+    /// the lanes executing the instruction. No one-thread kernel or reader can give it its
+    /// sources; a CTA semantics gathers them lane by lane.
+    pub fn is_warp_view(&self) -> bool {
+        self.sources.last().is_some_and(|s| s.name == "active")
+    }
 }
 
 /// Everything loaded from a set of spec files.

@@ -443,3 +443,18 @@ fn redux_sync_matches_the_manual() {
         }
     }
 }
+
+/// The warp view is recognised by its contract (the last source `active`): every collective's
+/// variant and no other, so one-thread backends refuse exactly these.
+#[test]
+fn warp_view_variants_are_exactly_the_collectives() {
+    let families = ["shfl", "vote", "match", "activemask", "redux"];
+    let spec = common::spec();
+    let mut warp = 0;
+    for v in &spec.variants {
+        let collective = families.contains(&v.family.as_str());
+        assert_eq!(v.is_warp_view(), collective, "{}", v.text);
+        warp += usize::from(collective);
+    }
+    assert_eq!(warp, 30);
+}
