@@ -1343,6 +1343,18 @@ impl<'s> Reader<'s> {
             .with_note(why)
             .with_hint("`semfuzz list` shows every instruction semfuzz specifies"));
         }
+        // A warp collective's spec reads all 32 lanes (docs/spec-language.md, "Warp
+        // collectives"); this reader runs one thread.
+        if named.iter().all(|v| v.is_warp_view()) {
+            return Err(at(
+                &i.opcode_span,
+                format!(
+                    "unsupported: `{opcode}` is a warp collective: its result depends on \
+                     the warp's other lanes"
+                ),
+            )
+            .with_hint("the PTX reader evaluates one thread; warps and CTAs are issue 31"));
+        }
         let variant = named
             .iter()
             .find(|v| v.sources.len() == n_sources && v.dests.len() == n_dests)

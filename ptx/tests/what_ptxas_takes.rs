@@ -130,3 +130,21 @@ fn modifiers_read_in_any_order_types_in_theirs() {
         "{err}"
     );
 }
+
+/// A warp collective reads the other lanes, which a one-thread reading does not have: a
+/// located `unsupported` naming it, not a complaint about its operand count.
+#[test]
+fn a_warp_collective_is_a_located_unsupported() {
+    for instr in [
+        "shfl.sync.bfly.b32 %r3, %r1, 16, 31, -1",
+        "redux.sync.add.s32 %r3, %r1, -1",
+        "activemask.b32 %r3",
+    ] {
+        let err = read(".version 7.0\n.target sm_80", instr).expect_err(instr);
+        assert!(
+            err.contains("unsupported:") && err.contains("is a warp collective"),
+            "{err}"
+        );
+        assert!(err.contains("t.ptx:8:2"), "located at the opcode: {err}");
+    }
+}

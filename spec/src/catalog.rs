@@ -67,6 +67,14 @@ pub const EMBEDDED: &[(&str, &str)] = &[
         "ptx-9.7.13.5-atom.sem",
         include_str!("../isa/ptx-9.7.13.5-atom.sem"),
     ),
+    (
+        "ptx-9.7.9.6-shfl-sync.sem",
+        include_str!("../isa/ptx-9.7.9.6-shfl-sync.sem"),
+    ),
+    (
+        "ptx-9.7.13.9-warp-collectives.sem",
+        include_str!("../isa/ptx-9.7.13.9-warp-collectives.sem"),
+    ),
     ("llvm-fp.sem", include_str!("../isa/llvm-fp.sem")),
     ("llvm-int.sem", include_str!("../isa/llvm-int.sem")),
 ];
@@ -198,6 +206,14 @@ impl Variant {
     /// `ir_` + the IR opcode or `llvm_` + the intrinsic's name.
     pub fn is_llvm_ir(&self) -> bool {
         self.family.starts_with("ir_") || self.family.starts_with("llvm_")
+    }
+
+    /// Whether this is a warp collective in the warp view (docs/spec-language.md, "Warp
+    /// collectives"): one lane's result from the 32 lanes' values, its last source `active`,
+    /// the lanes executing the instruction. No one-thread kernel or reader can give it its
+    /// sources; a CTA semantics gathers them lane by lane.
+    pub fn is_warp_view(&self) -> bool {
+        self.sources.last().is_some_and(|s| s.name == "active")
     }
 }
 

@@ -162,6 +162,13 @@ impl Layout {
                 variant.text
             ));
         }
+        if variant.is_warp_view() {
+            return Err(format!(
+                "{} is a warp collective: a kernel of one thread per case cannot run it \
+                 (backends/cuda/probes/warp_collectives.cu runs whole warps)",
+                variant.text
+            ));
+        }
         if let Some(s) = variant
             .sources
             .iter()
