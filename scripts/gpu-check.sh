@@ -5,7 +5,7 @@
 # variants on every input; `exhaustive-ftz`: `.ftz` forms of <= 32 input bits on every input (the
 # flush-to-zero reading, docs/ambiguities.md 7); `throughput`: cuda against the spec backend on the same machine;
 # `device-test`: the backend's own test; `repro`: the first finding rebuilt and rechecked;
-# `atomics`: the atomics probe; `probes`: every backends/cuda/probes/*.txt through
+# `atomics`: the atomics probe; `collectives`: the warp-collectives probe, checked; `probes`: every backends/cuda/probes/*.txt through
 # `semfuzz check --backend cuda`; `llc`: each validate-llc reproducer under
 # backends/cuda/probes/llc/ run at its counterexample (`scripts/gpu-confirm-llc.py`). Takes what scripts/gpu-pack.sh packed into .gpu/ (a release
 # semfuzz, libz3, the device test), writes everything to $OUT (or ./gpu-out).
@@ -65,6 +65,10 @@ for stage in $stages; do
     atomics)
         nvcc -arch=sm_90 -o /tmp/atomic_flush "$repo/backends/cuda/probes/atomic_flush.cu" \
             && /tmp/atomic_flush | tee atomic-flush.txt ;;
+    collectives)
+        nvcc -arch=sm_90 -o /tmp/warp_collectives "$repo/backends/cuda/probes/warp_collectives.cu" \
+            && /tmp/warp_collectives 64 > warp-collectives.txt \
+            && $sf check warp-collectives.txt 2>&1 | tail -2 | tee -a summary.txt ;;
     probes)
         for p in "$repo"/backends/cuda/probes/*.txt; do
             # The closing count as a comment: the file is itself a check file of the GPU's results.
