@@ -1,5 +1,5 @@
 """Turns `semfuzz validate-llc --json FILE` output into the Markdown tables of
-docs/llc-validation.md: per LLVM, the verdict counts per target, then the function × target
+docs/llc-validation.md (counts) and docs/llc-tables.md (matrices): per LLVM, the verdict counts per target, then the function × target
 matrix (P proved, C counterexample, ? unknown, U unsupported, · the PTX of a stricter spelling
 already validated at that target).
 

@@ -34,9 +34,13 @@ pub fn run(variants: &[&Variant], json: bool) -> Result<()> {
         crate::emit(&format!("{}\n", serde_json::to_string_pretty(&items)?));
         return Ok(());
     }
+    // A warp collective's signature names its 32 lane operands: it overflows its column
+    // rather than pushing every other line's types off the screen.
+    const WIDEST_ALIGNED: usize = 60;
     let width = variants
         .iter()
         .map(|v| v.signature().len())
+        .filter(|&w| w <= WIDEST_ALIGNED)
         .max()
         .unwrap_or(0);
     for v in variants {
