@@ -1,0 +1,124 @@
+//! docs/upstream/ (issue 30 item 4): each report is rerun through the compiler it names, so a
+//! report that stopped being true (the compiler fixed, the PTX changed, the counterexample no
+//! longer confirmed) fails here instead of staying in the docs.
+
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("cli/ is in the workspace")
+        .to_path_buf()
+}
+
+fn semfuzz(args: &[&str]) -> (String, String) {
+    let out = Command::cargo_bin("semfuzz")
+        .expect("binary built")
+        .current_dir(root())
+        .args(args)
+        .output()
+        .expect("semfuzz runs");
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A PTX module without its comment lines (the banner names the compiler's build).
+fn code(ptx: &str) -> Vec<&str> {
+    ptx.lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .collect()
+}
+
+/// The report directories, each with its `counterexample.json`, or `None` for the crash's.
+fn reports() -> Vec<(PathBuf, Option<serde_json::Value>)> {
+    let dir = root().join("docs/upstream");
+    let mut reports: Vec<_> = std::fs::read_dir(&dir)
+        .expect("docs/upstream exists")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .map(|p| {
+            let json = std::fs::read_to_string(p.join("counterexample.json"))
+                .ok()
+                .map(|t| serde_json::from_str(&t).expect("counterexample.json parses"));
+            (p, json)
+        })
+        .collect();
+    reports.sort_by(|a, b| a.0.cmp(&b.0));
+    reports
+}
+
+#[test]
+fn every_report_still_holds_for_its_compiler() {
+    let reports = reports();
+    assert!(reports.len() >= 9, "{reports:?}");
+    let work = tempfile::tempdir().expect("tempdir");
+    for (k, (dir, json)) in reports.iter().enumerate() {
+        let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+        let ll = dir.join("f.ll");
+        assert!(ll.is_file(), "{name}: no f.ll");
+        assert!(dir.join("REPORT.md").is_file(), "{name}: no REPORT.md");
+        let Some(json) = json else {
+            // The crash: trunk must still abort on it.
+            let (out, err) = semfuzz(&[
+                "validate-llc",
+                ll.to_str().unwrap(),
+                "--llc",
+                "triton",
+                "--sm",
+                "sm_70",
+                "--work",
+                work.path().join(format!("w{k}")).to_str().unwrap(),
+            ]);
+            assert!(
+                out.contains("f sm_70: unsupported") && out.contains("Cannot select"),
+                "{name}: trunk no longer aborts:\n{out}{err}"
+            );
+            continue;
+        };
+        let compiler = json["llc"]
+            .as_str()
+            .unwrap()
+            .split_whitespace()
+            .next()
+            .unwrap();
+        let target = json["target"].as_str().unwrap();
+        let repro = work.path().join(format!("r{k}"));
+        let (out, err) = semfuzz(&[
+            "validate-llc",
+            ll.to_str().unwrap(),
+            "--llc",
+            compiler,
+            "--sm",
+            target,
+            "--work",
+            work.path().join(format!("w{k}")).to_str().unwrap(),
+            "--repro",
+            repro.to_str().unwrap(),
+        ]);
+        assert!(
+            out.contains(&format!("f {target}: counterexample")),
+            "{name}: no longer a counterexample with {compiler} at {target}:\n{out}{err}"
+        );
+        assert!(
+            out.contains("confirmed by both evaluators"),
+            "{name}: not confirmed:\n{out}"
+        );
+        let written = std::fs::read_dir(&repro)
+            .expect("--repro wrote a directory")
+            .flatten()
+            .next()
+            .expect("one reproducer")
+            .path();
+        let now = std::fs::read_to_string(written.join("f.ptx")).unwrap();
+        let then = std::fs::read_to_string(dir.join("f.ptx")).unwrap();
+        assert_eq!(
+            code(&now),
+            code(&then),
+            "{name}: the compiler's PTX changed"
+        );
+    }
+}
