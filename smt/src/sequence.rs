@@ -1374,7 +1374,7 @@ impl<'s> Query<'s> {
         let last = self.source[0].last().expect("non-empty");
         // A function's intermediate choices (a NaN, a value within a bound) are evaluated at
         // one pick each: what it allows then is one of the sets its picks lead to.
-        let source_picked = match self.source[0].as_slice() {
+        let picks = |steps: &[Step]| match steps {
             [step @ Step {
                 code: Code::Function(f),
                 ..
@@ -1391,6 +1391,10 @@ impl<'s> Query<'s> {
             }
             _ => false,
         };
+        let source_picked = picks(&self.source[0]);
+        // Likewise the target: a result that follows a pick (an unspecified NaN, rcp.approx's
+        // value) read by a later instruction is one the ISA allows, not one a GPU must compute.
+        let target_picked = self.target.iter().any(|steps| picks(steps));
         let d = &last.code.program().dests[0];
         let parts = d
             .parts
@@ -1407,6 +1411,7 @@ impl<'s> Query<'s> {
             target_produces: target_ok,
             source_allows,
             source_picked,
+            target_picked,
             parts,
         })
     }
@@ -1799,6 +1804,10 @@ pub struct Confirmation {
     /// these inputs: `parts` describe what it allows at one pick of each, and other picks
     /// allow other sets (none of which, by the solver and `source_allows`, holds the output).
     pub source_picked: bool,
+    /// The target is a function whose result on these inputs follows a choice the ISA leaves
+    /// open (an approximation's value within its bound) that a later instruction reads: the
+    /// output is one the ISA allows the target, and a GPU may compute another.
+    pub target_picked: bool,
     /// Per part of the output: what the source allows (its first alternative, representative
     /// intermediate choices) and what the target produced.
     pub parts: Vec<PartReport>,

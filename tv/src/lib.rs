@@ -23,6 +23,7 @@ pub mod catalogue;
 pub mod compile;
 pub mod fold;
 pub mod independent;
+pub mod nvcc;
 pub mod repro;
 
 pub use compile::Compiler;
@@ -80,8 +81,14 @@ pub struct Counterexample {
     parts: Vec<CexPart>,
     /// Both evaluators agree with the solver.
     confirmed: bool,
+    /// The PTX's result follows a pick of a value the ISA leaves open (an unspecified NaN, an
+    /// approximation within its bound) that a later instruction reads: a GPU computes one
+    /// pick, maybe not this one.
+    target_picked: bool,
     /// The command that compiled it.
     command: String,
+    /// The tool the command runs (`llc`, `nvcc`), which the printed line names.
+    tool: &'static str,
 }
 
 /// One input of a counterexample.
@@ -127,7 +134,12 @@ impl Counterexample {
         } else {
             "    NOT confirmed by the evaluators: a semfuzz bug, please report it".into()
         });
-        lines.push(format!("    llc: {} ({compiler})", self.command));
+        if self.target_picked {
+            lines.push(
+                "    the PTX's value follows one pick of a value the ISA leaves open (an unspecified NaN, an approximation within its bound) that a later instruction reads: a GPU computes one pick and may not return this one; run the PTX on one (`check-ptx --backend cuda`) before calling it a bug".into(),
+            );
+        }
+        lines.push(format!("    {}: {} ({compiler})", self.tool, self.command));
         lines
     }
 }
@@ -624,17 +636,27 @@ pub fn validate(
                 inputs,
                 parts,
                 confirmed,
+                target_picked: c.target_picked,
                 command: compiler.command(&ll.display().to_string(), "-", sm, &adapted),
+                tool: match compiler.llc {
+                    compile::Llc::Nvcc => "nvcc",
+                    _ => "llc",
+                },
             };
             // An unconfirmed counterexample is the prover's or the evaluators' fault, not
             // LLVM's: it is no verdict about the PTX.
+            let detail = if c.target_picked {
+                "the PTX's value rests on one pick of a value the ISA leaves open".into()
+            } else {
+                String::new()
+            };
             verdict(
                 if confirmed {
                     "counterexample"
                 } else {
                     "unknown"
                 },
-                String::new(),
+                detail,
                 Some(cex),
             )
         }

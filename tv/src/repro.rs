@@ -315,7 +315,9 @@ pub fn report(case: &Case, cex: &Counterexample, replay: &Replay) -> String {
             "{}: the Python line above, which is what semfuzz ran",
             c.label()
         ),
-        Llc::Binary(_) | Llc::Nvvm => format!("{}, with exactly these options", c.label()),
+        Llc::Binary(_) | Llc::Nvvm | Llc::Nvcc => {
+            format!("{}, with exactly these options", c.label())
+        }
     };
     match replay {
         Replay::Same => {
@@ -418,6 +420,15 @@ pub fn report(case: &Case, cex: &Counterexample, replay: &Replay) -> String {
          semantics (LangRef for the IR, the PTX ISA for the PTX): the PTX's value is the one the \
          PTX ISA specifies for this PTX; it was not run on a GPU."
     );
+    if cex.target_picked {
+        let _ = writeln!(
+            r,
+            "\n**The PTX's value follows one pick of a value the PTX ISA leaves open** (an \
+             unspecified NaN, an approximation such as `rcp.approx` within its bound), read by a \
+             later instruction: the ISA allows the PTX this value, but a GPU computes one pick \
+             and may return another. Run the PTX on a GPU before filing this."
+        );
+    }
     let readings = readings(func.as_ref(), cex);
     if !readings.is_empty() {
         let _ = writeln!(r, "\n## Readings this verdict rests on\n");
