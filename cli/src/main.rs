@@ -14,6 +14,7 @@ mod fuzz;
 mod lemmas;
 mod list;
 mod llc;
+mod nvcc;
 mod operand;
 mod prove;
 mod ptx;
@@ -339,6 +340,31 @@ enum Command {
         #[command(flatten)]
         report: serve::ReportArgs,
     },
+    /// Compile a catalogue of CUDA C functions (one per CUDA Math API intrinsic) with nvcc
+    /// under -ftz, -prec-div and -use_fast_math, and prove each function's PTX refines its
+    /// documented semantics (docs/nvcc.md).
+    ValidateNvcc {
+        /// Targets, comma-separated.
+        #[arg(long = "sm", default_value = "sm_75,sm_90", value_delimiter = ',')]
+        sms: Vec<String>,
+        /// Configurations, comma-separated: default, ftz, prec-div-false, fast-math (all when
+        /// none is given).
+        #[arg(long = "config", value_delimiter = ',')]
+        configs: Vec<String>,
+        /// Only these catalogue functions (comma-separated: fadd_rn,fmod_f32).
+        #[arg(long, value_delimiter = ',')]
+        only: Vec<String>,
+        /// Per-query solver timeout: 5s, 500ms, 1m.
+        #[arg(long, default_value = "10s", value_parser = prove::parse_timeout)]
+        timeout: u32,
+        /// Where the catalogue, the reference modules and the PTX are written.
+        #[arg(long, value_name = "DIR", default_value = ".semfuzz-cache/nvcc")]
+        work: PathBuf,
+        /// How many times a function's loop may run per entry into the loop.
+        #[arg(long, value_name = "N", default_value_t = semfuzz_llir::DEFAULT_UNROLL,
+              value_parser = clap::value_parser!(u32).range(1..))]
+        unroll: u32,
+    },
     /// Run the service: findings store, work-unit queue, JSON API and dashboard.
     Serve(serve::ServeArgs),
     /// Manage the service's API tokens.
@@ -557,6 +583,18 @@ fn run(cli: Cli) -> Result<bool> {
                 }
                 reporter => llc::run(&spec, &args, &opts, reporter.as_ref()),
             }
+        }
+        Command::ValidateNvcc {
+            sms,
+            configs,
+            only,
+            timeout,
+            work,
+            unroll,
+        } => {
+            let mut opts = semfuzz_tv::campaign::options(timeout, crate::prove::default_cache());
+            opts.unroll = Some(unroll);
+            nvcc::run(&spec, &sms, &configs, &only, &work, &opts)
         }
         Command::Serve(args) => serve::serve(spec, args).map(|()| true),
         Command::Token(cmd) => serve::token(cmd).map(|()| true),

@@ -39,6 +39,10 @@ pub const DEFAULT_CPU: &str = "default";
 /// `/usr/lib/llvm-N/bin`), oldest first.
 const DEBIAN_LLCS: &[&str] = &["llc-14", "llc-15", "llc-16", "llc-17", "llc-18", "llc-19"];
 
+/// Why `nvcc` compiles no IR module: [`crate::nvcc`] compiles its CUDA C catalogue itself.
+const NVCC_COMPILES_CUDA: &str =
+    "nvcc compiles CUDA C, not IR: `semfuzz validate-nvcc` compiles its catalogue";
+
 /// Each target's PTX for each module, or why the compiler gave none: `ptx[sm][module]`.
 pub type Compiled = HashMap<String, HashMap<String, Result<String, String>>>;
 
@@ -53,6 +57,9 @@ pub enum Llc {
     Binary(String),
     /// NVIDIA's libNVVM (the CUDA wheel's `libnvvm.so`) in one `python3` process.
     Nvvm,
+    /// NVIDIA's `nvcc` (the CUDA wheel's) on CUDA C: what `validate-nvcc` judges
+    /// ([`crate::nvcc`]); it compiles no IR.
+    Nvcc,
 }
 
 /// A compiler that answered `--version`.
@@ -142,7 +149,7 @@ impl Compiler {
     /// Whether it is a release or snapshot of LLVM's NVPTX back end, which regression ranges
     /// order by version; libNVVM is NVIDIA's, with its own versions.
     pub fn is_llvm(&self) -> bool {
-        !matches!(self.llc, Llc::Nvvm)
+        !matches!(self.llc, Llc::Nvvm | Llc::Nvcc)
     }
 
     /// LLVM's major version, for ordering regression ranges (libNVVM's CUDA major).
@@ -157,9 +164,13 @@ impl Compiler {
     /// The LLVM it is: `16.0.6`, or a snapshot's version and short commit,
     /// `24.0.0git (b010a18)`; for libNVVM, its release and build, `libNVVM 13.5 (CUDA 13.5.37)`.
     pub fn llvm(&self) -> String {
-        if let Llc::Nvvm = self.llc {
-            let release: Vec<&str> = self.version.split('.').take(2).collect();
-            return format!("libNVVM {} (CUDA {})", release.join("."), self.version);
+        match self.llc {
+            Llc::Nvvm => {
+                let release: Vec<&str> = self.version.split('.').take(2).collect();
+                return format!("libNVVM {} (CUDA {})", release.join("."), self.version);
+            }
+            Llc::Nvcc => return format!("CUDA {}", self.version),
+            _ => {}
         }
         match &self.commit {
             Some(c) => format!("{} ({})", self.version, &c[..c.len().min(7)]),
@@ -193,6 +204,12 @@ impl Compiler {
             // llc's flags (a RUN line's `-mattr`, `-O0`) have no libNVVM counterpart: the
             // driver takes none of them, and the command shows none.
             Llc::Nvvm => return vec![format!("-arch=compute_{}", sm.trim_start_matches("sm_"))],
+            // Device functions are emitted only as relocatable device code.
+            Llc::Nvcc => {
+                let mut options = vec!["-ptx".into(), format!("-arch={sm}"), "-rdc=true".into()];
+                options.extend(self.flags.iter().cloned());
+                return options;
+            }
         };
         let mut options = vec![level.to_string(), format!("-mtriple={TRIPLE}")];
         if sm != DEFAULT_CPU {
@@ -217,6 +234,11 @@ impl Compiler {
                     licensed.join(" ")
                 )
             }
+            Llc::Nvcc => format!(
+                "nvcc {} {} -o {ptx}",
+                self.options(sm).join(" "),
+                crate::nvcc::CATALOGUE_FILE
+            ),
             _ => format!("llc {} {ll} -o {ptx}", self.options(sm).join(" ")),
         }
     }
@@ -262,6 +284,7 @@ impl Compiler {
                     .map_err(|e| format!("cannot write {ptx}: {e}"))?;
                 Ok(out)
             }
+            Llc::Nvcc => Err(NVCC_COMPILES_CUDA.into()),
             Llc::Binary(b) => {
                 let out = Command::new(b)
                     .args(self.options(sm))
@@ -301,6 +324,7 @@ impl Compiler {
                     .collect();
                 compile_driver(&Driver::of(&self.llc)?, &adapted, sms, &self.flags)
             }
+            Llc::Nvcc => Err(anyhow!(NVCC_COMPILES_CUDA)),
             Llc::Binary(b) => {
                 let mut all = HashMap::new();
                 for sm in sms {
@@ -518,6 +542,7 @@ impl Driver {
                     })?,
             }),
             Llc::Binary(b) => Err(anyhow!("{b} is an executable, not a library")),
+            Llc::Nvcc => Err(anyhow!(NVCC_COMPILES_CUDA)),
         }
     }
 

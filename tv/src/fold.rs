@@ -49,6 +49,7 @@ pub fn folder_for(compiler: &Compiler) -> Result<Folder, String> {
         Llc::Triton => Err("no instcombine folder drives Triton's LLVM yet".into()),
         // libNVVM's optimiser is not exposed apart from its code generator.
         Llc::Nvvm => Err("libNVVM has no instcombine of its own to drive".into()),
+        Llc::Nvcc => Err("nvcc compiles CUDA C: there is no IR to fold".into()),
     }
 }
 

@@ -121,11 +121,13 @@ const DEBIAN_PACKAGES: &[&str] = &[
 
 /// Python wheels the backends run, pinned, pip-installed into [`PY_DIR`]: LLVM 22 with NVPTX
 /// (`llvm`), numba's CUDA simulator (`numba-sim`), and NVIDIA's `ptxas`, `cuobjdump` and
-/// `nvdisasm` (kernel checks, `repro`, `validate-ptxas`).
+/// `nvdisasm` (kernel checks, `repro`, `validate-ptxas`), with the CCCL headers (`nv/target`)
+/// that `nvcc` needs to compile CUDA C that includes `cuda_fp16.h` (`validate-nvcc`).
 const PY_TOOLS: &[&str] = &[
     "llvmlite==0.50.0",
     "numba-cuda==0.30.4",
     "nvidia-cuda-nvcc==13.5.37",
+    "nvidia-cuda-cccl==13.3.5.0.6",
     "nvidia-cuda-cuobjdump==13.5.37",
     "nvidia-cuda-nvdisasm==13.5.37",
 ];
