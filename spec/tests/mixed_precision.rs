@@ -34,7 +34,11 @@ fn widen(bf16: bool, a: u64) -> Single {
 fn reference(sub: bool, rnd: Round, sat: bool, bf16: bool, a: u64, b: u64) -> Option<u32> {
     let x = widen(bf16, a);
     let y = Single::from_bits(b as u128);
-    let r = if sub { x.sub_r(y, rnd).value } else { x.add_r(y, rnd).value };
+    let r = if sub {
+        x.sub_r(y, rnd).value
+    } else {
+        x.add_r(y, rnd).value
+    };
     if r.is_nan() {
         // "NaN results are flushed to +0.0f" under .sat; otherwise any NaN.
         return sat.then_some(0);
@@ -67,10 +71,8 @@ fn mixed_add_and_sub_round_once_after_an_exact_widening() {
         for (rname, rnd) in roundings {
             for sat in [false, true] {
                 for (atype, bf16) in [("f16", false), ("bf16", true)] {
-                    let instr = format!(
-                        "{op}.{rname}{}.f32.{atype}",
-                        if sat { ".sat" } else { "" }
-                    );
+                    let instr =
+                        format!("{op}.{rname}{}.f32.{atype}", if sat { ".sat" } else { "" });
                     for k in 0..2000 {
                         let a = bits.next() & 0xffff;
                         // Half the cases near a's magnitude, so the sum is inexact and close.
@@ -100,8 +102,13 @@ fn mixed_add_and_sub_round_once_after_an_exact_widening() {
 #[test]
 fn the_default_rounding_is_rn_and_may_be_fused() {
     // "The default value of rounding modifier is .rn." (9.7.5.1)
-    let v = common::spec().lookup("add.f32.f16", Some(2)).expect("add.f32.f16");
-    assert!(v.fusable, "no rounding modifier: the manual's licence to fuse");
+    let v = common::spec()
+        .lookup("add.f32.f16", Some(2))
+        .expect("add.f32.f16");
+    assert!(
+        v.fusable,
+        "no rounding modifier: the manual's licence to fuse"
+    );
     assert_eq!(
         eval("add.f32.bf16", &[0x3f80, 0x3380_0000]),
         eval("add.rn.f32.bf16", &[0x3f80, 0x3380_0000])
