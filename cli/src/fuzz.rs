@@ -432,10 +432,11 @@ pub fn coverage(variants: &[&semfuzz_spec::Variant], named: &[String]) -> Result
                 }
                 Support::No(why) => {
                     // The variant's own text out of the reason, so that one reason counts once.
-                    let why = why
-                        .strip_prefix(&format!("{}: ", v.text))
-                        .unwrap_or(&why)
-                        .replace(&v.text, "the variant");
+                    let why = replace_word(
+                        why.strip_prefix(&format!("{}: ", v.text)).unwrap_or(&why),
+                        &v.text,
+                        "the variant",
+                    );
                     if !named.is_empty() {
                         outln!("{name}  {}  {why}", spelled(v));
                     }
@@ -492,4 +493,42 @@ pub fn backends() -> Result<bool> {
     }
     outln!("evaluator: {}", semfuzz_jit::describe_host());
     Ok(true)
+}
+
+/// `text` with each occurrence of `word` that stands alone (not inside a longer name such as
+/// `@llvm.nvvm.fmin.bf16` for `min.bf16`) replaced by `by`.
+fn replace_word(text: &str, word: &str, by: &str) -> String {
+    let part_of_name = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '@');
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find(word) {
+        let before = rest[..at].chars().next_back();
+        let after = rest[at + word.len()..].chars().next();
+        out.push_str(&rest[..at]);
+        if before.is_some_and(part_of_name) || after.is_some_and(part_of_name) {
+            out.push_str(word);
+        } else {
+            out.push_str(by);
+        }
+        rest = &rest[at + word.len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::replace_word;
+
+    #[test]
+    fn a_variant_name_inside_an_intrinsic_name_stays() {
+        assert_eq!(
+            replace_word(
+                "min.bf16: opt failed on @llvm.nvvm.fmin.bf16 for min.bf16",
+                "min.bf16",
+                "the variant"
+            ),
+            "the variant: opt failed on @llvm.nvvm.fmin.bf16 for the variant"
+        );
+    }
 }

@@ -220,3 +220,61 @@ fn a_libnvvm_reproducer_carries_its_driver_and_reruns_with_the_wheel() {
     let judged = std::fs::read_to_string(dir.join("f.ptx")).expect("f.ptx");
     assert_eq!(again, judged);
 }
+
+/// `-prec-div=0` is passed where every `fdiv float` carries an `!fpmath` bound of at least 2.5
+/// ulps, and libNVVM's approximate division is judged against that bound: within it, proved;
+/// against a bound it does not meet, or with the division made coarser by hand, a confirmed
+/// counterexample.
+#[test]
+fn libnvvm_approximate_division_is_judged_against_its_licence() {
+    if !nvvm_installed() {
+        return;
+    }
+    let work = tempfile::tempdir().expect("temp dir");
+    let (code, out) = validate("fdiv_f32,fdiv_f32_fpmath", "sm_90", work.path());
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        line(&out, "fdiv_f32_fpmath", "sm_90").contains(": proved"),
+        "{out}"
+    );
+    let ptx =
+        std::fs::read_to_string(work.path().join("nvvm/fdiv_f32_fpmath-sm_90.ptx")).expect("PTX");
+    assert!(
+        ptx.contains("div.full.f32"),
+        "-prec-div=0 was not passed:\n{ptx}"
+    );
+    let ieee = std::fs::read_to_string(work.path().join("nvvm/fdiv_f32-sm_90.ptx")).expect("PTX");
+    assert!(!ieee.contains("div.full"), "{ieee}");
+
+    let ll = work.path().join("fdiv_f32_fpmath.min.ll");
+    let text = std::fs::read_to_string(&ll).expect("the catalogue's module");
+    let half_ulp = work.path().join("half_ulp.ll");
+    std::fs::write(&half_ulp, text.replace("float 2.5", "float 0.5")).expect("written");
+    let rules = |name: &str, ll: &Path, ptx: &str| {
+        let p = work.path().join(format!("{name}.ptx"));
+        std::fs::write(&p, ptx).expect("written");
+        format!(
+            "name: {name}\n  @{}:f d, a, b\n=>\n  @{}:f d, a, b\n",
+            ll.display(),
+            p.display()
+        )
+    };
+    let text = rules("as-compiled", &ll, &ptx)
+        + &rules("half-ulp", &half_ulp, &ptx)
+        + &rules(
+            "approx",
+            &ll,
+            &ptx.replace("div.full.f32", "div.approx.f32"),
+        );
+    let file = work.path().join("fpmath.rules");
+    std::fs::write(&file, text).expect("written");
+    let (_, out) = semfuzz(&["prove", "--no-cache", file.to_str().expect("utf-8")]);
+    let verdict = |name: &str| {
+        out.lines()
+            .find(|l| l.starts_with(&format!("{name}: ")))
+            .unwrap_or_else(|| panic!("no {name} in {out}"))
+    };
+    assert!(verdict("as-compiled").contains("proved"), "{out}");
+    assert!(verdict("half-ulp").contains("counterexample"), "{out}");
+    assert!(verdict("approx").contains("counterexample"), "{out}");
+}

@@ -451,6 +451,9 @@ fn row(op: &str) -> Option<Row> {
     }
 }
 
+/// The largest `!fpmath` bound the `ir_fdiv` variants spell, in half ulps (`.fpmath8`: 4 ulp).
+const FPMATH_MAX_HALF_ULPS: u8 = 8;
+
 /// The integer intrinsics of spec/isa/llvm-int.sem beyond min/max/abs/fshl/fshr: no flags.
 const INT_INTRINSICS: &[&str] = &[
     "llvm_ctpop",
@@ -1286,18 +1289,42 @@ impl<'s> Reader<'s> {
         Ok(())
     }
 
-    fn plain_instr(&mut self, i: &Instr, modes: &Denormal) -> Result<(), Diagnostic> {
-        // Metadata is dropped but for `!fpmath`, which allows the result an error the specs
-        // do not state; `!range`, `!noundef` and the like only add poison or undefined
-        // behaviour, so dropping them leaves a function that allows less
-        // (docs/ambiguities.md).
-        if i.metadata.iter().any(|m| m == "fpmath") {
-            return Err(unsupported(
+    /// The variant token of an `!fpmath` attachment (`fpmath5`), or `None` without one.
+    /// spec/isa/llvm-fp.sem reads `fdiv float` with a bound of N ulps as within ⌊2N⌋
+    /// encodings of the rounded quotient (docs/ambiguities.md 173); elsewhere the bound is
+    /// refused by name.
+    fn fpmath_token(&self, i: &Instr) -> Result<Option<String>, Diagnostic> {
+        let Some(m) = i.metadata.iter().find(|m| m.name == "fpmath") else {
+            return Ok(None);
+        };
+        let refuse = |why: String| {
+            Err(unsupported(
                 &i.opcode_span,
-                format!("metadata `!fpmath` on `{}`", i.opcode),
+                format!("metadata `!fpmath {}` on `{}`", m.node, i.opcode),
             )
-            .with_hint("`!fpmath` allows an error the specs do not state"));
+            .with_hint(why))
+        };
+        if i.opcode != "fdiv" || i.ty != Some(Type::Float(FloatTy::Float)) {
+            return refuse("semfuzz reads `!fpmath` on a scalar `fdiv float` only (the bound LLVM's front ends write for OpenCL and HIP division)".into());
         }
+        let Some(ulps) = self.module.fpmath_ulps(&m.node) else {
+            return refuse("LangRef: the node is `!{float N}`, N a positive number; this one is not, or is not defined".into());
+        };
+        let half_ulps = (2.0 * ulps).floor();
+        if !(1.0..=f64::from(FPMATH_MAX_HALF_ULPS)).contains(&half_ulps) {
+            return refuse(format!(
+                "the specs state bounds from 0.5 to {} ulp; this one is {ulps}",
+                f64::from(FPMATH_MAX_HALF_ULPS) / 2.0
+            ));
+        }
+        Ok(Some(format!("fpmath{half_ulps}")))
+    }
+
+    fn plain_instr(&mut self, i: &Instr, modes: &Denormal) -> Result<(), Diagnostic> {
+        // Metadata is dropped but for `!fpmath`, which allows the result an error; `!range`,
+        // `!noundef` and the like only add poison or undefined behaviour, so dropping them
+        // leaves a function that allows less (docs/ambiguities.md).
+        let fpmath = self.fpmath_token(i)?;
         // `@llvm.dbg.value` and its kin (before LLVM 19's debug records) describe variables
         // to a debugger; they compute nothing.
         if i.callee
@@ -1528,6 +1555,10 @@ impl<'s> Reader<'s> {
         for f in &flags {
             text.push('.');
             text.push_str(f);
+        }
+        if let Some(token) = &fpmath {
+            text.push('.');
+            text.push_str(token);
         }
         // The modes that apply: the destination type's output mode and the source type's
         // input mode (one type's for an operation). The catalogue spells only equal pairs

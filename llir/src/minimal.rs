@@ -18,17 +18,16 @@ use std::collections::BTreeSet;
 /// module already names a global `f`).
 pub fn minimal(module: &Module, func: &Function) -> Module {
     let mut f = func.clone();
-    // The tree prints every attachment as `!0`: kept, `!dbg !0` would point into whatever
-    // `!0` is (llc then drops the module's debug information with a warning, or refuses it).
+    // Debug attachments point into debug information the reproducer does not carry.
     for s in &mut f.body {
         if let Statement::Instr(i) = s {
-            i.metadata.retain(|m| m == "fpmath");
+            i.metadata.retain(|m| m.name == "fpmath");
         }
     }
     f.attrs
         .retain(|a| !matches!(a, Attr::Word(w) if w.starts_with("comdat")));
-    // What the function names (its callees, constants such as `@g`, the `!0` its attachments
-    // are printed with), then what the kept lines name, until nothing new is kept.
+    // What the function names (its callees, constants such as `@g`, the `!3` its attachments
+    // point at), then what the kept lines name, until nothing new is kept.
     let body = Module {
         lines: Vec::new(),
         globals: Vec::new(),

@@ -15,7 +15,7 @@
 //!
 //! Debug information has no effect on results and the tree does not hold it: debug records
 //! (`#dbg_value(...)`, `#dbg_declare(...)`, LLVM 19+) are dropped, and an instruction's
-//! metadata attachments keep only their names (`!dbg`, `!tbaa`), which print as `!name !0`;
+//! metadata attachments keep their names and the node as written (`!dbg !12`, `!fpmath !{float 2.5}`);
 //! linkage, `section`, `align`, `comdat` and the like on a definition are kept as words.
 //!
 //! [`Display`](std::fmt::Display) prints a module in one canonical spelling; parsing the
@@ -309,8 +309,8 @@ pub struct Instr {
     pub operands: Vec<Operand>,
     /// The destination type of a cast.
     pub to: Option<Type>,
-    /// Metadata attachments (`!fpmath`), by name without `!`.
-    pub metadata: Vec<String>,
+    /// Metadata attachments (`, !fpmath !3`), in order.
+    pub metadata: Vec<Attachment>,
     /// For [`Shape::Unknown`], the global values (`@g`, without `@`) its text names.
     pub globals: Vec<String>,
     /// How the text lays it out.
@@ -321,6 +321,15 @@ pub struct Instr {
     pub span: Span,
     /// The opcode.
     pub opcode_span: Span,
+}
+
+/// A metadata attachment: `!fpmath !3`, `!dbg !{}`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Attachment {
+    /// Its kind, without `!` (`fpmath`, `dbg`).
+    pub name: String,
+    /// The node as written (`!3`, `!{float 2.5}`).
+    pub node: String,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -1288,8 +1297,10 @@ impl<'a> Parser<'a> {
             self.pos += 1;
             match self.next().map(|t| t.tok.clone()) {
                 Some(Tok::Meta(name)) => {
-                    i.metadata.push(name);
+                    let a = self.start();
                     self.metadata_value()?;
+                    let node = self.file.text[a..self.end_of_prev().max(a)].to_string();
+                    i.metadata.push(Attachment { name, node });
                 }
                 _ => {
                     self.pos -= 1;
@@ -1450,9 +1461,39 @@ impl fmt::Display for Instr {
             }
         }
         for m in &self.metadata {
-            write!(f, ", !{m} !0")?;
+            write!(f, ", !{} {}", m.name, m.node)?;
         }
         Ok(())
+    }
+}
+
+impl Module {
+    /// The error an `!fpmath` attachment allows, in ulps: LangRef "'fpmath' Metadata": "The
+    /// metadata node shall consist of a single positive float type number representing the
+    /// maximum relative error". `node` is the attachment as written, inline (`!{float 2.5}`)
+    /// or a number a module line defines (`!3 = !{float 2.500000e+00}`); `None` when it is
+    /// neither or its number is not positive and finite (the verifier rejects those).
+    pub fn fpmath_ulps(&self, node: &str) -> Option<f64> {
+        let body = if node.starts_with("!{") {
+            node
+        } else {
+            let prefix = format!("{node} = ");
+            let line = self.lines.iter().find(|l| l.starts_with(&prefix))?;
+            line[prefix.len()..].trim().trim_start_matches("distinct ")
+        };
+        let number = body
+            .strip_prefix("!{")?
+            .strip_suffix('}')?
+            .trim()
+            .strip_prefix("float ")?
+            .trim();
+        // LLVM prints a constant exactly, in decimal where that round-trips and otherwise as
+        // the hexadecimal bits of a double.
+        let value = match number.strip_prefix("0x") {
+            Some(hex) => f64::from_bits(u64::from_str_radix(hex, 16).ok()?),
+            None => number.parse::<f64>().ok()?,
+        };
+        (value.is_finite() && value > 0.0).then_some(value)
     }
 }
 

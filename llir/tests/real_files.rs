@@ -169,13 +169,50 @@ define i1 @f(ptr %p) {
     );
 }
 
-/// `!fpmath` allows an error the specs do not state: still refused, by name.
+/// `!fpmath` on `fdiv float` is a bound of N ulps, read as ⌊2N⌋ encodings around the
+/// rounded quotient (docs/ambiguities.md 173), from the node the attachment names, inline or
+/// numbered; elsewhere it is refused by name.
 #[test]
-fn fpmath_stays_unsupported() {
-    let text = "define float @f(float %a, float %b) {\n  %q = fdiv float %a, %b, !fpmath !0, !dbg !1\n  ret float %q\n}\n!0 = !{float 2.5}\n!1 = !{}\n";
-    let m = module_of("fpmath.ll", text);
-    let e = read_function(spec(), &m, Some("f")).expect_err("refused");
-    assert_eq!(e.message, "unsupported metadata `!fpmath` on `fdiv`");
+fn fpmath_on_fdiv_is_a_bound() {
+    let read = |instr: &str, nodes: &str| {
+        let text = format!(
+            "define float @f(float %a, float %b) {{\n  %q = {instr}, !dbg !1\n  ret float %q\n}}\n{nodes}!1 = !{{}}\n"
+        );
+        let m = module_of("fpmath.ll", &text);
+        read_function(spec(), &m, Some("f"))
+    };
+    let bounded = read("fdiv float %a, %b, !fpmath !0", "!0 = !{float 2.5}\n").expect("read");
+    let one_third = eval(&bounded, &[0x3f80_0000, 0x4040_0000])[0];
+    assert!(one_third.accepts(0x3eaa_aaab + 5) && !one_third.accepts(0x3eaa_aaab + 6));
+    // LLVM's hexadecimal spelling of 2.5, an inline node, and a node after others.
+    for (instr, nodes) in [
+        (
+            "fdiv float %a, %b, !fpmath !0",
+            "!0 = !{float 0x4004000000000000}\n",
+        ),
+        ("fdiv float %a, %b, !fpmath !{float 2.5}", ""),
+        (
+            "fdiv float %a, %b, !fpmath !7",
+            "!7 = !{float 2.500000e+00}\n",
+        ),
+    ] {
+        let f = read(instr, nodes).expect(instr);
+        assert_eq!(
+            eval(&f, &[0x3f80_0000, 0x4040_0000])[0],
+            one_third,
+            "{instr}"
+        );
+    }
+    let refused = |instr: &str, nodes: &str| read(instr, nodes).expect_err(instr).to_string();
+    let e = refused("fadd float %a, %b, !fpmath !0", "!0 = !{float 2.5}\n");
+    assert!(
+        e.contains("metadata `!fpmath !0` on `fadd`") && e.contains("`fdiv float` only"),
+        "{e}"
+    );
+    let e = refused("fdiv float %a, %b, !fpmath !0", "!0 = !{float 0.25}\n");
+    assert!(e.contains("from 0.5 to 4 ulp; this one is 0.25"), "{e}");
+    let e = refused("fdiv float %a, %b, !fpmath !3", "!0 = !{float 2.5}\n");
+    assert!(e.contains("is not defined"), "{e}");
 }
 
 /// Half and bfloat constants in every spelling LLParser takes, and the ones it refuses.

@@ -36,7 +36,8 @@ pub enum Accept {
         /// Subnormals are not accepted (flush-to-zero).
         ftz: bool,
     },
-    /// Any bits at all: "best effort" (`any_value`).
+    /// Any bits at all (`any_value`): a "best effort" approximation, an undefined result, a
+    /// licence without a bound.
     Any(Format),
     /// LLVM IR poison of this many bits (`poison`): any bits.
     Poison(u32),
@@ -218,7 +219,7 @@ pub fn describe_accept(kind: PartKind, a: &Accept) -> String {
             describe(kind, *rep)
         ),
         Accept::Any(_) => {
-            "any value: only best effort here, the ISA states no error bound".to_string()
+            "any value: no bound is stated here (a \"best effort\" approximation, an undefined result or a licence without a bound)".to_string()
         }
         Accept::Poison(_) => "poison (LLVM IR: any value, and what reads it is poison)".to_string(),
         Accept::Ub(_) => "undefined behaviour (LLVM IR: the function may do anything)".to_string(),

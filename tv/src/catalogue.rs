@@ -238,6 +238,16 @@ pub fn functions() -> Vec<Function> {
             });
         }
     }
+    // Division with the bound clang writes for OpenCL and HIP single precision, LangRef
+    // "'fpmath' Metadata" (2.5 ulps): the licence libNVVM's `-prec-div=0` needs. Without a
+    // `fast` spelling, whose `arcp` the bound does not combine with (docs/ambiguities.md 173).
+    shapes.push(Shape {
+        stem: "fdiv_f32_fpmath".into(),
+        ret: FLOAT.ir,
+        params: vec![FLOAT.ir; 2],
+        body: "  %r = fdiv float %a, %b, !fpmath !0\n".into(),
+        decls: "!0 = !{float 2.5}\n".into(),
+    });
     // The max idiom of C's `a > b ? a : b`: a compare and a select, which the back end may
     // turn into a `max`.
     for ty in SCALARS {

@@ -417,12 +417,14 @@ fn nvvm_module(text: &str) -> String {
 /// (docs/nvvm.md): `-ftz=1` where its `float` denormal mode is preserve-sign, `-ftz=0` where it
 /// is IEEE (libNVVM ignores the attributes: the option is what sets the mode); `-prec-sqrt=0`
 /// where there are `llvm.sqrt.f32` calls and every one has `afn`; `-fma=1` (the default) where
-/// no `fmul`, `fadd` or `fsub` lacks `contract`; `-prec-div=1` always (no IR spelling licenses
-/// an approximate division).
+/// no `fmul`, `fadd` or `fsub` lacks `contract`; `-prec-div=0` where there are `fdiv float`
+/// instructions and every one carries an `!fpmath` bound of at least 2.5 ulps (the CUDA
+/// Programming Guide's accuracy of `x/y` under `-prec-div=false`, 2 ulps from the rounded
+/// quotient, is within 2.5 ulps of the exact one: docs/ambiguities.md 173).
 /// An error names what libNVVM cannot be asked for.
 pub fn nvvm_options(text: &str) -> Result<Vec<String>, String> {
     use semfuzz_llir::lower::{denormal_modes, Mode};
-    use semfuzz_llir::syntax::Statement;
+    use semfuzz_llir::syntax::{FloatTy, Statement, Type};
     let file = semfuzz_spec::diag::SourceFile::new("f.ll", text);
     let module = semfuzz_llir::parse(&file).map_err(|d| d.message)?;
     let f = module
@@ -461,17 +463,35 @@ pub fn nvvm_options(text: &str) -> Result<Vec<String>, String> {
         .filter(|i| i.callee.as_deref() == Some("llvm.sqrt.f32"))
         .collect();
     let sqrt_all_afn = !sqrts.is_empty() && sqrts.iter().all(|i| has(i, &["afn"]));
+    let divides: Vec<_> = instrs
+        .iter()
+        .filter(|i| i.opcode == "fdiv" && i.ty == Some(Type::Float(FloatTy::Float)))
+        .collect();
+    let divide_bounded = !divides.is_empty()
+        && divides.iter().all(|i| {
+            i.metadata
+                .iter()
+                .find(|m| m.name == "fpmath")
+                .and_then(|m| module.fpmath_ulps(&m.node))
+                .is_some_and(|ulps| ulps >= PREC_DIV_FALSE_ULPS)
+        });
     let contract_all = instrs
         .iter()
         .filter(|i| matches!(i.opcode.as_str(), "fmul" | "fadd" | "fsub"))
         .all(|i| has(i, &["contract"]));
     Ok(vec![
         ftz.to_string(),
-        "-prec-div=1".to_string(),
+        format!("-prec-div={}", u8::from(!divide_bounded)),
         format!("-prec-sqrt={}", u8::from(!sqrt_all_afn)),
         format!("-fma={}", u8::from(contract_all)),
     ])
 }
+
+/// The least `!fpmath` bound that licenses libNVVM's `-prec-div=0`, in ulps of the exact
+/// quotient: the CUDA C++ Programming Guide gives `x/y` "2 (full range)" ulps from the
+/// correctly rounded result when not compiled with `-prec-div=true`, and the rounded quotient
+/// is within half an ulp of the exact one (spec/isa-docs/libnvvm-api.md).
+const PREC_DIV_FALSE_ULPS: f64 = 2.5;
 
 /// `name` on `PATH`.
 fn which(name: &str) -> Option<String> {
@@ -836,6 +856,22 @@ mod tests {
         assert_eq!(
             options("", &format!("{afn}{plain}")).unwrap()[2],
             "-prec-sqrt=1"
+        );
+        // Every `fdiv float` bounded by at least 2.5 ulps, or none is approximated.
+        let bounded = |ulps: &str| {
+            nvvm_options(&format!(
+                "define float @f(float %a, float %b) {{\n  %q = fdiv float %a, %b, !fpmath !0\n  \
+                 %r = fdiv float %q, %b, !fpmath !1\n  ret float %r\n}}\n\
+                 !0 = !{{float 2.5}}\n!1 = !{{float {ulps}}}\n"
+            ))
+            .unwrap()[1]
+                .clone()
+        };
+        assert_eq!(bounded("3.0"), "-prec-div=0");
+        assert_eq!(bounded("2.0"), "-prec-div=1");
+        assert_eq!(
+            options("", "  %r = fdiv float %a, %b\n").unwrap()[1],
+            "-prec-div=1"
         );
         // No option of libNVVM's sets positive-zero.
         let pz = options(
