@@ -24,6 +24,15 @@ pub fn run(spec: &Spec, variants: &[&Variant], timeout_ms: u32) -> Result<()> {
         if variants.len() == 1 { "" } else { "s" }
     );
     for &v in variants {
+        if v.is_warp_view() {
+            outln!(
+                "# {}: skipped: a warp collective, whose {} operands (every lane's value) make \
+                 more branch queries than a search ends in; `semfuzz eval` it at chosen lanes",
+                v.signature(),
+                v.sources.len()
+            );
+            continue;
+        }
         let start = Instant::now();
         let report = witnesses(spec, v, timeout_ms);
         outln!(

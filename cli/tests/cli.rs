@@ -664,6 +664,14 @@ fn witnesses_are_check_lines_with_their_outcome() {
     let (code, checked, _) = run(&["check", "-"], Some(&lines));
     assert_eq!(code, 0, "{checked}");
     assert!(checked.ends_with("22 passed, 0 failed\n"), "{checked}");
+    // The substring also names the warp collective, which is skipped, saying so.
+    let (code, out, err) = run(&["witnesses", "min.NaN.f32", "--timeout", "1000"], None);
+    assert_eq!(code, 0, "{err}");
+    let skipped = out
+        .lines()
+        .find(|l| l.starts_with("# redux.sync.min.NaN.f32"))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(skipped.contains("skipped: a warp collective"), "{skipped}");
     let (code, _, err) = run(&["witnesses", "nosuch.f32"], None);
     assert_eq!(code, 2);
     assert!(err.contains("no variant matches `nosuch.f32`"), "{err}");
