@@ -9,6 +9,7 @@ use semfuzz_ptx::{PtxFunction, Slot};
 use semfuzz_smt::reach::{reachable, Reach};
 use semfuzz_spec::diag::SourceFile;
 use semfuzz_spec::ir::PartKind;
+use semfuzz_spec::launch;
 use semfuzz_spec::outcome::{classify, describe, describe_accept, Accept};
 use semfuzz_spec::{Diagnostic, Spec};
 use std::io::Read;
@@ -63,11 +64,27 @@ fn parse_args(f: &PtxFunction, args: &[String]) -> Result<Vec<u64>, Diagnostic> 
         ))
         .with_hint(format!("its inputs, in order: {}", input_names(f))));
     }
-    f.inputs
+    let inputs: Vec<u64> = f
+        .inputs
         .iter()
         .zip(args)
         .map(|(slot, text)| parse_arg(slot, text))
-        .collect()
+        .collect::<Result<_, _>>()?;
+    // A kernel's special registers must place a thread of some launch of it.
+    let special = |r: &str| f.inputs.iter().position(|s| s.name == r).map(|k| inputs[k]);
+    if special(launch::SPECIAL_REGISTERS[0]).is_some() {
+        if let Some(why) = f.launch.violation(|r| special(r).unwrap_or(0)) {
+            return Err(Diagnostic::plain(format!(
+                "no thread of a launch of `{}` sees these special registers: {why}",
+                f.name
+            ))
+            .with_hint(
+                "each %tid is below its %ntid, each %ctaid below its %nctaid, %ntid within the \
+                 kernel's .reqntid/.maxntid, and %laneid the thread's linear index modulo 32",
+            ));
+        }
+    }
+    Ok(inputs)
 }
 
 fn input_names(f: &PtxFunction) -> String {

@@ -42,6 +42,7 @@ use crate::syntax::{
 use semfuzz_fp::{Format, Round};
 use semfuzz_spec::diag::{Diagnostic, Span};
 use semfuzz_spec::ir::{mask, Builder, Dest, Op, Outcome, PartKind, Program, Slot, ValueId};
+use semfuzz_spec::launch::{self, Launch};
 use semfuzz_spec::memory::{self, Memory};
 use semfuzz_spec::{Spec, Variant};
 use std::collections::HashMap;
@@ -69,6 +70,9 @@ pub struct IrFunction {
     /// then the program has a second destination, [`BOUNDED`], true where no loop ran its
     /// header more often.
     pub unrolled: Option<u32>,
+    /// Its launch attributes (`"nvvm.reqntid"`, `"nvvm.maxntid"`, or their
+    /// `!nvvm.annotations`), which bound the special registers among its inputs.
+    pub launch: Launch,
 }
 
 /// How many times each loop's header may run per entry into the loop (its back edge taken
@@ -144,6 +148,7 @@ pub fn read_function_unrolled(
             variants: Vec::new(),
             memory: Memory::default(),
             wanted: None,
+            special_registers: HashMap::new(),
         };
         let read = reader.read(blocks);
         (read, reader.wanted)
@@ -218,18 +223,8 @@ impl Mode {
     }
 }
 
-/// The denormal modes `f`'s attributes (and the groups they name) set, in either spelling; a
-/// function that spells them both ways must say the same both ways (LLVM 22 reads only the
-/// strings, trunk only `denormal_fpenv`).
-pub fn denormal_modes(module: &Module, f: &Function) -> Result<Denormal, Diagnostic> {
-    let ieee = Denormal {
-        other: (Mode::Ieee, Mode::Ieee),
-        f32: (Mode::Ieee, Mode::Ieee),
-    };
-    let mut d = ieee;
-    let mut f32_set = None;
-    let mut strings = false;
-    let mut fpenv = None;
+/// `f`'s attributes, those of the groups it names in their place.
+fn function_attrs<'m>(module: &'m Module, f: &'m Function) -> Vec<&'m Attr> {
     let mut attrs: Vec<&Attr> = Vec::new();
     for a in &f.attrs {
         match a {
@@ -247,7 +242,22 @@ pub fn denormal_modes(module: &Module, f: &Function) -> Result<Denormal, Diagnos
             a => attrs.push(a),
         }
     }
-    for a in attrs {
+    attrs
+}
+
+/// The denormal modes `f`'s attributes (and the groups they name) set, in either spelling; a
+/// function that spells them both ways must say the same both ways (LLVM 22 reads only the
+/// strings, trunk only `denormal_fpenv`).
+pub fn denormal_modes(module: &Module, f: &Function) -> Result<Denormal, Diagnostic> {
+    let ieee = Denormal {
+        other: (Mode::Ieee, Mode::Ieee),
+        f32: (Mode::Ieee, Mode::Ieee),
+    };
+    let mut d = ieee;
+    let mut f32_set = None;
+    let mut strings = false;
+    let mut fpenv = None;
+    for a in function_attrs(module, f) {
         let (k, v) = match a {
             Attr::Pair(k, v) => (k.as_str(), v.as_str()),
             Attr::Word(w) => {
@@ -359,7 +369,93 @@ struct Reader<'s> {
     memory: Memory,
     /// The pointer parameter (its input) an access reached that has no block yet.
     wanted: Option<u16>,
+    /// The special registers' inputs, where the function is a kernel or reads one.
+    special_registers: HashMap<&'static str, ValueId>,
 }
+
+/// Whether `f` is a kernel: its calling convention (`ptx_kernel`), or LLVM 19 and earlier's
+/// `!nvvm.annotations` entry `!{ptr @f, !"kernel", i32 1}`.
+pub fn is_kernel(module: &Module, f: &Function) -> bool {
+    f.kernel || !annotations(module, f, "kernel").is_empty()
+}
+
+/// The integers `!nvvm.annotations` gives `f` under `key`: the entries `!{ptr @f, !"key", i32
+/// N}` (several per line, as LLVM writes `!"maxntidx", i32 128, !"maxntidy", i32 1`).
+fn annotations(module: &Module, f: &Function, key: &str) -> Vec<u32> {
+    let subject = format!("@{},", f.name);
+    let tag = format!("!\"{key}\", i32 ");
+    module
+        .lines
+        .iter()
+        .filter(|l| l.contains(&subject))
+        .filter_map(|l| {
+            let rest = &l[l.find(&tag)? + tag.len()..];
+            let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+            digits.parse().ok()
+        })
+        .collect()
+}
+
+/// `f`'s launch attributes: `"nvvm.reqntid"="128,1,1"` and `"nvvm.maxntid"` (LLVM 20 and
+/// later), else the `!nvvm.annotations` entries `reqntidx`/`y`/`z` and `maxntidx`/`y`/`z`.
+pub fn launch_of(module: &Module, f: &Function) -> Launch {
+    let attr = |key: &str| {
+        function_attrs(module, f).into_iter().find_map(|a| match a {
+            Attr::Pair(k, v) if k == key => {
+                let args: Option<Vec<u32>> = v.split(',').map(|n| n.trim().parse().ok()).collect();
+                args.and_then(|a| Launch::shape(&a))
+            }
+            _ => None,
+        })
+    };
+    let annotated = |prefix: &str| {
+        let dims: Vec<Option<u32>> = ["x", "y", "z"]
+            .iter()
+            .map(|d| {
+                annotations(module, f, &format!("{prefix}{d}"))
+                    .first()
+                    .copied()
+            })
+            .collect();
+        dims.iter().any(Option::is_some).then(|| {
+            [
+                dims[0].unwrap_or(1),
+                dims[1].unwrap_or(1),
+                dims[2].unwrap_or(1),
+            ]
+        })
+    };
+    Launch {
+        reqntid: attr("nvvm.reqntid").or_else(|| annotated("reqntid")),
+        maxntid: attr("nvvm.maxntid").or_else(|| annotated("maxntid")),
+    }
+}
+
+/// Whether `f` calls a `@llvm.nvvm.read.ptx.sreg.*` intrinsic, or a function of the module
+/// that does.
+fn reads_special_registers(module: &Module, f: &Function) -> bool {
+    fn walk<'m>(module: &'m Module, f: &'m Function, seen: &mut Vec<&'m str>) -> bool {
+        if seen.contains(&f.name.as_str()) {
+            return false;
+        }
+        seen.push(&f.name);
+        f.body.iter().any(|s| match s {
+            Statement::Instr(i) => i.callee.as_deref().is_some_and(|c| {
+                c.starts_with(SREG_INTRINSIC)
+                    || module
+                        .functions
+                        .iter()
+                        .find(|g| g.name == c)
+                        .is_some_and(|g| walk(module, g, seen))
+            }),
+            Statement::Label(..) => false,
+        })
+    }
+    walk(module, f, &mut Vec::new())
+}
+
+/// The prefix of the intrinsics that read a special register (`...tid.x` is `%tid.x`).
+const SREG_INTRINSIC: &str = "llvm.nvvm.read.ptx.sreg.";
 
 /// The name of the destination a program with loops gets beside its result: where every loop
 /// ran its header at most the bound times, so that the program's result is the
@@ -559,6 +655,21 @@ impl<'s> Reader<'s> {
             }
             self.memory.add_block(&mut self.b, base, &contents);
         }
+        // A kernel, or a function that reads where its thread is, gets every special register
+        // as an input after the memory, in the order the PTX reader gives them
+        // (semfuzz_spec::launch).
+        if is_kernel(self.module, f) || reads_special_registers(self.module, f) {
+            for name in launch::SPECIAL_REGISTERS {
+                let id = self.b.emit(Op::Input(inputs.len() as u16), 32);
+                widths.push(32);
+                inputs.push(Slot {
+                    name: name.to_string(),
+                    width: 32,
+                    kind: PartKind::Bits,
+                });
+                self.special_registers.insert(name, id);
+            }
+        }
         let (returned, ty) = self.run(f, args, &f.span)?;
         let mut results = Vec::new();
         let mut dests = Vec::new();
@@ -613,6 +724,7 @@ impl<'s> Reader<'s> {
             choice_sites: kept.iter().map(|k| self.choice_sites[*k].clone()).collect(),
             variants: std::mem::take(&mut self.variants),
             unrolled,
+            launch: launch_of(self.module, f),
         })
     }
 
@@ -1413,6 +1525,13 @@ impl<'s> Reader<'s> {
         {
             return self.call(i, callee, &operands, &ty, result_ty);
         }
+        if let Some(register) = i
+            .callee
+            .as_deref()
+            .and_then(|c| c.strip_prefix(SREG_INTRINSIC))
+        {
+            return self.special_register(i, register);
+        }
         if let Some(name) = i
             .callee
             .as_deref()
@@ -1857,6 +1976,27 @@ impl<'s> Reader<'s> {
 
     /// A call of `@llvm.nvvm.NAME`: the PTX variant NVPTX selects for it, on the operands'
     /// whole bits (docs/llvm-ir-spec.md, "NVVM intrinsics").
+    /// `@llvm.nvvm.read.ptx.sreg.NAME()`: the input of the special register `%NAME`.
+    fn special_register(&mut self, i: &Instr, register: &str) -> Result<(), Diagnostic> {
+        let name = format!("%{register}");
+        let Some(&id) = self.special_registers.get(name.as_str()) else {
+            return Err(
+                unsupported(&i.opcode_span, format!("special register `{name}`")).with_hint(
+                    format!(
+                    "a thread's inputs are the special registers that place it in its launch: {}",
+                    launch::SPECIAL_REGISTERS.join(", ")
+                ),
+                ),
+            );
+        };
+        if let Some(result) = &i.result {
+            self.state
+                .env
+                .insert(result.clone(), (StateValue::defined(id), Type::Int(32)));
+        }
+        Ok(())
+    }
+
     fn nvvm_call(
         &mut self,
         i: &Instr,

@@ -194,6 +194,8 @@ pub struct Function {
     pub params: Vec<Param>,
     /// Its attributes (groups, pairs and keywords written after the parameters).
     pub attrs: Vec<Attr>,
+    /// Whether its calling convention is a kernel's (`ptx_kernel`, or `cc 71`).
+    pub kernel: bool,
     /// The body.
     pub body: Vec<Statement>,
     /// Where `define` is.
@@ -945,7 +947,13 @@ impl<'a> Parser<'a> {
         let d = self.here();
         self.pos += 1;
         // Linkage, visibility, calling convention and return attributes before the type.
+        let from = self.pos;
         let ret = self.type_after_words("the function's return type")?;
+        let kernel = self.toks[from..self.pos].iter().enumerate().any(|(k, t)| {
+            matches!(&t.tok, Tok::Word(w) if w == "ptx_kernel")
+                || (matches!(&t.tok, Tok::Word(w) if w == "cc")
+                    && matches!(self.toks.get(from + k + 1).map(|n| &n.tok), Some(Tok::Num(n)) if n == "71"))
+        });
         let name = match self.next().map(|t| t.tok.clone()) {
             Some(Tok::Global(n)) => n,
             _ => {
@@ -1018,6 +1026,7 @@ impl<'a> Parser<'a> {
             ret,
             params,
             attrs,
+            kernel,
             body,
             span: d,
         })
@@ -1510,7 +1519,8 @@ impl fmt::Display for Module {
                 .collect();
             write!(
                 f,
-                "\ndefine {} @{}({})",
+                "\ndefine {}{} @{}({})",
+                if func.kernel { "ptx_kernel " } else { "" },
                 func.ret,
                 func.name,
                 params.join(", ")

@@ -266,8 +266,8 @@ define internal float @f(float noundef %a,
     assert_eq!(f.variants.len(), 1, "{:?}", f.variants);
 }
 
-/// Triton 3.9's IR (LLVM 24): read whole; its kernel stops at what is not modelled yet (the
-/// special registers of a kernel; its pointer parameters are read), never at syntax.
+/// Triton 3.9's IR (LLVM 24): read whole; its kernel reads its special registers as inputs
+/// and stops at what is not modelled yet (its inline `asm`), never at syntax.
 #[test]
 fn tritons_ir_reads_whole() {
     let m = module("triton-3.9-exp-add-sm_80.ll");
@@ -281,13 +281,14 @@ fn tritons_ir_reads_whole() {
         )
         .count();
     assert_eq!(asm, 3, "the inline asm calls are kept as text");
-    let e = read_function(spec(), &m, None).expect_err("special registers are not modelled yet");
+    let e = read_function(spec(), &m, None).expect_err("inline asm is not modelled yet");
+    assert_eq!(e.message, "unsupported inline `asm`");
     assert_eq!(
-        e.message,
-        "unsupported intrinsic `@llvm.nvvm.read.ptx.sreg.ctaid.x`"
+        semfuzz_llir::lower::launch_of(&m, f).reqntid,
+        Some([128, 1, 1])
     );
-    // Its inline asm, once pointers are read, is refused by name (an IR reading of it is a
-    // later stop).
+    assert!(f.kernel);
+    // Inline asm is refused by name in any function (an IR reading of it is a later stop).
     let asm_only = "define i32 @f(i1 %p) {\n  %r = tail call i32 asm sideeffect \"mov.u32 $0, 0x0;\", \"=r,b\"(i1 %p) #3, !dbg !1\n  ret i32 %r\n}\n";
     let e = read_function(spec(), &module_of("asm.ll", asm_only), None).expect_err("asm");
     assert_eq!(e.message, "unsupported inline `asm`");

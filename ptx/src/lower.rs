@@ -33,6 +33,7 @@ use crate::syntax::{
 use semfuzz_spec::diag::{Diagnostic, Span};
 pub use semfuzz_spec::ir::Slot;
 use semfuzz_spec::ir::{mask, Builder, Dest, Op, Outcome, PartKind, Program, ValueId};
+use semfuzz_spec::launch::{self, Launch};
 use semfuzz_spec::memory::{self, Memory};
 use semfuzz_spec::resolved::Requirement;
 use semfuzz_spec::{Spec, Variant};
@@ -61,6 +62,9 @@ pub struct PtxFunction {
     /// The bound each loop was unrolled to, where the body has a loop: then the program has
     /// one more destination after the results, [`BOUNDED`].
     pub unrolled: Option<u32>,
+    /// Its launch attributes (`.reqntid`, `.maxntid`), which bound the special registers
+    /// among its inputs.
+    pub launch: Launch,
 }
 
 /// The function `name` of `module` (or its one function with a body), read into a program,
@@ -177,6 +181,22 @@ fn refuse_module_variables(module: &Module, f: &Function) -> Result<(), Diagnost
         Ok(())
     }
     walk(module, f, f.body.as_deref().unwrap_or_default())
+}
+
+/// Whether the statements name one of the special registers a thread reads as inputs.
+fn names_special_registers(body: &[Statement]) -> bool {
+    fn names(o: &Operand) -> bool {
+        match &o.kind {
+            OperandKind::Name(n) => launch::SPECIAL_REGISTERS.contains(&n.as_str()),
+            OperandKind::Vector(items) => items.iter().any(names),
+            _ => false,
+        }
+    }
+    body.iter().any(|s| match s {
+        Statement::Instr(i) => i.operands.iter().any(names),
+        Statement::Block(b, _) => names_special_registers(b),
+        _ => false,
+    })
 }
 
 /// How many function names a message lists before it stops.
@@ -426,6 +446,27 @@ impl<'s> Reader<'s> {
             .body
             .as_ref()
             .expect("read_function picks defined functions");
+        // A kernel, or a function that reads where its thread is, gets every special register
+        // as an input after the memory (semfuzz_spec::launch): a register of the outermost
+        // scope that holds it from the start.
+        let mut outermost = Scope::default();
+        if f.kind == FunctionKind::Entry || names_special_registers(body) {
+            for name in launch::SPECIAL_REGISTERS {
+                let input = self.input(name.to_string(), 32, PartKind::Bits);
+                self.next_reg += 1;
+                outermost
+                    .names
+                    .insert(name.to_string(), (self.next_reg, 32));
+                self.regs.insert(
+                    self.next_reg,
+                    Value {
+                        id: input,
+                        kind: PartKind::Bits,
+                    },
+                );
+            }
+        }
+        self.scopes.push(outermost);
         self.block(body)?;
         if let Some((label, _)) = self.pending.iter().next() {
             return Err(at(
@@ -662,18 +703,16 @@ impl<'s> Reader<'s> {
                 }
             }
         }
-        let hint = if name.starts_with("%tid")
-            || name.starts_with("%ntid")
-            || name.starts_with("%ctaid")
-            || name.starts_with("%nctaid")
-            || name.starts_with("%laneid")
-        {
-            "semfuzz evaluates a function for one set of inputs, not a grid of threads: \
-             compile a device function (numba-cuda: `cuda.compile_ptx(f, sig, device=True)`)"
-        } else {
-            "declare it with `.reg` (e.g. `.reg .b32 %r<4>;`)"
-        };
-        Err(at(span, format!("`{name}` is not a declared register")).with_hint(hint))
+        if launch::is_special_register(name) {
+            return Err(
+                at(span, format!("unsupported special register `{name}`")).with_hint(format!(
+                    "a thread's inputs are the special registers that place it in its launch: {}",
+                    launch::SPECIAL_REGISTERS.join(", ")
+                )),
+            );
+        }
+        Err(at(span, format!("`{name}` is not a declared register"))
+            .with_hint("declare it with `.reg` (e.g. `.reg .b32 %r<4>;`)"))
     }
 
     fn read_reg(&mut self, name: &str, span: &Span) -> Result<Value, Diagnostic> {
@@ -1903,6 +1942,10 @@ impl<'s> Reader<'s> {
             choice_sites,
             instructions: self.instructions,
             unrolled,
+            launch: Launch {
+                reqntid: f.directive("reqntid").and_then(Launch::shape),
+                maxntid: f.directive("maxntid").and_then(Launch::shape),
+            },
         })
     }
 

@@ -139,8 +139,8 @@ fn an_unterminated_string_is_located() {
     assert_eq!(span.file.line_col(span.start), (2, 9));
 }
 
-/// Triton 3.9's PTX: read whole, its launch bound kept; the kernel stops at `%ctaid.x`
-/// (kernels run as one thread in a later stop), never at syntax.
+/// Triton 3.9's PTX: read whole, as one thread of a launch: its special registers are inputs
+/// after its parameters and memory, bounded by its `.reqntid`.
 #[test]
 fn tritons_ptx_reads_whole() {
     let name = "triton-3.9-exp-add-sm_80.ptx";
@@ -148,6 +148,11 @@ fn tritons_ptx_reads_whole() {
     let k = &m.functions[0];
     assert_eq!(k.name, "add_kernel");
     assert_eq!(k.directive("reqntid"), Some(&[128][..]));
-    let e = read_function(spec(), &m, None).expect_err("one thread, later");
-    assert_eq!(e.message, "`%ctaid.x` is not a declared register");
+    let f = read_function(spec(), &m, None).expect("one thread");
+    let names: Vec<&str> = f.inputs.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(
+        names[names.len() - semfuzz_spec::launch::SPECIAL_REGISTERS.len()..],
+        semfuzz_spec::launch::SPECIAL_REGISTERS
+    );
+    assert_eq!(f.launch.reqntid, Some([128, 1, 1]));
 }

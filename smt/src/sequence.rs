@@ -137,8 +137,11 @@ pub fn resolve_unrolled<'s>(
     unroll: u32,
 ) -> Result<Query<'s>, Diagnostic> {
     let mut vars: Vec<Var> = Vec::new();
-    let source = resolve_side(spec, &rule.source, &mut vars, unroll)?;
-    let target = resolve_side(spec, &rule.target, &mut vars, unroll)?;
+    // A kernel's launch bounds its special registers: the source's, the contract the target
+    // is held to (semfuzz_spec::launch).
+    let mut launch = Vec::new();
+    let source = resolve_side(spec, &rule.source, &mut vars, unroll, &mut launch)?;
+    let target = resolve_side(spec, &rule.target, &mut vars, unroll, &mut Vec::new())?;
     let (s_last, t_last) = (
         source.last().expect("non-empty"),
         target.last().expect("non-empty"),
@@ -155,9 +158,18 @@ pub fn resolve_unrolled<'s>(
         .with_hint("both sides' last instructions must write the same output variable"));
     }
     let output = s_last.dest;
-    let pre = match &rule.pre {
-        Some((text, span)) => Some(precondition(&vars, text, span)?),
-        None => None,
+    let pre = match (&rule.pre, launch.as_slice()) {
+        (Some((text, span)), []) => Some(precondition(&vars, text, span)?),
+        (Some((text, span)), launch) => Some(precondition(
+            &vars,
+            &format!("({text}) && {}", launch.join(" && ")),
+            span,
+        )?),
+        (None, []) => None,
+        (None, launch) => {
+            let line = rule.source.first().expect("non-empty");
+            Some(precondition(&vars, &launch.join(" && "), &line.span)?)
+        }
     };
     let source = alternatives(spec, &source, output, &mut vars);
     let target = alternatives(spec, &target, output, &mut vars);
@@ -225,6 +237,7 @@ fn resolve_side<'s>(
     lines: &[InstrLine],
     vars: &mut Vec<Var>,
     unroll: u32,
+    launch: &mut Vec<String>,
 ) -> Result<Vec<Step<'s>>, Diagnostic> {
     let mut written = vec![false; vars.len()];
     let mut steps = Vec::new();
@@ -237,7 +250,7 @@ fn resolve_side<'s>(
                     ),
                 );
             }
-            resolve_function(spec, line, reference, vars, &written, unroll)?
+            resolve_function(spec, line, reference, vars, &written, unroll, launch)?
         } else if semfuzz_spec::sass::looks_like_sass(&line.text) {
             resolve_sass(spec, line, vars, &written)?
         } else {
@@ -321,6 +334,7 @@ fn resolve_function<'s>(
     vars: &mut Vec<Var>,
     written: &[bool],
     unroll: u32,
+    launch: &mut Vec<String>,
 ) -> Result<Step<'s>, Diagnostic> {
     let head = Span::new(
         &line.span.file,
@@ -362,9 +376,10 @@ fn resolve_function<'s>(
     // knows to read it a lane per byte.
     let bools = |n: u32| format!("v{n}i1");
     let mut result_ty = None;
-    let (inputs, results, program) = if path.ends_with(".ll") {
+    let (inputs, results, program, bounds) = if path.ends_with(".ll") {
         let f = semfuzz_llir::load_unrolled(spec, &name, &text, Some(func), unroll)
             .map_err(|d| relocate(d, &head))?;
+        let bounds = f.launch;
         // A vector of floats is read as its lanes, each with its own outcome, so that the
         // refinement can be posed lane by lane ([`Query::lanes`]).
         let program = float_lanes(&name, &text, func)
@@ -372,10 +387,11 @@ fn resolve_function<'s>(
             .and_then(|(n, kind)| crate::lanes::split(&f.program, n, kind))
             .unwrap_or(f.program);
         result_ty = bool_lanes(&name, &text, func).map(bools);
-        (f.inputs, f.results, program)
+        (f.inputs, f.results, program, bounds)
     } else {
         let f = semfuzz_ptx::load_unrolled(spec, &name, &text, Some(func), unroll)
             .map_err(|d| relocate(d, &head))?;
+        let bounds = f.launch;
         // The other side's `<N x i1>` as LLVM returns it: lane k in byte k.
         let lanes = line.operands.first().and_then(|(d, _)| {
             let v = vars.iter().find(|v| v.name == *d)?;
@@ -385,9 +401,9 @@ fn resolve_function<'s>(
             Some((n, program)) => {
                 let mut results = f.results;
                 results[0].width = n;
-                (f.inputs, results, program)
+                (f.inputs, results, program, bounds)
             }
-            None => (f.inputs, f.results, f.program),
+            None => (f.inputs, f.results, f.program, bounds),
         }
     };
     let (results, program) = match which {
@@ -468,6 +484,24 @@ fn resolve_function<'s>(
         } else {
             operand(vars, text, slot.width, &ty(slot), written, span)?
         });
+    }
+    let special: Vec<(&str, &str)> = inputs
+        .iter()
+        .zip(operands)
+        .filter_map(|(slot, (text, _))| {
+            semfuzz_spec::launch::SPECIAL_REGISTERS
+                .into_iter()
+                .find(|r| *r == slot.name)
+                .map(|r| (r, text.as_str()))
+        })
+        .collect();
+    if special.len() == semfuzz_spec::launch::SPECIAL_REGISTERS.len() {
+        launch.push(bounds.precondition(|r| {
+            special
+                .iter()
+                .find(|(s, _)| *s == r)
+                .map_or_else(|| r.to_string(), |(_, v)| v.to_string())
+        }));
     }
     // A return parameter wider than the variable the other side defined holds it in its low
     // bits, the rest unspecified: an `i1`, `i8` or `half` result in a `.b32` `func_retval0`

@@ -14,6 +14,7 @@ pub mod diag;
 pub mod eval;
 pub mod form;
 pub mod ir;
+pub mod launch;
 pub mod lexer;
 pub mod lower;
 pub mod memory;

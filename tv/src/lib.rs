@@ -372,6 +372,10 @@ fn unrolled_detail(n: u32) -> String {
 
 /// A rule variable's name for parameter `k` of slot `s`: the IR name where it is one.
 fn var_name(s: &Slot, k: usize) -> String {
+    // A special register as the launch names it: `%tid.x` is `tid_x`.
+    if semfuzz_spec::launch::SPECIAL_REGISTERS.contains(&s.name.as_str()) {
+        return s.name.trim_start_matches('%').replace('.', "_");
+    }
     let n = s.name.trim_start_matches('%');
     if n.starts_with(|c: char| c.is_ascii_alphabetic())
         && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
@@ -484,6 +488,8 @@ pub fn validate(
             format!("{v}[{}:0] == 0", bits - 1)
         })
         .collect();
+    // A kernel's special registers are bounded by its launch in the query itself
+    // (semfuzz_smt::sequence), as for any rule with a kernel on its source side.
     let pre = if aligned.is_empty() {
         String::new()
     } else {

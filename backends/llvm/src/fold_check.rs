@@ -343,6 +343,7 @@ fn case(f: &Function, i: usize, row: &[u64], bits: u32) -> Result<Function, Stri
         },
         params: Vec::new(),
         attrs: f.attrs.clone(),
+        kernel: false,
         body,
         span: f.span.clone(),
     })

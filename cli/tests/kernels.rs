@@ -1,0 +1,185 @@
+//! Kernels as one thread (issue 28): `.entry` and `ptx_kernel` functions read the special
+//! registers that place their thread as inputs, the same on both sides, bounded by what a
+//! launch guarantees and by the kernel's launch attributes (semfuzz_spec::launch).
+
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("workspace root")
+        .to_path_buf()
+}
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernels")
+}
+
+/// Runs `semfuzz ARGS` at the workspace root: (exit code, stdout and stderr).
+fn semfuzz(args: &[&str]) -> (i32, String) {
+    let out = Command::cargo_bin("semfuzz")
+        .expect("binary built")
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("runs");
+    (
+        out.status.code().unwrap_or(-1),
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ),
+    )
+}
+
+const OPERANDS: &str = "d, out, o0, o1, tid_x, tid_y, tid_z, ntid_x, ntid_y, ntid_z, ctaid_x, \
+                        ctaid_y, ctaid_z, nctaid_x, nctaid_y, nctaid_z, laneid";
+
+/// The hand-written PTX relies on the launch: proved under `"nvvm.reqntid"="64"`, a
+/// counterexample without it, whose thread is one a launch can have.
+#[test]
+fn the_launch_bounds_the_special_registers() {
+    let work = tempfile::tempdir().expect("temp dir");
+    let lane = fixtures().join("lane.ll");
+    let text = std::fs::read_to_string(&lane).expect("fixture");
+    let free = work.path().join("free.ll");
+    std::fs::write(&free, text.replace("\"nvvm.reqntid\"=\"64\"", "nounwind")).expect("written");
+    let ptx = fixtures().join("lane.ptx");
+    let rule = |name: &str, ll: &Path| {
+        format!(
+            "name: {name}\npre: out[3:0] == 0\n  @{}:lane/0 {OPERANDS}\n=>\n  @{}:lane/0 {OPERANDS}\n",
+            ll.display(),
+            ptx.display()
+        )
+    };
+    let rules = work.path().join("kernel.rules");
+    std::fs::write(
+        &rules,
+        rule("bounded", &lane) + "\n" + &rule("unbounded", &free),
+    )
+    .expect("written");
+    let (_, out) = semfuzz(&["prove", "--no-cache", rules.to_str().expect("utf-8")]);
+    assert!(out.contains("bounded: proved"), "{out}");
+    assert!(out.contains("unbounded: counterexample"), "{out}");
+    let value = |name: &str| {
+        let line = out
+            .lines()
+            .find(|l| l.trim_start().starts_with(&format!("{name} = ")))
+            .unwrap_or_else(|| panic!("no {name} in {out}"));
+        u64::from_str_radix(line.split("0x").nth(1).expect("hex").trim(), 16).expect("hex")
+    };
+    let (tid, ntid) = (value("tid_x"), value("ntid_x"));
+    assert!(tid >= 64 && tid < ntid, "{out}");
+    let linear =
+        value("tid_x") + value("ntid_x") * (value("tid_y") + value("ntid_y") * value("tid_z"));
+    assert_eq!(value("laneid"), linear % 32, "{out}");
+}
+
+/// llc compiles a `ptx_kernel` to an `.entry` with its `.reqntid`; both read `%tid.x`, and the
+/// translation is proved.
+#[test]
+fn a_kernel_validates_ir_to_ptx() {
+    let work = tempfile::tempdir().expect("temp dir");
+    let lane = fixtures().join("lane.ll");
+    let (code, out) = semfuzz(&[
+        "validate-llc",
+        "--sm",
+        "sm_70",
+        "--work",
+        work.path().to_str().expect("utf-8"),
+        lane.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("lane sm_70: proved"), "{out}");
+    let ptx =
+        std::fs::read_to_string(work.path().join("llvmlite/lane.lane-sm_70.ptx")).expect("the PTX");
+    for wanted in [".entry f(", ".reqntid 64", "%tid.x"] {
+        assert!(ptx.contains(wanted), "{wanted}:\n{ptx}");
+    }
+}
+
+/// Triton's vector add runs as one thread of a launch given concretely; a thread no launch of
+/// it has is refused, saying why.
+#[test]
+fn eval_ptx_runs_a_kernel_thread_and_refuses_an_impossible_one() {
+    let ptx = "ptx/fixtures/triton-3.9-exp-add-sm_80.ptx";
+    // out, x, y, n, two unused pointers; x[0] = 1, y[0] = 2; then the special registers.
+    let memory = [
+        "0x1000",
+        "0x2000",
+        "0x3000",
+        "0x8",
+        "0x0",
+        "0x0",
+        "0x3f800000",
+        "0x0",
+        "0x40000000",
+        "0x0",
+        "0x0",
+        "0x0",
+    ];
+    let thread = |tid: &str, ntid: &str, lane: &str| {
+        let mut args = vec!["eval-ptx", ptx];
+        args.extend(memory);
+        args.extend([
+            tid, "0x0", "0x0", ntid, "0x1", "0x1", "0x0", "0x0", "0x0", "0x1", "0x1",
+        ]);
+        args.extend(["0x1", lane]);
+        semfuzz(&args)
+    };
+    let (code, out) = thread("0x0", "0x80", "0x0");
+    assert_eq!(code, 0, "{out}");
+    // exp(1) + 2, ex2.approx within its bound: the default choice's value.
+    assert!(
+        out.contains("[add_kernel_param_2+0..8] = 0x4096fc2a"),
+        "{out}"
+    );
+    let (code, out) = thread("0xc8", "0x80", "0x8");
+    assert_ne!(code, 0);
+    assert!(
+        out.contains("%tid.x = 0xc8 is not below %ntid.x = 0x80"),
+        "{out}"
+    );
+    let (_, out) = thread("0x2", "0x100", "0x2");
+    assert!(
+        out.contains("%ntid.x = 0x100, but the kernel's launch requires 128"),
+        "{out}"
+    );
+}
+
+/// A special register that is no input of a thread is refused by name, on either side.
+#[test]
+fn other_special_registers_are_refused_by_name() {
+    let work = tempfile::tempdir().expect("temp dir");
+    let ptx = work.path().join("w.ptx");
+    std::fs::write(
+        &ptx,
+        ".version 7.0\n.target sm_70\n.address_size 64\n.visible .func (.param .b32 r) w()\n{\n\t.reg .b32 %r<2>;\n\tmov.u32 %r1, %warpid;\n\tst.param.b32 [r], %r1;\n\tret;\n}\n",
+    )
+    .expect("written");
+    let (_, out) = semfuzz(&["eval-ptx", ptx.to_str().expect("utf-8")]);
+    assert!(
+        out.contains("unsupported special register `%warpid`"),
+        "{out}"
+    );
+    let ll = work.path().join("w.ll");
+    std::fs::write(
+        &ll,
+        "define i32 @w() {\n  %w = call i32 @llvm.nvvm.read.ptx.sreg.warpid()\n  ret i32 %w\n}\ndeclare i32 @llvm.nvvm.read.ptx.sreg.warpid()\n",
+    )
+    .expect("written");
+    let (_, out) = semfuzz(&[
+        "validate-llc",
+        "--sm",
+        "sm_70",
+        "--work",
+        work.path().to_str().expect("utf-8"),
+        ll.to_str().expect("utf-8"),
+    ]);
+    assert!(
+        out.contains("unsupported (special register `%warpid`"),
+        "{out}"
+    );
+}
