@@ -43,8 +43,10 @@ def log(program):
 
 # What libNVVM's frontends write where its LLVM 7 parser meets a newer construct.
 NEWER = {
-    "bfloat": "LLVM 11 added the type; libNVVM's own frontends pass bf16 as i16 with the "
-    "llvm.nvvm bf16 conversion intrinsics, which semfuzz does not rewrite to",
+    "bfloat": "LLVM 11 added the type; below sm_100 libNVVM knows no LLVM bf16 intrinsic either "
+    "(llvm.nvvm.fma.rn.bf16, f2bf16.rn, ff2bf16x2.rn compile to calls of external functions): "
+    "CUDA's cuda_bf16.hpp writes bf16 arithmetic as inline PTX asm, which semfuzz's IR reader "
+    "does not read yet",
     "fneg": "LLVM 8 added the instruction",
 }
 
