@@ -373,12 +373,6 @@ struct Reader<'s> {
     special_registers: HashMap<&'static str, ValueId>,
 }
 
-/// Whether `f` is a kernel: its calling convention (`ptx_kernel`), or LLVM 19 and earlier's
-/// `!nvvm.annotations` entry `!{ptr @f, !"kernel", i32 1}`.
-pub fn is_kernel(module: &Module, f: &Function) -> bool {
-    f.kernel || !annotations(module, f, "kernel").is_empty()
-}
-
 /// The integers `!nvvm.annotations` gives `f` under `key`: the entries `!{ptr @f, !"key", i32
 /// N}` (several per line, as LLVM writes `!"maxntidx", i32 128, !"maxntidy", i32 1`).
 fn annotations(module: &Module, f: &Function, key: &str) -> Vec<u32> {
@@ -655,10 +649,9 @@ impl<'s> Reader<'s> {
             }
             self.memory.add_block(&mut self.b, base, &contents);
         }
-        // A kernel, or a function that reads where its thread is, gets every special register
-        // as an input after the memory, in the order the PTX reader gives them
-        // (semfuzz_spec::launch).
-        if is_kernel(self.module, f) || reads_special_registers(self.module, f) {
+        // A function that reads where its thread is gets every special register as an input
+        // after the memory, in the order the PTX reader gives them (semfuzz_spec::launch).
+        if reads_special_registers(self.module, f) {
             for name in launch::SPECIAL_REGISTERS {
                 let id = self.b.emit(Op::Input(inputs.len() as u16), 32);
                 widths.push(32);

@@ -287,7 +287,10 @@ fn tritons_ir_reads_whole() {
         semfuzz_llir::lower::launch_of(&m, f).reqntid,
         Some([128, 1, 1])
     );
-    assert!(f.kernel);
+    assert!(
+        f.kernel,
+        "ptx_kernel is kept, so a reproducer compiles to an .entry"
+    );
     // Inline asm is refused by name in any function (an IR reading of it is a later stop).
     let asm_only = "define i32 @f(i1 %p) {\n  %r = tail call i32 asm sideeffect \"mov.u32 $0, 0x0;\", \"=r,b\"(i1 %p) #3, !dbg !1\n  ret i32 %r\n}\n";
     let e = read_function(spec(), &module_of("asm.ll", asm_only), None).expect_err("asm");

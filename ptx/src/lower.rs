@@ -183,20 +183,35 @@ fn refuse_module_variables(module: &Module, f: &Function) -> Result<(), Diagnost
     walk(module, f, f.body.as_deref().unwrap_or_default())
 }
 
-/// Whether the statements name one of the special registers a thread reads as inputs.
-fn names_special_registers(body: &[Statement]) -> bool {
-    fn names(o: &Operand) -> bool {
-        match &o.kind {
-            OperandKind::Name(n) => launch::SPECIAL_REGISTERS.contains(&n.as_str()),
-            OperandKind::Vector(items) => items.iter().any(names),
-            _ => false,
+/// Whether the statements, or a function of `module` they call, name one of the special
+/// registers a thread reads as inputs.
+fn names_special_registers(module: &Module, body: &[Statement]) -> bool {
+    fn walk<'m>(module: &'m Module, body: &'m [Statement], seen: &mut Vec<&'m str>) -> bool {
+        fn names<'m>(module: &'m Module, o: &'m Operand, seen: &mut Vec<&'m str>) -> bool {
+            match &o.kind {
+                OperandKind::Name(n) if launch::SPECIAL_REGISTERS.contains(&n.as_str()) => true,
+                OperandKind::Name(n) => match module
+                    .functions
+                    .iter()
+                    .find(|f| f.name == *n && !seen.contains(&n.as_str()))
+                {
+                    Some(callee) => {
+                        seen.push(&callee.name);
+                        walk(module, callee.body.as_deref().unwrap_or_default(), seen)
+                    }
+                    None => false,
+                },
+                OperandKind::Vector(items) => items.iter().any(|i| names(module, i, seen)),
+                _ => false,
+            }
         }
+        body.iter().any(|s| match s {
+            Statement::Instr(i) => i.operands.iter().any(|o| names(module, o, seen)),
+            Statement::Block(b, _) => walk(module, b, seen),
+            _ => false,
+        })
     }
-    body.iter().any(|s| match s {
-        Statement::Instr(i) => i.operands.iter().any(names),
-        Statement::Block(b, _) => names_special_registers(b),
-        _ => false,
-    })
+    walk(module, body, &mut Vec::new())
 }
 
 /// How many function names a message lists before it stops.
@@ -446,11 +461,11 @@ impl<'s> Reader<'s> {
             .body
             .as_ref()
             .expect("read_function picks defined functions");
-        // A kernel, or a function that reads where its thread is, gets every special register
-        // as an input after the memory (semfuzz_spec::launch): a register of the outermost
-        // scope that holds it from the start.
+        // A function that reads where its thread is gets every special register as an input
+        // after the memory (semfuzz_spec::launch): a register of the outermost scope that
+        // holds it from the start.
         let mut outermost = Scope::default();
-        if f.kind == FunctionKind::Entry || names_special_registers(body) {
+        if names_special_registers(self.module, body) {
             for name in launch::SPECIAL_REGISTERS {
                 let input = self.input(name.to_string(), 32, PartKind::Bits);
                 self.next_reg += 1;
