@@ -183,3 +183,19 @@ fn other_special_registers_are_refused_by_name() {
         "{out}"
     );
 }
+
+/// A device function the kernel calls reads the kernel's special registers: it is the same
+/// thread.
+#[test]
+fn a_callee_reads_the_callers_special_registers() {
+    let ptx = fixtures().join("callee.ptx");
+    let mut args = vec!["eval-ptx", "--func", "k", ptx.to_str().expect("utf-8")];
+    // out, its memory, then %tid.x = 5 in a CTA of 64 threads, lane 5.
+    args.extend([
+        "0x1000", "0x0", "0x0", "0x5", "0x0", "0x0", "0x40", "0x1", "0x1",
+    ]);
+    args.extend(["0x0", "0x0", "0x0", "0x1", "0x1", "0x1", "0x5"]);
+    let (code, out) = semfuzz(&args);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("[out+0..8] = 0x5"), "{out}");
+}

@@ -369,7 +369,7 @@ struct Reader<'s> {
     memory: Memory,
     /// The pointer parameter (its input) an access reached that has no block yet.
     wanted: Option<u16>,
-    /// The special registers' inputs, where the function is a kernel or reads one.
+    /// The special registers' inputs, where the function reads one.
     special_registers: HashMap<&'static str, ValueId>,
 }
 

@@ -305,7 +305,7 @@ struct Reader<'s> {
     cut: Option<ValueId>,
 }
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Scope {
     names: HashMap<String, (usize, u32)>,
     ranges: Vec<(String, u32, usize, u32)>,
@@ -936,6 +936,17 @@ impl<'s> Reader<'s> {
             for b in 0..i64::from(p.size().unwrap_or(0)) {
                 inner.memory.insert((Space::Return(r), b), Byte::Undefined);
             }
+        }
+        // The callee is the same thread: it reads the caller's special registers, kept in the
+        // outermost scope (numbered past the caller's registers, so the ids stay apart).
+        if let Some(outermost) = self.scopes.first() {
+            inner.next_reg = self.next_reg;
+            for (id, _) in outermost.names.values() {
+                if let Some(v) = self.regs.get(id) {
+                    inner.regs.insert(*id, *v);
+                }
+            }
+            inner.scopes.push(outermost.clone());
         }
         inner.block(g.body.as_ref().expect("a defined function"))?;
         if let Some((label, _)) = inner.pending.iter().next() {
