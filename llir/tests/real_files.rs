@@ -396,3 +396,32 @@ fn the_minimal_module_of_a_debug_function_is_bare() {
         assert_eq!(g.variants, function(&m, name).variants, "{name}");
     }
 }
+
+/// The project's Triton kernels (scripts/kernel-fixtures.py): each module parses whole and
+/// prints a fixpoint; each kernel reads its special registers and stops, located, at Triton's
+/// inline `asm` loads (issue 28's next step).
+#[test]
+fn tritons_kernels_parse_whole_and_stop_at_inline_asm() {
+    for sm in ["sm_80", "sm_90"] {
+        for kernel in ["vector-add", "exp-bf16", "softmax", "layer-norm"] {
+            let name = format!("triton-3.9-{kernel}-{sm}.ll");
+            let m = module(&name);
+            let f = &m.functions[0];
+            assert!(f.kernel, "{name}: ptx_kernel");
+            assert_eq!(
+                semfuzz_llir::lower::launch_of(&m, f).reqntid,
+                Some([128, 1, 1]),
+                "{name}"
+            );
+            let printed = m.to_string();
+            assert_eq!(
+                module_of("printed.ll", &printed).to_string(),
+                printed,
+                "{name}"
+            );
+            let e = read_function(spec(), &m, None).expect_err("inline asm");
+            assert_eq!(e.message, "unsupported inline `asm`", "{name}");
+            assert!(e.span.is_some(), "{name}");
+        }
+    }
+}

@@ -156,3 +156,52 @@ fn tritons_ptx_reads_whole() {
     );
     assert_eq!(f.launch.reqntid, Some([128, 1, 1]));
 }
+
+/// The project's Triton kernels (scripts/kernel-fixtures.py, sm_80 and sm_90): the vector add
+/// and the bf16 exp read whole as one thread of their launch, and the vector add adds; the
+/// softmax and the layer norm stop, located, at their shared memory (the CTA issue's).
+#[test]
+fn tritons_kernels_read_as_one_thread_or_name_what_stops_them() {
+    use semfuzz_spec::launch::SPECIAL_REGISTERS;
+    for sm in ["sm_80", "sm_90"] {
+        for kernel in ["vector-add", "exp-bf16"] {
+            let name = format!("triton-3.9-{kernel}-{sm}.ptx");
+            let m = module_of(&name, &fixture_text(&name));
+            let f = read_function(spec(), &m, None).unwrap_or_else(|d| panic!("{name}: {d}"));
+            assert_eq!(f.launch.reqntid, Some([128, 1, 1]), "{name}");
+            let names: Vec<&str> = f.inputs.iter().map(|s| s.name.as_str()).collect();
+            assert!(names.ends_with(&SPECIAL_REGISTERS), "{name}: {names:?}");
+        }
+        // Thread 0 of block 0 of a 128-thread CTA: out[0] = x[0] + y[0] = 1 + 2.
+        let name = format!("triton-3.9-vector-add-{sm}.ptx");
+        let f = function(&module_of(&name, &fixture_text(&name)), "vector_add");
+        let mut inputs = vec![0x1000, 0x2000, 0x3000, 8, 0, 0];
+        inputs.extend([0x3f80_0000, 0, 0x4000_0000, 0, 0, 0]);
+        inputs.extend([0, 0, 0, 128, 1, 1, 0, 0, 0, 1, 1, 1, 0]);
+        assert_eq!(inputs.len(), f.inputs.len(), "{name}");
+        let out = eval(&f, &inputs);
+        let at = |slot: &str| {
+            f.results
+                .iter()
+                .position(|s| s.name == slot)
+                .unwrap_or_else(|| panic!("{name}: no {slot}"))
+        };
+        assert_eq!(
+            out[at("[vector_add_param_2+0..8]")],
+            Accept::Exact(0x4040_0000),
+            "{name}"
+        );
+        for kernel in ["softmax", "layer-norm"] {
+            let name = format!("triton-3.9-{kernel}-{sm}.ptx");
+            let m = module_of(&name, &fixture_text(&name));
+            let e = read_function(spec(), &m, None).expect_err("shared memory");
+            assert!(
+                e.message
+                    .contains("names the module variable `global_smem`")
+                    && e.span.is_some(),
+                "{name}: {}",
+                e.message
+            );
+        }
+    }
+}
