@@ -199,3 +199,66 @@ fn a_callee_reads_the_callers_special_registers() {
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("[out+0..8] = 0x5"), "{out}");
 }
+
+/// Inline `asm` whose text is PTX is read by the PTX reader with its constraint string
+/// binding the operands: Triton's masked `ld.global` idiom is the same load written as IR,
+/// both ways, and the idiom with its guard dropped by hand is a counterexample where the mask
+/// is off.
+#[test]
+fn tritons_ld_global_idiom_is_the_ir_load() {
+    let work = tempfile::tempdir().expect("temp dir");
+    let ll = fixtures().join("asm.ll");
+    let rule = |name: &str, source: &str, target: &str| {
+        format!(
+            "name: {name}\npre: p[3:0] == 0\n  @{ll}:{source}/0 d, p, m, b0, b1\n=>\n  @{ll}:{target}/0 d, p, m, b0, b1\n\n",
+            ll = ll.display()
+        )
+    };
+    let rules = work.path().join("asm.rules");
+    std::fs::write(
+        &rules,
+        rule("asm-refines-ir", "ir_load", "asm_load")
+            + &rule("ir-refines-asm", "asm_load", "ir_load")
+            + &rule("unguarded", "ir_load", "unguarded_load"),
+    )
+    .expect("written");
+    let (_, out) = semfuzz(&["prove", "--no-cache", rules.to_str().expect("utf-8")]);
+    assert!(out.contains("asm-refines-ir: proved"), "{out}");
+    assert!(out.contains("ir-refines-asm: proved"), "{out}");
+    assert!(out.contains("unguarded: counterexample"), "{out}");
+    assert!(out.contains("m = 0x0"), "the mask is off:\n{out}");
+}
+
+fn triton_installed() -> bool {
+    let there = root().join(".deps/triton/triton").is_dir();
+    if !there {
+        eprintln!("skipped: no Triton wheel in .deps/triton (`cargo xtask setup` installs it)");
+    }
+    there
+}
+
+/// Triton's vector add (scripts/kernel-fixtures.py), its IR compiled by Triton's own LLVM
+/// trunk: the kernel's inline-asm loads and stores, its special registers and its memory as
+/// the result, IR to PTX, proved.
+#[test]
+fn tritons_vector_add_validates_ir_to_ptx() {
+    if !triton_installed() {
+        return;
+    }
+    let work = tempfile::tempdir().expect("temp dir");
+    let ll = root().join("llir/fixtures/triton-3.9-vector-add-sm_90.ll");
+    let (code, out) = semfuzz(&[
+        "validate-llc",
+        "--llc",
+        "triton",
+        "--sm",
+        "sm_90",
+        "--timeout",
+        "120s",
+        "--work",
+        work.path().to_str().expect("utf-8"),
+        ll.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("vector_add sm_90: proved"), "{out}");
+}

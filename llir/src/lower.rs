@@ -49,6 +49,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 mod atomics;
+mod inline_asm;
 mod memory_ops;
 
 /// A function read into one program.
@@ -1452,10 +1453,10 @@ impl<'s> Reader<'s> {
                     // A call the parser kept as text has no `@callee`: inline assembly (the
                     // words before its string say `asm`) or a call through a pointer.
                     let head = i.raw.split('"').next().unwrap_or("");
+                    if i.opcode == "call" && head.split_whitespace().any(|w| w == "asm") {
+                        return self.inline_asm(i);
+                    }
                     let what = match i.opcode.as_str() {
-                        "call" if head.split_whitespace().any(|w| w == "asm") => {
-                            "inline `asm`".to_string()
-                        }
                         "call" => "call that names no `@function`".to_string(),
                         op => format!("instruction `{op}`"),
                     };

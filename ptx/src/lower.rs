@@ -39,7 +39,10 @@ use semfuzz_spec::resolved::Requirement;
 use semfuzz_spec::{Spec, Variant};
 use std::collections::HashMap;
 
+mod inline_asm;
 mod memory_ops;
+
+pub use inline_asm::{read_inline_asm, AsmContext, AsmOutcome, AsmRegister};
 
 /// A function read into one program.
 #[derive(Clone, Debug)]
