@@ -222,6 +222,17 @@ fn tritons_ld_global_idiom_is_the_ir_load() {
             + &rule("unguarded", "ir_load", "unguarded_load"),
     )
     .expect("written");
+    let tied = format!(
+        "name: tied\n  @{ll}:ir_increment d, x\n=>\n  @{ll}:tied_increment d, x\n",
+        ll = ll.display()
+    );
+    std::fs::write(work.path().join("tied.rules"), tied).expect("written");
+    let (_, out) = semfuzz(&[
+        "prove",
+        "--no-cache",
+        work.path().join("tied.rules").to_str().expect("utf-8"),
+    ]);
+    assert!(out.contains("tied: proved"), "{out}");
     let (_, out) = semfuzz(&["prove", "--no-cache", rules.to_str().expect("utf-8")]);
     assert!(out.contains("asm-refines-ir: proved"), "{out}");
     assert!(out.contains("ir-refines-asm: proved"), "{out}");

@@ -18,3 +18,14 @@ l:
 z:
   ret i32 0
 }
+
+; A tied input (`0`: the input is in output 0's register) and an immediate (`n`).
+define i32 @tied_increment(i32 %x) {
+  %v = call i32 asm "add.s32 $0, $1, $2;", "=r,0,n"(i32 %x, i32 1)
+  ret i32 %v
+}
+
+define i32 @ir_increment(i32 %x) {
+  %v = add i32 %x, 1
+  ret i32 %v
+}

@@ -173,8 +173,14 @@ impl Reader<'_> {
         let args = top_level(args_text);
         let outputs = parsed
             .iter()
-            .filter(|c| matches!(c, Constraint::Output(_)))
+            .take_while(|c| matches!(c, Constraint::Output(_)))
             .count();
+        if parsed[outputs..]
+            .iter()
+            .any(|c| matches!(c, Constraint::Output(_)))
+        {
+            return Err(refuse("an output constraint after an input"));
+        }
         if args.len() + outputs != parsed.len() {
             return Err(refuse(&format!(
                 "{} constraints for {outputs} outputs and {} arguments",
@@ -183,6 +189,7 @@ impl Reader<'_> {
             )));
         }
         let mut registers: Vec<AsmRegister> = Vec::new();
+        let mut register_of: Vec<usize> = (0..parsed.len()).collect();
         let mut statements = unescape(text);
         let mut poison = None;
         for (k, c) in parsed.iter().enumerate() {
@@ -217,22 +224,23 @@ impl Reader<'_> {
             };
             let ty = match c {
                 Constraint::Output(t) | Constraint::Input(t) => *t,
-                Constraint::Tied(n) => match parsed.get(*n) {
+                Constraint::Tied(n) => match parsed.get(*n).filter(|_| *n < outputs) {
                     Some(Constraint::Output(t)) => *t,
                     _ => return Err(refuse(&format!("operand {k} tied to no output"))),
                 },
                 Constraint::Immediate => unreachable!("handled above"),
             };
+            // A tied input is its output's register (LLVM: "an input operand that must be
+            // in the same register as output N"), which holds the input on entry.
             if let Constraint::Tied(n) = c {
                 registers[*n].value = value;
-                registers.push(AsmRegister { ty, value: None });
-            } else {
-                registers.push(AsmRegister { ty, value });
+                register_of[k] = *n;
             }
+            registers.push(AsmRegister { ty, value });
         }
         // `$N` names operand N; from the highest, so that `$1` does not eat `$10`'s start.
         for k in (0..registers.len()).rev() {
-            statements = statements.replace(&format!("${k}"), &format!("%asm{k}"));
+            statements = statements.replace(&format!("${k}"), &format!("%asm{}", register_of[k]));
         }
         let path = self.path;
         let outcome = read_inline_asm(
