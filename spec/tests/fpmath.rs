@@ -5,22 +5,10 @@
 //! miscompile.
 
 mod common;
-use common::eval;
+use common::{eval, Bits};
 use rustc_apfloat::ieee::{Quad, Single};
 use rustc_apfloat::{Float, FloatConvert, Round};
 use semfuzz_spec::outcome::Accept;
-
-/// A deterministic stream of 64-bit values (xorshift).
-struct Bits(u64);
-
-impl Bits {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-}
 
 fn single(bits: u64) -> Single {
     Single::from_bits(u128::from(bits as u32))

@@ -4,22 +4,10 @@
 //! named, the result saturated to [0.0, 1.0] with a NaN to +0.0 where `.sat` asks.
 
 mod common;
-use common::eval;
+use common::{eval, Bits};
 use rustc_apfloat::ieee::{BFloat, Half, Single};
 use rustc_apfloat::{Float, FloatConvert, Round};
 use semfuzz_spec::outcome::Accept;
-
-/// A deterministic stream of 64-bit values (xorshift), the low bits of which make inputs.
-struct Bits(u64);
-
-impl Bits {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-}
 
 /// `a` (16 bits of `half` or `bfloat`) widened to f32; exact, so no rounding matters.
 fn widen(bf16: bool, a: u64) -> Single {

@@ -121,3 +121,15 @@ pub fn tiny_after_rounding(bf16: bool, op: Rounded, a: u64, b: u64, c: u64) -> b
         run::<rustc_apfloat::ieee::HalfS, HalfWideRange>(op, a, b, c)
     }
 }
+
+/// A deterministic stream of 64-bit values (xorshift), the low bits of which make inputs.
+pub struct Bits(pub u64);
+
+impl Bits {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
