@@ -98,6 +98,8 @@ enum Command {
         /// or interp (the IR interpreter, the reference).
         #[arg(long, default_value = "jit", value_parser = fuzz::parse_evaluator)]
         evaluator: semfuzz_jit::EvaluatorKind,
+        #[command(flatten)]
+        shape: ptx::Shape,
         /// The function's inputs in order: its parameters, then memory its pointer parameters
         /// point to, as first read (hex; a floating-point parameter may be an exact decimal).
         #[arg(allow_hyphen_values = true)]
@@ -125,6 +127,8 @@ enum Command {
         /// is printed back with the GPU's results and the verdict, a line check-ptx reads.
         #[arg(long)]
         backend: Option<String>,
+        #[command(flatten)]
+        shape: ptx::Shape,
     },
     /// Run a campaign: generated inputs through a backend, every result compared with the
     /// spec; prints a table of findings (variant, class, count, example) and the totals.
@@ -455,8 +459,9 @@ fn run(cli: Cli) -> Result<bool> {
             file,
             func,
             evaluator,
+            shape,
             args,
-        } => ptx::eval(&spec, &file, func.as_deref(), &args, evaluator).map(|()| true),
+        } => ptx::eval(&spec, &file, func.as_deref(), &args, evaluator, shape).map(|()| true),
         Command::CheckPtx {
             file,
             func,
@@ -464,6 +469,7 @@ fn run(cli: Cli) -> Result<bool> {
             quiet,
             evaluator,
             backend,
+            shape,
         } => ptx::check(
             &spec,
             &file,
@@ -472,6 +478,7 @@ fn run(cli: Cli) -> Result<bool> {
             quiet,
             evaluator,
             backend.as_deref(),
+            shape,
         ),
         Command::Repro { findings, n, out } => {
             repro::run(&spec, findings.as_deref(), n, out).map(|()| true)

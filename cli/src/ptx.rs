@@ -18,16 +18,45 @@ use std::path::Path;
 /// How long Z3 may take to say whether a result is reachable through the function's choices.
 const REACH_TIMEOUT_MS: u32 = 10_000;
 
-/// Reads function `func` (or the only one) of the `.ptx` file at `path`.
-pub fn load(spec: &Spec, path: &Path, func: Option<&str>) -> Result<PtxFunction> {
+/// How `eval-ptx` and `check-ptx` read a function: as one thread, or as a CTA.
+#[derive(clap::Args, Clone, Copy, Debug, Default)]
+pub struct Shape {
+    /// Read the kernel as one CTA of N threads along x (%tid.x = 0 .. N-1, %laneid its lane):
+    /// warp collectives gather their lanes, `bar.sync` ends a phase, and a data race between
+    /// barriers is reported (`race_free = 0`); the inputs are the CTA's, its results the memory
+    /// it leaves.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    threads: Option<u32>,
+    /// With --threads: how many bytes each pointer parameter's block holds (a multiple of 8;
+    /// default 8 per thread).
+    #[arg(long, value_name = "BYTES", requires = "threads")]
+    block_bytes: Option<u32>,
+}
+
+impl Shape {
+    fn cta(&self) -> Option<semfuzz_ptx::Cta> {
+        self.threads.map(|n| {
+            let mut cta = semfuzz_ptx::Cta::of(n);
+            if let Some(bytes) = self.block_bytes {
+                cta.block_bytes = bytes;
+            }
+            cta
+        })
+    }
+}
+
+/// Reads function `func` (or the only one) of the `.ptx` file at `path`, as one thread or as
+/// the CTA `shape` gives.
+pub fn load(spec: &Spec, path: &Path, func: Option<&str>, shape: Shape) -> Result<PtxFunction> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    Ok(semfuzz_ptx::load(
-        spec,
-        &path.display().to_string(),
-        &text,
-        func,
-    )?)
+    let name = path.display().to_string();
+    Ok(match shape.cta() {
+        Some(cta) => {
+            semfuzz_ptx::load_cta(spec, &name, &text, func, semfuzz_ptx::DEFAULT_UNROLL, cta)?
+        }
+        None => semfuzz_ptx::load(spec, &name, &text, func)?,
+    })
 }
 
 /// An argument as written: a hex bit pattern, or a decimal exact in the format of a
@@ -70,10 +99,17 @@ fn parse_args(f: &PtxFunction, args: &[String]) -> Result<Vec<u64>, Diagnostic> 
         .zip(args)
         .map(|(slot, text)| parse_arg(slot, text))
         .collect::<Result<_, _>>()?;
-    // A kernel's special registers must place a thread of some launch of it.
+    // A kernel's special registers must place a thread of some launch of it; a CTA's threads
+    // are placed already, its own place in the grid is the input.
     let special = |r: &str| f.inputs.iter().position(|s| s.name == r).map(|k| inputs[k]);
-    if special(launch::SPECIAL_REGISTERS[0]).is_some() {
-        if let Some(why) = f.launch.violation(|r| special(r).unwrap_or(0)) {
+    let cta_place = |r: &str| match (f.cta, r) {
+        (Some(cta), "%ntid.x") => Some(u64::from(cta.threads)),
+        (Some(_), "%ntid.y" | "%ntid.z") => Some(1),
+        (Some(_), _) => special(r).or(Some(0)),
+        (None, _) => special(r),
+    };
+    if special(launch::SPECIAL_REGISTERS[0]).is_some() || special("%ctaid.x").is_some() {
+        if let Some(why) = f.launch.violation(|r| cta_place(r).unwrap_or(0)) {
             return Err(Diagnostic::plain(format!(
                 "no thread of a launch of `{}` sees these special registers: {why}",
                 f.name
@@ -102,8 +138,9 @@ pub fn eval(
     func: Option<&str>,
     args: &[String],
     evaluator: EvaluatorKind,
+    shape: Shape,
 ) -> Result<()> {
-    let f = load(spec, path, func)?;
+    let f = load(spec, path, func, shape)?;
     let inputs = parse_args(&f, args)?;
     let mut ev = Evaluator::of_kind(&f.program, evaluator);
     let mut out = vec![Accept::default(); ev.n_parts()];
@@ -155,8 +192,14 @@ pub fn check(
     quiet: bool,
     evaluator: EvaluatorKind,
     gpu: Option<&str>,
+    shape: Shape,
 ) -> Result<bool> {
-    let f = load(spec, path, func)?;
+    let f = load(spec, path, func, shape)?;
+    if f.cta.is_some() && gpu.is_some() {
+        anyhow::bail!(
+            "check-ptx --backend runs a function as one thread on the GPU; --threads is checked against the spec only"
+        );
+    }
     let (name, text) = match lines {
         Some(p) if p != Path::new("-") => (
             p.display().to_string(),

@@ -642,7 +642,12 @@ impl<'s> Reader<'s> {
         self.memory = Memory::new(pointers);
         for &base in blocks {
             let name = inputs[base as usize].name.clone();
-            let slots = memory::block_inputs(&mut self.b, inputs.len(), &name);
+            let slots = memory::block_inputs(
+                &mut self.b,
+                inputs.len(),
+                &name,
+                memory::DEFAULT_BLOCK_BYTES,
+            );
             let contents: Vec<ValueId> = slots.iter().map(|(_, v)| *v).collect();
             for (slot, _) in slots {
                 widths.push(slot.width);

@@ -10,7 +10,8 @@ pub mod lower;
 pub mod syntax;
 
 pub use lower::{
-    read_function, read_function_unrolled, PtxFunction, Slot, BOUNDED, DEFAULT_UNROLL,
+    read_cta, read_function, read_function_unrolled, Cta, PtxFunction, Slot, BOUNDED,
+    DEFAULT_UNROLL, MAX_THREADS, RACE_FREE,
 };
 pub use syntax::{parse, Module};
 
@@ -40,6 +41,21 @@ pub fn load_unrolled(
     let file = SourceFile::new(name, text);
     let module = parse(&file)?;
     read_function_unrolled(spec, &module, func, unroll)
+}
+
+/// Parses `text` and reads function `func` (or the module's one function) as the CTA `cta`
+/// ([`read_cta`]), loops unrolled to `unroll`.
+pub fn load_cta(
+    spec: &Spec,
+    name: &str,
+    text: &str,
+    func: Option<&str>,
+    unroll: u32,
+    cta: Cta,
+) -> Result<PtxFunction, Diagnostic> {
+    let file = SourceFile::new(name, text);
+    let module = parse(&file)?;
+    read_cta(spec, &module, func, unroll, cta)
 }
 
 /// [`SourceFile`] re-exported for callers that keep the text for messages.

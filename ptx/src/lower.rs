@@ -29,6 +29,7 @@
 
 use crate::syntax::{
     type_bits, Function, FunctionKind, Imm, Instr, Module, Operand, OperandKind, Statement,
+    Variable,
 };
 use semfuzz_spec::diag::{Diagnostic, Span};
 pub use semfuzz_spec::ir::Slot;
@@ -68,7 +69,45 @@ pub struct PtxFunction {
     /// Its launch attributes (`.reqntid`, `.maxntid`), which bound the special registers
     /// among its inputs.
     pub launch: Launch,
+    /// The CTA it was read as, where it was read as one ([`read_cta`]): then its results are
+    /// the memory the threads leave, [`memory::IN_BOUNDS`] and [`RACE_FREE`], and its
+    /// special-register inputs are `%ctaid` and `%nctaid` only.
+    pub cta: Option<Cta>,
 }
+
+/// A CTA read whole (issue 31): `threads` threads along x (`%tid.x` from 0, `%ntid` =
+/// (threads, 1, 1), `%laneid` = `%tid.x` mod 32), run together, each pointer parameter's block
+/// `block_bytes` bytes long.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Cta {
+    /// How many threads the CTA has (1 to 1024).
+    pub threads: u32,
+    /// How many bytes each pointer parameter's block holds (a multiple of 8).
+    pub block_bytes: u32,
+    /// How many bytes an `.extern .shared` array (`global_smem[]`, sized at launch) holds.
+    pub extern_shared_bytes: u32,
+}
+
+impl Cta {
+    /// `threads` threads, with blocks of 8 bytes per thread: room for each thread's element of
+    /// a row of `f64`s, or two of `f32`s.
+    pub fn of(threads: u32) -> Cta {
+        Cta {
+            threads,
+            block_bytes: (8 * threads).max(memory::DEFAULT_BLOCK_BYTES),
+            extern_shared_bytes: 8 * threads,
+        }
+    }
+}
+
+/// The name of a CTA's one-bit result: no data race (two threads touching a byte between two
+/// barriers, at least one writing, not both atomically), where a race makes the kernel's
+/// memory undefined (PTX ISA 8, "Memory Consistency Model": a data race has no defined
+/// outcome for plain accesses).
+pub const RACE_FREE: &str = "race_free";
+
+/// The most threads a CTA has (PTX ISA 10.4: `%ntid.x * %ntid.y * %ntid.z <= 1024`).
+pub const MAX_THREADS: u32 = 1024;
 
 /// The function `name` of `module` (or its one function with a body), read into a program,
 /// loops unrolled to [`DEFAULT_UNROLL`].
@@ -97,12 +136,68 @@ pub fn read_function_unrolled(
     name: Option<&str>,
     unroll: u32,
 ) -> Result<PtxFunction, Diagnostic> {
+    let f = pick_function(module, name)?;
+    read_shaped(spec, module, f, unroll, None)
+}
+
+/// `name` read as one CTA of `cta.threads` threads (loops unrolled to `unroll`): every thread
+/// runs the body, a warp collective reads the 32 lanes' operands (its warp-view variant,
+/// docs/spec-language.md "Warp collectives"), a `bar.sync` ends a phase, and two threads that
+/// touch a byte of memory within one phase, one of them writing, are a race ([`RACE_FREE`]).
+pub fn read_cta(
+    spec: &Spec,
+    module: &Module,
+    name: Option<&str>,
+    unroll: u32,
+    cta: Cta,
+) -> Result<PtxFunction, Diagnostic> {
+    let f = pick_function(module, name)?;
+    if !(1..=MAX_THREADS).contains(&cta.threads) {
+        return Err(Diagnostic::plain(format!(
+            "a CTA has 1 to {MAX_THREADS} threads, not {}",
+            cta.threads
+        )));
+    }
+    if cta.block_bytes == 0 || cta.block_bytes % 8 != 0 {
+        return Err(Diagnostic::plain(format!(
+            "a block of {} bytes: blocks are whole 8-byte words",
+            cta.block_bytes
+        ))
+        .with_hint("give --block-bytes a multiple of 8"));
+    }
+    if let Some(shape) = f.directive("reqntid").and_then(Launch::shape) {
+        if shape != [cta.threads, 1, 1] {
+            return Err(Diagnostic::plain(format!(
+                "`{}` requires `.reqntid {}, {}, {}`, but the CTA has {} threads along x",
+                f.name, shape[0], shape[1], shape[2], cta.threads
+            ))
+            .with_hint(format!(
+                "run it with --threads {}",
+                shape.iter().product::<u32>()
+            )));
+        }
+    }
+    if !f.returns.is_empty() {
+        return Err(at(
+            &f.span,
+            format!(
+                "unsupported: `{}` returns a value per thread; a CTA's results are the memory it leaves",
+                f.name
+            ),
+        )
+        .with_hint("read a kernel (`.entry`) or a function without return parameters"));
+    }
+    read_shaped(spec, module, f, unroll, Some(cta))
+}
+
+/// `name` of `module`, or its one function with a body.
+fn pick_function<'m>(module: &'m Module, name: Option<&str>) -> Result<&'m Function, Diagnostic> {
     let defined: Vec<&Function> = module
         .functions
         .iter()
         .filter(|f| f.body.is_some())
         .collect();
-    let f = match name {
+    Ok(match name {
         Some(n) => *defined.iter().find(|f| f.name == n).ok_or_else(|| {
             let names = defined.iter().map(|f| f.name.as_str());
             let hint = match semfuzz_spec::pattern::did_you_mean(n, names.clone()) {
@@ -129,12 +224,23 @@ pub fn read_function_unrolled(
                 )))
             }
         },
-    };
-    refuse_module_variables(module, f)?;
+    })
+}
+
+/// `f` read as one thread (`cta` none) or as a CTA.
+fn read_shaped(
+    spec: &Spec,
+    module: &Module,
+    f: &Function,
+    unroll: u32,
+    cta: Option<Cta>,
+) -> Result<PtxFunction, Diagnostic> {
+    refuse_module_variables(module, f, cta.is_some())?;
     // A block per pointer parameter some access reaches: an access through a parameter
     // without one stops the read, which starts again with it (at most once per parameter).
     semfuzz_spec::memory::read_with_blocks(|blocks| {
         let mut reader = Reader::new(spec, module, f, unroll);
+        reader.cta = cta;
         let read = reader.read(blocks);
         (read, reader.wanted)
     })
@@ -143,7 +249,7 @@ pub fn read_function_unrolled(
 /// A located `unsupported` where `f` names a module variable (`ld.global.f32 %f1, [x];`,
 /// `mov.u64 %rd1, x;`): memory other than what parameters point to is not modelled, and
 /// reading such a name as a register would blame the wrong thing.
-fn refuse_module_variables(module: &Module, f: &Function) -> Result<(), Diagnostic> {
+fn refuse_module_variables(module: &Module, f: &Function, in_cta: bool) -> Result<(), Diagnostic> {
     fn names(o: &Operand) -> Vec<&str> {
         match &o.kind {
             OperandKind::Name(n) | OperandKind::Address { base: n, .. } => vec![n.as_str()],
@@ -151,39 +257,98 @@ fn refuse_module_variables(module: &Module, f: &Function) -> Result<(), Diagnost
             _ => Vec::new(),
         }
     }
-    fn walk(module: &Module, f: &Function, body: &[Statement]) -> Result<(), Diagnostic> {
+    fn walk(
+        module: &Module,
+        f: &Function,
+        body: &[Statement],
+        in_cta: bool,
+    ) -> Result<(), Diagnostic> {
         for s in body {
             match s {
                 Statement::Instr(i) => {
                     for o in &i.operands {
                         let shadowed = |n: &str| f.params.iter().any(|p| p.name == n);
-                        if let Some(v) = names(o).into_iter().find_map(|n| {
+                        let Some(v) = names(o).into_iter().find_map(|n| {
                             module
                                 .variables
                                 .iter()
                                 .find(|v| v.name == n && !shadowed(n))
-                        }) {
-                            return Err(at(
-                                &o.span,
-                                format!(
-                                    "unsupported: `{}` names the module variable `{}`",
-                                    i.opcode, v.name
-                                ),
-                            )
-                            .with_hint(
-                                "semfuzz models the memory pointer parameters point to, not \
-                                 module variables (`.global`, `.shared`, `.const`)",
-                            ));
+                        }) else {
+                            continue;
+                        };
+                        let shared = v.text.starts_with(".shared");
+                        if shared && in_cta {
+                            continue;
                         }
+                        return Err(at(
+                            &o.span,
+                            format!(
+                                "unsupported: `{}` names the module variable `{}`",
+                                i.opcode, v.name
+                            ),
+                        )
+                        .with_hint(if shared {
+                            "a `.shared` variable is the CTA's: read the kernel as a CTA (`--threads N`)"
+                        } else {
+                            "semfuzz models the memory pointer parameters point to and a CTA's \
+                             `.shared` variables, not `.global` or `.const` module variables"
+                        }));
                     }
                 }
-                Statement::Block(b, _) => walk(module, f, b)?,
+                Statement::Block(b, _) => walk(module, f, b, in_cta)?,
                 _ => {}
             }
         }
         Ok(())
     }
-    walk(module, f, f.body.as_deref().unwrap_or_default())
+    walk(module, f, f.body.as_deref().unwrap_or_default(), in_cta)
+}
+
+/// A `.shared` variable's alignment and size in bytes (`.shared .align 16 .b8 global_smem[]`,
+/// `.shared .f32 partial[32]`); an `.extern` array without a size holds `extern_bytes`.
+fn shared_layout(v: &Variable, extern_bytes: u32) -> Result<(u32, u32), Diagnostic> {
+    let bad = |why: &str| {
+        at(
+            &v.span,
+            format!("unsupported `.shared` variable `{}`: {why}", v.name),
+        )
+    };
+    if v.text.contains('=') {
+        return Err(bad("shared memory has no initializer"));
+    }
+    let words: Vec<&str> = v.text.split_whitespace().collect();
+    let element = words
+        .iter()
+        .filter_map(|w| w.strip_prefix('.'))
+        .find_map(type_bits)
+        .ok_or_else(|| bad("no element type"))?
+        .div_ceil(8);
+    let align = match words.iter().position(|w| *w == ".align") {
+        Some(k) => words
+            .get(k + 1)
+            .and_then(|n| n.parse::<u32>().ok())
+            .ok_or_else(|| bad("`.align` takes a number"))?,
+        None => element,
+    };
+    let declarator = words.last().copied().unwrap_or_default();
+    let mut size = element;
+    for dim in declarator.split('[').skip(1) {
+        let dim = dim.trim_end_matches(']');
+        size = if dim.is_empty() {
+            extern_bytes
+        } else {
+            let n: u32 = dim
+                .parse()
+                .map_err(|_| bad("an array bound semfuzz cannot read"))?;
+            size.checked_mul(n).ok_or_else(|| bad("too large"))?
+        };
+    }
+    /// The most shared memory one CTA has (sm_90: 227 KiB).
+    const MAX_SHARED: u32 = 227 * 1024;
+    if size > MAX_SHARED {
+        return Err(bad("larger than a CTA's shared memory"));
+    }
+    Ok((align, size))
 }
 
 /// Whether the statements, or a function of `module` they call, name one of the special
@@ -258,6 +423,36 @@ enum Space {
     Call(usize),
 }
 
+/// What each thread of a CTA has of its own, kept here while another thread's is the reader's
+/// (`Reader::switch_to`).
+#[derive(Default)]
+struct Thread {
+    regs: HashMap<usize, Value>,
+    memory: HashMap<(Space, i64), Byte>,
+    path: Option<ValueId>,
+    pending: HashMap<String, Option<ValueId>>,
+    guard_now: Option<ValueId>,
+    cut: Option<ValueId>,
+}
+
+/// One access to a block within the current phase of a CTA, for the race check.
+struct PhaseAccess {
+    thread: usize,
+    /// The instruction all threads ran (`Reader::step`).
+    step: usize,
+    /// Whether the block is a `.shared` variable's (else a pointer parameter's).
+    shared: bool,
+    block: usize,
+    /// Its offset in the block (64 bits) and length.
+    offset: ValueId,
+    bytes: u32,
+    /// Where it happens (one bit: the thread's path and the instruction's guard).
+    when: ValueId,
+    /// What a write writes (`None`: a read).
+    stored: Option<ValueId>,
+    atomic: bool,
+}
+
 struct Reader<'s> {
     spec: &'s Spec,
     module: &'s Module,
@@ -306,6 +501,26 @@ struct Reader<'s> {
     looped: bool,
     /// Where an execution would run some loop's body more often (`None`: nowhere).
     cut: Option<ValueId>,
+    /// The CTA being read (`None`: one thread).
+    cta: Option<Cta>,
+    /// Every thread's own state but the current one's, which is the fields above (`regs`,
+    /// `memory`, `path`, `pending`, `guard_now`, `cut`); empty for one thread.
+    threads: Vec<Thread>,
+    current: usize,
+    /// The accesses to blocks since the last barrier.
+    phase: Vec<PhaseAccess>,
+    /// Whether the instruction being read is atomic (`atom`, `red`).
+    atomic_now: bool,
+    /// Where some phase had a race (`None`: nowhere).
+    race: Option<ValueId>,
+    /// A CTA's `.shared` variables: one fixed block each, at the address `shared_vars` names.
+    shared: Memory,
+    shared_vars: HashMap<String, u64>,
+    /// Whether the instruction being read accesses the `.shared` state space.
+    shared_now: bool,
+    /// How many instructions all threads have run together: the current one's number, which
+    /// tells one warp's writes of one instruction from a race.
+    step: usize,
 }
 
 #[derive(Clone, Default)]
@@ -388,7 +603,87 @@ impl<'s> Reader<'s> {
             unroll,
             looped: false,
             cut: None,
+            cta: None,
+            threads: Vec::new(),
+            current: 0,
+            phase: Vec::new(),
+            atomic_now: false,
+            race: None,
+            shared: Memory::default(),
+            shared_vars: HashMap::new(),
+            shared_now: false,
+            step: 0,
         }
+    }
+
+    /// Places the module's `.shared` variables in the CTA's shared window, in declaration
+    /// order, each at its alignment, from address 0 (docs/ambiguities.md 175); their bytes
+    /// start as any value (PTX ISA 5.1.4: shared memory is not initialised).
+    fn declare_shared(&mut self, cta: Cta) -> Result<(), Diagnostic> {
+        let mut next: u64 = 0;
+        for v in self
+            .module
+            .variables
+            .iter()
+            .filter(|v| v.text.starts_with(".shared"))
+        {
+            let (align, size) = shared_layout(v, cta.extern_shared_bytes)?;
+            let address = next.next_multiple_of(u64::from(align.max(1)));
+            next = address + u64::from(size);
+            let no = self.b.konst(0, 1);
+            let any = semfuzz_spec::ir::any_bits_format(8).expect("8 bits");
+            let bytes = (0..size)
+                .map(|k| {
+                    let choice = self.choices.len();
+                    self.choices.push(Outcome::Any(any));
+                    self.choice_sites
+                        .push(format!("byte {k} of `.shared` `{}`, never written", v.name));
+                    (self.b.emit(Op::Choose(choice as u16), 8), no)
+                })
+                .collect();
+            self.shared.add_fixed_block(address, bytes);
+            self.shared_vars.insert(v.name.clone(), address);
+        }
+        Ok(())
+    }
+
+    /// How many threads are being read.
+    fn thread_count(&self) -> usize {
+        self.threads.len().max(1)
+    }
+
+    /// Makes thread `k`'s state the reader's own.
+    fn switch_to(&mut self, k: usize) {
+        if k == self.current || self.threads.is_empty() {
+            return;
+        }
+        let current = self.current;
+        self.exchange(current);
+        self.exchange(k);
+        self.current = k;
+    }
+
+    /// Swaps the reader's thread state with the one kept for thread `k`.
+    fn exchange(&mut self, k: usize) {
+        let t = &mut self.threads[k];
+        std::mem::swap(&mut self.regs, &mut t.regs);
+        std::mem::swap(&mut self.memory, &mut t.memory);
+        std::mem::swap(&mut self.path, &mut t.path);
+        std::mem::swap(&mut self.pending, &mut t.pending);
+        std::mem::swap(&mut self.guard_now, &mut t.guard_now);
+        std::mem::swap(&mut self.cut, &mut t.cut);
+    }
+
+    /// Runs `step` as each thread in turn (with its number), in order.
+    fn each_thread(
+        &mut self,
+        mut step: impl FnMut(&mut Self, usize) -> Result<(), Diagnostic>,
+    ) -> Result<(), Diagnostic> {
+        for k in 0..self.thread_count() {
+            self.switch_to(k);
+            step(self, k)?;
+        }
+        Ok(())
     }
 
     fn input(&mut self, name: String, width: u32, kind: PartKind) -> ValueId {
@@ -452,7 +747,10 @@ impl<'s> Reader<'s> {
         self.heap = Memory::new(pointers);
         for &base in blocks {
             let name = self.inputs[base as usize].name.clone();
-            let slots = memory::block_inputs(&mut self.b, self.inputs.len(), &name);
+            let bytes = self
+                .cta
+                .map_or(memory::DEFAULT_BLOCK_BYTES, |c| c.block_bytes);
+            let slots = memory::block_inputs(&mut self.b, self.inputs.len(), &name, bytes);
             let contents: Vec<ValueId> = slots.iter().map(|(_, v)| *v).collect();
             for (slot, _) in slots {
                 self.input_widths.push(slot.width);
@@ -464,24 +762,53 @@ impl<'s> Reader<'s> {
             .body
             .as_ref()
             .expect("read_function picks defined functions");
+        // Every thread of a CTA starts with the same parameters.
+        if let Some(cta) = self.cta {
+            self.declare_shared(cta)?;
+            self.threads = (0..cta.threads)
+                .map(|_| Thread {
+                    memory: self.memory.clone(),
+                    ..Thread::default()
+                })
+                .collect();
+        }
         // A function that reads where its thread is gets every special register as an input
         // after the memory (semfuzz_spec::launch): a register of the outermost scope that
-        // holds it from the start.
+        // holds it from the start. In a CTA, a thread's place in it is a constant, and only
+        // the CTA's place in the grid is an input.
         let mut outermost = Scope::default();
         if names_special_registers(self.module, body) {
             for name in launch::SPECIAL_REGISTERS {
-                let input = self.input(name.to_string(), 32, PartKind::Bits);
                 self.next_reg += 1;
-                outermost
-                    .names
-                    .insert(name.to_string(), (self.next_reg, 32));
-                self.regs.insert(
-                    self.next_reg,
-                    Value {
-                        id: input,
-                        kind: PartKind::Bits,
-                    },
-                );
+                let reg = self.next_reg;
+                outermost.names.insert(name.to_string(), (reg, 32));
+                let per_thread = |k: usize, threads: u32| match name {
+                    "%tid.x" => Some(k as u64),
+                    "%laneid" => Some(k as u64 % 32),
+                    "%ntid.x" => Some(u64::from(threads)),
+                    "%tid.y" | "%tid.z" => Some(0),
+                    "%ntid.y" | "%ntid.z" => Some(1),
+                    _ => None,
+                };
+                let shared = match self.cta {
+                    Some(cta) if per_thread(0, cta.threads).is_some() => None,
+                    _ => Some(self.input(name.to_string(), 32, PartKind::Bits)),
+                };
+                let threads = self.cta.map_or(1, |c| c.threads);
+                self.each_thread(|r, k| {
+                    let id = match shared {
+                        Some(input) => input,
+                        None => r.b.konst(per_thread(k, threads).unwrap_or(0), 32),
+                    };
+                    r.regs.insert(
+                        reg,
+                        Value {
+                            id,
+                            kind: PartKind::Bits,
+                        },
+                    );
+                    Ok(())
+                })?;
             }
         }
         self.scopes.push(outermost);
@@ -530,11 +857,13 @@ impl<'s> Reader<'s> {
                     }
                 }
                 Statement::Label(name, span) => {
-                    let jumps = self.pending.remove(name);
                     self.labels_seen.insert(name.clone(), span.clone());
-                    if let Some(cond) = jumps {
-                        self.path = self.or(self.path, cond);
-                    }
+                    self.each_thread(|r, _| {
+                        if let Some(cond) = r.pending.remove(name) {
+                            r.path = r.or(r.path, cond);
+                        }
+                        Ok(())
+                    })?;
                 }
                 Statement::Instr(i) => {
                     if !again {
@@ -542,12 +871,19 @@ impl<'s> Reader<'s> {
                     }
                     match self.loop_head(i, &body[..k])? {
                         Some(head) => self.unroll_loop(&body[head..k], i)?,
-                        None => self.instr(i)?,
+                        None => self.instr_all(i)?,
                     }
                 }
                 Statement::Block(inner, _) => self.block(inner)?,
                 Statement::Other(text, span) if text.starts_with(".param") => {
-                    self.declare_call_param(text, span)?
+                    let (k, bytes) = self.declare_call_param(text, span)?;
+                    self.each_thread(|r, _| {
+                        for b in 0..bytes {
+                            r.memory
+                                .insert((Space::Call(k), i64::from(b)), Byte::Undefined);
+                        }
+                        Ok(())
+                    })?;
                 }
                 Statement::Other(text, span) => return Err(at(
                     span,
@@ -592,34 +928,56 @@ impl<'s> Reader<'s> {
     /// runs again under the paths that take the branch, at most `unroll` times in all; the
     /// paths that would take it once more are cut (`cut`), and what follows runs on the paths
     /// that fell through.
+    /// In a CTA every thread takes the loop together: the body runs again while some
+    /// thread's branch may be taken, under each thread's own path.
     fn unroll_loop(&mut self, body: &[Statement], bra: &Instr) -> Result<(), Diagnostic> {
         self.looped = true;
-        let entry = self.path;
-        let never = Some(self.b.konst(0, 1));
-        let mut exit = never;
+        let n = self.thread_count();
+        let mut entry = vec![None; n];
+        let mut exit = vec![None; n];
+        self.each_thread(|r, k| {
+            entry[k] = r.path;
+            exit[k] = Some(r.b.konst(0, 1));
+            Ok(())
+        })?;
+        let mut taken = vec![None; n];
         for count in 0.. {
-            let guard = self.guard(bra)?;
-            let taken = self.and(self.path, guard);
-            let stays = self.not(guard);
-            let falls = self.and(self.path, Some(stays));
-            exit = self.or(exit, falls);
-            if taken.is_some_and(|t| self.b.known[t as usize] == Some(0)) {
+            let mut again = false;
+            self.each_thread(|r, k| {
+                let guard = r.guard(bra)?;
+                taken[k] = r.and(r.path, guard);
+                let stays = r.not(guard);
+                let falls = r.and(r.path, Some(stays));
+                exit[k] = r.or(exit[k], falls);
+                again |= !taken[k].is_some_and(|t| r.b.known[t as usize] == Some(0));
+                Ok(())
+            })?;
+            if !again {
                 break;
             }
             if count + 1 >= self.unroll {
-                let taken = taken.unwrap_or_else(|| self.b.konst(1, 1));
-                self.cut = self.b.or_pred(self.cut, Some(taken));
+                self.each_thread(|r, k| {
+                    let taken = taken[k].unwrap_or_else(|| r.b.konst(1, 1));
+                    r.cut = r.b.or_pred(r.cut, Some(taken));
+                    Ok(())
+                })?;
                 break;
             }
-            self.path = taken;
+            self.each_thread(|r, k| {
+                r.path = taken[k];
+                Ok(())
+            })?;
             self.statements(body, true)?;
         }
         // Where the body leaves the loop only by falling through its `bra`, the executions
         // that fell through and those cut are all that entered: they go on together (the cut
         // ones are excluded by `bounded` whatever they compute), so that what follows runs
         // under the entry's path, unguarded where that was.
-        self.path = if only_exit_at_end(body) { entry } else { exit };
-        Ok(())
+        let only_at_end = only_exit_at_end(body);
+        self.each_thread(|r, k| {
+            r.path = if only_at_end { entry[k] } else { exit[k] };
+            Ok(())
+        })
     }
 
     /// `a || b` over optional predicates (`None` is true).
@@ -803,8 +1161,9 @@ impl<'s> Reader<'s> {
     }
 
     /// `.param .b32 param0;`, `.param .align 4 .b8 param0[8];` in a call's scope: bytes a call
-    /// passes or returns through, unwritten.
-    fn declare_call_param(&mut self, text: &str, span: &Span) -> Result<(), Diagnostic> {
+    /// passes or returns through; returns its number and size, whose bytes each thread then
+    /// holds unwritten.
+    fn declare_call_param(&mut self, text: &str, span: &Span) -> Result<(usize, u32), Diagnostic> {
         let words: Vec<&str> = text.split_whitespace().collect();
         let bad = || at(span, format!("cannot read the declaration `{text}`"));
         let (name, count) = match words.last().ok_or_else(bad)?.split_once('[') {
@@ -823,11 +1182,7 @@ impl<'s> Reader<'s> {
             .ok_or_else(bad)?;
         let k = self.call_params.len();
         self.call_params.insert(name.to_string(), k);
-        for b in 0..(bits.div_ceil(8) * count) {
-            self.memory
-                .insert((Space::Call(k), i64::from(b)), Byte::Undefined);
-        }
-        Ok(())
+        Ok((k, bits.div_ceil(8) * count))
     }
 
     /// `call (ret), f, (a, b);` of a function the module defines: its body read inline, its
@@ -892,7 +1247,12 @@ impl<'s> Reader<'s> {
         // The callee reaches the caller's blocks through the pointers passed to it.
         inner.heap = std::mem::take(&mut self.heap);
         inner.fault = self.fault.take();
+        // In a CTA the callee's accesses belong to the caller's thread and phase.
+        inner.cta = self.cta;
+        inner.current = self.current;
+        inner.phase = std::mem::take(&mut self.phase);
         let result = self.run_callee(&mut inner, g, &args, &rets, &callee.span);
+        self.phase = std::mem::take(&mut inner.phase);
         self.b = std::mem::take(&mut inner.b);
         self.choices = std::mem::take(&mut inner.choices);
         self.choice_sites = std::mem::take(&mut inner.choice_sites);
@@ -988,10 +1348,294 @@ impl<'s> Reader<'s> {
         }))
     }
 
+    /// `i` as every thread runs it: a barrier ends the phase, a warp collective gathers its
+    /// lanes, anything else runs thread by thread.
+    fn instr_all(&mut self, i: &Instr) -> Result<(), Diagnostic> {
+        self.step += 1;
+        let base = i.opcode.split('.').next().unwrap_or("");
+        if matches!(base, "bar" | "barrier") {
+            return self.barrier(i);
+        }
+        if !self.threads.is_empty() {
+            let named = self.spec.variants_named(&i.opcode);
+            if !named.is_empty() && named.iter().all(|v| v.is_warp_view()) {
+                return self.collective(i, &named);
+            }
+        }
+        self.each_thread(|r, _| r.instr(i))
+    }
+
+    /// PTX ISA 9.7.13.1 `bar{.cta}.sync a{, b}` and `barrier{.cta}.sync{.aligned} a{, b}`:
+    /// "causes executing thread to wait until all threads in the CTA ... arrive", so a phase
+    /// of the CTA ends there and the next one sees every write before it. Modelled where every
+    /// thread arrives together (the same path) and `b`, if given, is the whole CTA; barrier
+    /// numbers are not told apart (each barrier waits for all threads).
+    fn barrier(&mut self, i: &Instr) -> Result<(), Diagnostic> {
+        let (Some(cta), false) = (self.cta, self.threads.is_empty()) else {
+            return Err(at(
+                &i.opcode_span,
+                format!(
+                    "unsupported: `{}` waits for the CTA's other threads, and this reads one thread (or a function it calls)",
+                    i.opcode
+                ),
+            )
+            .with_hint("read the kernel as a CTA (`--threads N`)"));
+        };
+        let mods: Vec<&str> = i.opcode.split('.').skip(1).collect();
+        if !mods.contains(&"sync")
+            || !mods
+                .iter()
+                .all(|m| matches!(*m, "sync" | "cta" | "aligned"))
+        {
+            return Err(at(
+                &i.opcode_span,
+                format!("unsupported barrier `{}`", i.opcode),
+            )
+            .with_hint("semfuzz models `bar.sync` and `barrier.sync` (every thread waits for all); `bar.arrive` and `bar.red` are not modelled"));
+        }
+        if i.guard.is_some() {
+            return Err(at(&i.span, "unsupported guarded barrier")
+                .with_hint("a barrier only some threads reach is barrier divergence, which semfuzz does not model"));
+        }
+        match i.operands.as_slice() {
+            [_] => {}
+            [_, Operand {
+                kind: OperandKind::Imm(Imm::Int(n)),
+                ..
+            }] if *n == i64::from(cta.threads) => {}
+            [_, b] => {
+                return Err(at(
+                    &b.span,
+                    format!(
+                        "unsupported barrier thread count: semfuzz models barriers of the whole CTA ({} threads)",
+                        cta.threads
+                    ),
+                ))
+            }
+            _ => return Err(at(&i.span, "a barrier takes `a` or `a, b`")),
+        }
+        let mut paths = Vec::new();
+        self.each_thread(|r, _| {
+            paths.push(r.path.filter(|p| !r.always_true(*p)));
+            Ok(())
+        })?;
+        if paths.iter().any(|p| *p != paths[0]) {
+            return Err(at(
+                &i.opcode_span,
+                format!(
+                    "unsupported: `{}` on a path that may differ between threads",
+                    i.opcode
+                ),
+            )
+            .with_hint("semfuzz models barriers that every thread of the CTA reaches together; barrier divergence is not modelled"));
+        }
+        self.close_phase();
+        Ok(())
+    }
+
+    /// Ends a phase: two of its accesses by different threads that overlap, one of them a
+    /// write and not both atomic, where both happen, are a race. Lanes of one warp storing
+    /// the same bits to the same bytes in one instruction are not: the CUDA Programming Guide
+    /// (5.3.2, "If a non-atomic instruction executed by a warp writes to the same location
+    /// ... for more than one of the threads of the warp ... which thread performs the final
+    /// write is undefined") leaves only which of equal writes lands open (docs/ambiguities.md
+    /// 175), the idiom of Triton's and CUB's per-warp partial results.
+    fn close_phase(&mut self) {
+        let accesses = std::mem::take(&mut self.phase);
+        for (n, x) in accesses.iter().enumerate() {
+            for y in &accesses[n + 1..] {
+                if x.thread == y.thread
+                    || x.shared != y.shared
+                    || x.block != y.block
+                    || (x.stored.is_none() && y.stored.is_none())
+                    || (x.atomic && y.atomic)
+                {
+                    continue;
+                }
+                let overlap = self.overlap((x.offset, x.bytes), (y.offset, y.bytes));
+                if self.b.known[overlap as usize] == Some(0) {
+                    continue;
+                }
+                let mut conflict = overlap;
+                let one_warp = x.step == y.step && x.thread / 32 == y.thread / 32;
+                if let (Some(a), Some(b), true) = (x.stored, y.stored, one_warp) {
+                    if x.bytes == y.bytes && self.b.widths[a as usize] == self.b.widths[b as usize]
+                    {
+                        let same_place = self.b.emit(Op::BvEq(x.offset, y.offset), 1);
+                        let same_bits = self.b.emit(Op::BvEq(a, b), 1);
+                        let agreed = self.b.emit(Op::And(1, same_place, same_bits), 1);
+                        let differ = self.b.emit(Op::Not(1, agreed), 1);
+                        conflict = self.b.emit(Op::And(1, overlap, differ), 1);
+                        if self.b.known[conflict as usize] == Some(0) {
+                            continue;
+                        }
+                    }
+                }
+                let both = self.b.emit(Op::And(1, x.when, y.when), 1);
+                let race = self.b.emit(Op::And(1, both, conflict), 1);
+                self.race = self.b.or_pred(self.race, Some(race));
+            }
+        }
+    }
+
+    /// Whether `[x, x + m)` and `[y, y + n)` share a byte (offsets of 64 bits, in one block).
+    fn overlap(&mut self, (x, m): (ValueId, u32), (y, n): (ValueId, u32)) -> ValueId {
+        let known = |r: &Self, v: ValueId| r.b.known[v as usize];
+        if let (Some(x), Some(y)) = (known(self, x), known(self, y)) {
+            let shared = x < y.wrapping_add(u64::from(n)) && y < x.wrapping_add(u64::from(m));
+            return self.b.konst(u64::from(shared), 1);
+        }
+        let y_end = self.b.konst(u64::from(n), 64);
+        let y_end = self.b.emit(Op::BvAdd(64, y, y_end), 64);
+        let x_end = self.b.konst(u64::from(m), 64);
+        let x_end = self.b.emit(Op::BvAdd(64, x, x_end), 64);
+        let before = self.b.emit(Op::BvUlt(x, y_end), 1);
+        let after = self.b.emit(Op::BvUlt(y, x_end), 1);
+        self.b.emit(Op::And(1, before, after), 1)
+    }
+
+    /// A warp collective (`shfl.sync`, `vote.sync`, `match.sync`, `redux.sync`,
+    /// `activemask`) in a CTA: each thread's operands are read, then each lane runs the
+    /// collective's warp-view variant on its own operands, the 32 lanes' values of the
+    /// exchanged one, its `laneid` and the warp's `active` lanes (those whose path and guard
+    /// hold; the lanes past the CTA's last thread are inactive, their values zero).
+    fn collective(&mut self, i: &Instr, named: &[&'s Variant]) -> Result<(), Diagnostic> {
+        let (first, rest) = i
+            .operands
+            .split_first()
+            .ok_or_else(|| at(&i.span, format!("`{}` has no operands", i.opcode)))?;
+        let variant = named
+            .iter()
+            .find(|v| v.sources.len() == rest.len() + 33)
+            .copied()
+            .ok_or_else(|| {
+                at(
+                    &i.span,
+                    format!(
+                        "`{}` takes {}",
+                        i.opcode,
+                        named
+                            .iter()
+                            .map(|v| v.signature())
+                            .collect::<Vec<_>>()
+                            .join(" or ")
+                    ),
+                )
+                .with_hint("in the warp view the exchanged operand stands for the 32 lanes' values, and `laneid`, `active` are the warp's")
+            })?;
+        if !variant.requirement.met_by(self.declared) {
+            return Err(at(
+                &i.opcode_span,
+                format!(
+                    "`{}` requires {}, but the module declares {}",
+                    i.opcode,
+                    variant.requirement,
+                    declared_text(self.declared)
+                ),
+            ));
+        }
+        // The exchanged operand: the first of 32 sources named `x0 .. x31`.
+        let exchanged = variant
+            .sources
+            .iter()
+            .position(|s| {
+                s.name
+                    .strip_suffix('0')
+                    .is_some_and(|stem| !stem.is_empty() && !stem.ends_with(char::is_numeric))
+            })
+            .filter(|&x| {
+                variant
+                    .sources
+                    .get(x + 31)
+                    .is_some_and(|s| s.name.ends_with("31"))
+            })
+            .unwrap_or(0);
+        let sig_of = |j: usize| {
+            if j <= exchanged {
+                &variant.sources[j]
+            } else {
+                &variant.sources[j + 31]
+            }
+        };
+        let n = self.thread_count();
+        let mut operands: Vec<Vec<ValueId>> = Vec::with_capacity(n);
+        let mut guards = Vec::with_capacity(n);
+        let mut active = Vec::with_capacity(n);
+        self.each_thread(|r, _| {
+            let guard = r.guard(i)?;
+            let runs = r.and(r.path, guard).unwrap_or_else(|| r.b.konst(1, 1));
+            let values = rest
+                .iter()
+                .enumerate()
+                .map(|(j, o)| {
+                    let sig = sig_of(j);
+                    r.source(o, sig.width, sig.negatable, &sig.ty, &variant.text)
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            operands.push(values);
+            guards.push(guard);
+            active.push(runs);
+            Ok(())
+        })?;
+        let lane_width = variant.sources[variant.sources.len() - 2].width;
+        let exchanged_width = variant.sources[exchanged].width;
+        let signed = variant_is_signed(variant);
+        for warp in 0..n.div_ceil(32) {
+            let lanes: Vec<usize> = (32 * warp..(32 * warp + 32).min(n)).collect();
+            let mut values = Vec::with_capacity(32);
+            let mut mask: Option<ValueId> = None;
+            for lane in 0..32 {
+                let (value, on) = match lanes.get(lane) {
+                    Some(&k) => (operands[k][exchanged], active[k]),
+                    None => (self.b.konst(0, exchanged_width), self.b.konst(0, 1)),
+                };
+                values.push(value);
+                mask = Some(match mask {
+                    None => on,
+                    Some(low) => self.b.concat(on, low),
+                });
+            }
+            let mask = mask.expect("a warp has 32 lanes");
+            for (lane, &k) in lanes.iter().enumerate() {
+                self.switch_to(k);
+                let own = &operands[k];
+                let mut args: Vec<ValueId> = own[..exchanged].to_vec();
+                args.extend(&values);
+                args.extend(&own[exchanged + 1..]);
+                args.push(self.b.konst(lane as u64, lane_width));
+                args.push(mask);
+                self.guard_now = guards[k];
+                let results = self.inline(variant, &args, i)?;
+                let dests: Vec<(&str, &Span)> = match &first.kind {
+                    OperandKind::Name(d) => vec![(d.as_str(), &first.span)],
+                    OperandKind::Pair(p, q) => {
+                        vec![(p.as_str(), &first.span), (q.as_str(), &first.span)]
+                    }
+                    OperandKind::Sink => Vec::new(),
+                    _ => {
+                        return Err(at(
+                            &first.span,
+                            format!("`{}` cannot be a destination", first.kind),
+                        ))
+                    }
+                };
+                for ((name, span), r) in dests.into_iter().zip(results) {
+                    self.write_result(name, span, r, signed, guards[k])?;
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn instr(&mut self, i: &Instr) -> Result<(), Diagnostic> {
         let guard = self.guard(i)?;
         self.guard_now = guard;
         let base = i.opcode.split('.').next().unwrap_or("");
+        self.atomic_now = matches!(base, "atom" | "red");
+        self.shared_now = i
+            .opcode
+            .split('.')
+            .any(|m| m.split("::").next() == Some("shared"));
         match base {
             "ret" | "exit" | "bra" => {
                 let taken = self.and(self.path, guard);
@@ -1144,7 +1788,9 @@ impl<'s> Reader<'s> {
         let mut kinds = HashMap::new();
         for (o, sig) in sources.iter().zip(&variant.sources) {
             match &o.kind {
-                OperandKind::Name(n) if self.f.params.iter().any(|p| p.name == *n) => {}
+                OperandKind::Name(n)
+                    if self.f.params.iter().any(|p| p.name == *n)
+                        || self.shared_vars.contains_key(n) => {}
                 OperandKind::Name(n) => {
                     let v = self.read_reg(n, &o.span)?;
                     kinds.insert(v.id, v.kind);
@@ -1421,7 +2067,9 @@ impl<'s> Reader<'s> {
                      the warp's other lanes"
                 ),
             )
-            .with_hint("the PTX reader evaluates one thread; warps and CTAs are issue 31"));
+            .with_hint(
+                "read the kernel as a CTA (`--threads N`), whose lanes a collective gathers",
+            ));
         }
         let variant = named
             .iter()
@@ -1504,6 +2152,10 @@ impl<'s> Reader<'s> {
         match &o.kind {
             OperandKind::Name(n) if self.f.params.iter().any(|p| p.name == *n) => {
                 self.param_address(n, width, &o.span, instr)
+            }
+            // `mov.u32 %r1, global_smem`: the variable's address in the shared window.
+            OperandKind::Name(n) if self.shared_vars.contains_key(n) => {
+                Ok(self.b.konst(self.shared_vars[n], width))
             }
             OperandKind::Name(n) => {
                 let v = self.read_reg(n, &o.span)?;
@@ -1901,6 +2553,16 @@ impl<'s> Reader<'s> {
     }
 
     fn finish(&mut self) -> Result<PtxFunction, Diagnostic> {
+        // A CTA's last phase ends with the kernel, and it was cut wherever a thread was.
+        if self.cta.is_some() {
+            self.close_phase();
+            let mut cut = None;
+            self.each_thread(|r, _| {
+                cut = r.b.or_pred(cut, r.cut);
+                Ok(())
+            })?;
+            self.cut = cut;
+        }
         let mut results = Vec::new();
         let mut dests = Vec::new();
         let f = self.f;
@@ -1937,12 +2599,32 @@ impl<'s> Reader<'s> {
             .heap
             .blocks
             .iter()
-            .map(|k| self.inputs[k.base as usize].name.clone())
+            .map(|k| match k.base {
+                memory::Base::Input(n) => self.inputs[n as usize].name.clone(),
+                memory::Base::Fixed(a) => format!("{a:#x}"),
+            })
             .collect();
         let (mut heap_dests, mut heap_slots) =
             self.heap.results(&mut self.b, &names, None, self.fault);
         dests.append(&mut heap_dests);
         slots.append(&mut heap_slots);
+        if self.cta.is_some() {
+            let race_free = match self.race {
+                Some(r) => self.b.emit(Op::Not(1, r), 1),
+                None => self.b.konst(1, 1),
+            };
+            dests.push(Dest::whole(
+                RACE_FREE.into(),
+                1,
+                PartKind::Pred,
+                Outcome::Exact(race_free),
+            ));
+            slots.push(Slot {
+                name: RACE_FREE.into(),
+                width: 1,
+                kind: PartKind::Pred,
+            });
+        }
         let unrolled = self.looped.then_some(self.unroll);
         if unrolled.is_some() {
             let cut = self.cut.unwrap_or_else(|| self.b.konst(0, 1));
@@ -1975,6 +2657,7 @@ impl<'s> Reader<'s> {
                 reqntid: f.directive("reqntid").and_then(Launch::shape),
                 maxntid: f.directive("maxntid").and_then(Launch::shape),
             },
+            cta: self.cta,
         })
     }
 

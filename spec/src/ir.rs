@@ -680,8 +680,15 @@ impl Builder {
             }
             Op::Select(_, a, b) if a == b => return a,
             op if foldable && op.args().iter().all(|a| self.known[*a as usize].is_some()) => {
-                let vals: Vec<u64> = self.known.iter().map(|k| k.unwrap_or(0)).collect();
-                Op::Const(op.exec(&vals) & mask(width))
+                // The op over its own few arguments, renumbered from 0: copying every known
+                // value per fold made a CTA's read (millions of ops) quadratic.
+                let mut local = op.clone();
+                let mut vals = Vec::with_capacity(4);
+                for a in local.args_mut() {
+                    vals.push(self.known[*a as usize].unwrap_or(0));
+                    *a = (vals.len() - 1) as ValueId;
+                }
+                Op::Const(local.exec(&vals) & mask(width))
             }
             op => op,
         };

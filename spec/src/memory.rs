@@ -42,11 +42,21 @@ pub enum Refusal {
     Several(Vec<u16>),
 }
 
-/// One block: what one pointer input points to.
+/// Where a block starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Base {
+    /// At the address pointer input `n` holds.
+    Input(u16),
+    /// At a fixed address: a PTX `.shared` variable, which the reader places in the CTA's
+    /// shared window (docs/ambiguities.md 175).
+    Fixed(u64),
+}
+
+/// One block: what one pointer input points to, or a variable at a fixed address.
 #[derive(Clone, Debug)]
 pub struct Block {
-    /// The input holding the pointer (the block's base address).
-    pub base: u16,
+    /// Where it starts.
+    pub base: Base,
     /// Its bytes, lowest first: (8-bit value, 1-bit poison).
     pub bytes: Vec<(ValueId, ValueId)>,
 }
@@ -100,7 +110,44 @@ impl Memory {
                 bytes.push((b.extract(c, k * 8, 8), no));
             }
         }
-        self.blocks.push(Block { base, bytes });
+        self.blocks.push(Block {
+            base: Base::Input(base),
+            bytes,
+        });
+    }
+
+    /// Declares a block at the fixed `address`, its initial bytes `bytes` (value, poison).
+    pub fn add_fixed_block(&mut self, address: u64, bytes: Vec<(ValueId, ValueId)>) {
+        self.blocks.push(Block {
+            base: Base::Fixed(address),
+            bytes,
+        });
+    }
+
+    /// The fixed block `addr` (derived from no pointer input) falls in: the one holding it
+    /// where the address is known, the only one where not.
+    fn fixed_block(&self, b: &Builder, addr: ValueId) -> Option<(usize, u64)> {
+        let fixed = self
+            .blocks
+            .iter()
+            .enumerate()
+            .filter_map(|(k, block)| match block.base {
+                Base::Fixed(a) => Some((k, a, block.bytes.len() as u64)),
+                Base::Input(_) => None,
+            });
+        match b.known[addr as usize] {
+            Some(x) => fixed
+                .filter(|(_, a, n)| x >= *a && x - a < *n)
+                .map(|(k, a, _)| (k, a))
+                .next(),
+            None => {
+                let all: Vec<(usize, u64, u64)> = fixed.collect();
+                match all.as_slice() {
+                    [(k, a, _)] => Some((*k, *a)),
+                    _ => None,
+                }
+            }
+        }
     }
 
     /// The pointer inputs `v` is computed from.
@@ -185,7 +232,12 @@ impl Memory {
     ) -> Result<Access, Refusal> {
         let roots = self.roots(b, addr);
         let base = match roots.as_slice() {
-            [] => return Err(Refusal::NoPointer),
+            [] => {
+                let (block, address) = self.fixed_block(b, addr).ok_or(Refusal::NoPointer)?;
+                let base_value = b.konst(address, 64);
+                let offset = b.emit(Op::BvSub(64, addr, base_value), 64);
+                return Ok(self.checked(b, block, offset, bytes, align));
+            }
             [one] => *one,
             // A PTX function's 64-bit index is a candidate too (its parameters are untyped):
             // the pointer is the one added as it is, not scaled (`p + (i << 2)`).
@@ -194,11 +246,24 @@ impl Memory {
                 _ => return Err(Refusal::Several(roots)),
             },
         };
-        let Some(block) = self.blocks.iter().position(|k| k.base == base) else {
+        let Some(block) = self.blocks.iter().position(|k| k.base == Base::Input(base)) else {
             return Err(Refusal::NewBlock(base));
         };
         let base_value = b.emit(Op::Input(base), 64);
         let offset = self.offset(b, addr, base_value);
+        Ok(self.checked(b, block, offset, bytes, align))
+    }
+
+    /// The access of `bytes` bytes at `offset` in `block`, with whether it lies inside the
+    /// block and is aligned to `align`.
+    fn checked(
+        &self,
+        b: &mut Builder,
+        block: usize,
+        offset: ValueId,
+        bytes: u32,
+        align: u32,
+    ) -> Access {
         let size = self.blocks[block].bytes.len() as u32;
         // Inside: offset + bytes <= size, as `offset < size - bytes + 1` (unsigned, so a
         // negative offset is outside).
@@ -217,7 +282,20 @@ impl Memory {
         } else {
             inside
         };
-        Ok(Access { block, offset, ok })
+        Access { block, offset, ok }
+    }
+
+    /// The block `addr` points into and the offset there (64 bits), for `bytes` bytes at
+    /// alignment `align`: what a CTA's race check compares between threads.
+    pub fn place(
+        &self,
+        b: &mut Builder,
+        addr: ValueId,
+        bytes: u32,
+        align: u32,
+    ) -> Result<(usize, ValueId), Refusal> {
+        let a = self.access(b, addr, bytes, align)?;
+        Ok((a.block, a.offset))
     }
 
     /// Loads `bytes` (1 to 8) bytes at `addr`, which the IR or the instruction says is aligned
@@ -321,10 +399,16 @@ pub fn read_with_blocks<T>(mut read: impl FnMut(&[u16]) -> (T, Option<u16>)) -> 
     }
 }
 
-/// The inputs holding a block's initial bytes, `DEFAULT_BLOCK_BYTES / 8` of 64 bits each,
-/// numbered from `first` on: each with its slot (`[p+0..8]` for pointer `p`) and its value.
-pub fn block_inputs(b: &mut Builder, first: usize, pointer: &str) -> Vec<(Slot, ValueId)> {
-    (0..DEFAULT_BLOCK_BYTES / 8)
+/// The inputs holding a block's initial `bytes` bytes (a multiple of 8: [`DEFAULT_BLOCK_BYTES`]
+/// for one thread), 64 bits each, numbered from `first` on: each with its slot (`[p+0..8]` for
+/// pointer `p`) and its value.
+pub fn block_inputs(
+    b: &mut Builder,
+    first: usize,
+    pointer: &str,
+    bytes: u32,
+) -> Vec<(Slot, ValueId)> {
+    (0..bytes / 8)
         .map(|k| {
             let slot = Slot {
                 name: format!("[{pointer}+{}..{}]", 8 * k, 8 * k + 8),

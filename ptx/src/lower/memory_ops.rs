@@ -5,20 +5,28 @@
 //! size") is a fault, which the function's `in_bounds` result reports, so the target writing
 //! or reading where the source does not is a disagreement.
 
-use super::{at, Reader};
+use super::{at, PhaseAccess, Reader};
 use semfuzz_spec::diag::{Diagnostic, Span};
 use semfuzz_spec::ir::{Op, ValueId};
 use semfuzz_spec::memory::Refusal;
 
 impl Reader<'_> {
-    /// The address `[base+offset]`, `base` a register.
+    /// The address `[base+offset]`, `base` a register (or, in the `.shared` space, a
+    /// `.shared` variable or a 32-bit register: shared-window addresses are zero-extended).
     fn heap_address(
         &mut self,
         base: &str,
         offset: i64,
         span: &Span,
     ) -> Result<ValueId, Diagnostic> {
-        let v = self.read_reg(base, span)?;
+        if let (true, Some(&address)) = (self.shared_now, self.shared_vars.get(base)) {
+            return Ok(self.b.konst(address.wrapping_add(offset as u64), 64));
+        }
+        let mut v = self.read_reg(base, span)?;
+        if self.shared_now && self.b.widths[v.id as usize] == 32 {
+            let zero = self.b.konst(0, 32);
+            v.id = self.b.concat(zero, v.id);
+        }
         if self.b.widths[v.id as usize] != 64 {
             return Err(at(span, format!("`{base}` is not a 64-bit address"))
                 .with_hint("semfuzz models 64-bit addresses (`.address_size 64`)"));
@@ -35,6 +43,11 @@ impl Reader<'_> {
                 self.wanted = Some(n);
                 at(span, "unsupported memory: a block is being declared")
             }
+            Refusal::NoPointer if self.shared_now => at(
+                span,
+                format!("unsupported `.shared` address `{base}`: it may fall in more than one `.shared` variable"),
+            )
+            .with_hint("semfuzz places a shared access in one variable: the one its known address falls in, or the kernel's only one"),
             Refusal::NoPointer => at(
                 span,
                 format!("unsupported address `{base}`: no pointer parameter gives it"),
@@ -55,6 +68,42 @@ impl Reader<'_> {
         self.fault = self.b.or_pred(self.fault, here);
     }
 
+    /// In a CTA, records the access of `bytes` bytes at `addr` for the phase's race check;
+    /// `stored` is what a write writes.
+    fn note_access(
+        &mut self,
+        addr: ValueId,
+        bytes: u32,
+        guard: Option<ValueId>,
+        stored: Option<ValueId>,
+    ) {
+        if self.cta.is_none() {
+            return;
+        }
+        let memory = if self.shared_now {
+            &self.shared
+        } else {
+            &self.heap
+        };
+        let Ok((block, offset)) = memory.place(&mut self.b, addr, bytes, bytes) else {
+            return;
+        };
+        let when = self
+            .and(self.path, guard)
+            .unwrap_or_else(|| self.b.konst(1, 1));
+        self.phase.push(PhaseAccess {
+            thread: self.current,
+            step: self.step,
+            shared: self.shared_now,
+            block,
+            offset,
+            bytes,
+            when,
+            stored,
+            atomic: self.atomic_now,
+        });
+    }
+
     /// `width` bits loaded from `[base+offset]`.
     pub(super) fn heap_load(
         &mut self,
@@ -65,7 +114,12 @@ impl Reader<'_> {
     ) -> Result<ValueId, Diagnostic> {
         let addr = self.heap_address(base, offset, span)?;
         let bytes = width.div_ceil(8);
-        let loaded = match self.heap.load(&mut self.b, addr, bytes, bytes) {
+        let memory = if self.shared_now {
+            &self.shared
+        } else {
+            &self.heap
+        };
+        let loaded = match memory.load(&mut self.b, addr, bytes, bytes) {
             Ok(l) => l,
             Err(r) => return Err(self.heap_refused(r, base, span)),
         };
@@ -73,6 +127,7 @@ impl Reader<'_> {
         // its guard holds.
         let guard = self.guard_now;
         self.heap_fault(loaded.ok, guard);
+        self.note_access(addr, bytes, guard, None);
         Ok(self.b.extract(loaded.value, 0, width))
     }
 
@@ -89,7 +144,12 @@ impl Reader<'_> {
         let bytes = self.b.widths[value as usize].div_ceil(8);
         let no = self.b.konst(0, 1);
         let cond = self.and(self.path, guard);
-        let ok = match self.heap.store(
+        let memory = if self.shared_now {
+            &mut self.shared
+        } else {
+            &mut self.heap
+        };
+        let ok = match memory.store(
             &mut self.b,
             addr,
             value,
@@ -101,6 +161,10 @@ impl Reader<'_> {
             Err(r) => return Err(self.heap_refused(r, base, span)),
         };
         self.heap_fault(ok, guard);
+        let stored = self
+            .b
+            .extract(value, 0, self.b.widths[value as usize].min(8 * bytes));
+        self.note_access(addr, bytes, guard, Some(stored));
         Ok(())
     }
 }
