@@ -31,6 +31,10 @@ pub struct Shape {
     /// default 8 per thread).
     #[arg(long, value_name = "BYTES", requires = "threads")]
     block_bytes: Option<u32>,
+    /// With --threads: how many bytes an `.extern .shared` array (Triton's `global_smem[]`,
+    /// sized at launch) holds (default 8 per thread).
+    #[arg(long, value_name = "BYTES", requires = "threads")]
+    shared_bytes: Option<u32>,
 }
 
 impl Shape {
@@ -39,6 +43,9 @@ impl Shape {
             let mut cta = semfuzz_ptx::Cta::of(n);
             if let Some(bytes) = self.block_bytes {
                 cta.block_bytes = bytes;
+            }
+            if let Some(bytes) = self.shared_bytes {
+                cta.extern_shared_bytes = bytes;
             }
             cta
         })

@@ -11,7 +11,7 @@ pub mod syntax;
 
 pub use lower::{
     read_cta, read_function, read_function_unrolled, Cta, PtxFunction, Slot, BOUNDED,
-    DEFAULT_UNROLL, MAX_THREADS, RACE_FREE,
+    DEFAULT_UNROLL, MAX_THREADS, RACE_FREE, WARP_STORES_AGREE,
 };
 pub use syntax::{parse, Module};
 

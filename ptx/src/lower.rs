@@ -106,6 +106,12 @@ impl Cta {
 /// outcome for plain accesses).
 pub const RACE_FREE: &str = "race_free";
 
+/// The name of a CTA's one-bit result after [`RACE_FREE`]: every set of lanes of one warp
+/// that stored to one location in one instruction stored the same bits. Where not, which
+/// lane's write lands is undefined (CUDA Programming Guide 5.3.2) and the memory results are
+/// the highest lane's (docs/ambiguities.md 175).
+pub const WARP_STORES_AGREE: &str = "warp_stores_agree";
+
 /// The most threads a CTA has (PTX ISA 10.4: `%ntid.x * %ntid.y * %ntid.z <= 1024`).
 pub const MAX_THREADS: u32 = 1024;
 
@@ -513,6 +519,8 @@ struct Reader<'s> {
     atomic_now: bool,
     /// Where some phase had a race (`None`: nowhere).
     race: Option<ValueId>,
+    /// Where lanes of one warp stored different bits to one location in one instruction.
+    warp_stores_differ: Option<ValueId>,
     /// A CTA's `.shared` variables: one fixed block each, at the address `shared_vars` names.
     shared: Memory,
     shared_vars: HashMap<String, u64>,
@@ -609,6 +617,7 @@ impl<'s> Reader<'s> {
             phase: Vec::new(),
             atomic_now: false,
             race: None,
+            warp_stores_differ: None,
             shared: Memory::default(),
             shared_vars: HashMap::new(),
             shared_now: false,
@@ -1434,12 +1443,13 @@ impl<'s> Reader<'s> {
     }
 
     /// Ends a phase: two of its accesses by different threads that overlap, one of them a
-    /// write and not both atomic, where both happen, are a race. Lanes of one warp storing
-    /// the same bits to the same bytes in one instruction are not: the CUDA Programming Guide
-    /// (5.3.2, "If a non-atomic instruction executed by a warp writes to the same location
-    /// ... for more than one of the threads of the warp ... which thread performs the final
-    /// write is undefined") leaves only which of equal writes lands open (docs/ambiguities.md
-    /// 175), the idiom of Triton's and CUB's per-warp partial results.
+    /// write and not both atomic, where both happen, are a race, except lanes of one warp
+    /// storing in one instruction: the CUDA Programming Guide (5.3.2: "If a non-atomic
+    /// instruction executed by a warp writes to the same location ... for more than one of
+    /// the threads of the warp ... which thread performs the final write is undefined") makes
+    /// that one of their writes, which is no choice at all where they store the same bits
+    /// (Triton's and CUB's per-warp partial sums) and is reported where they may not
+    /// ([`WARP_STORES_AGREE`], docs/ambiguities.md 175).
     fn close_phase(&mut self) {
         let accesses = std::mem::take(&mut self.phase);
         for (n, x) in accesses.iter().enumerate() {
@@ -1456,24 +1466,32 @@ impl<'s> Reader<'s> {
                 if self.b.known[overlap as usize] == Some(0) {
                     continue;
                 }
-                let mut conflict = overlap;
+                let both = self.b.emit(Op::And(1, x.when, y.when), 1);
                 let one_warp = x.step == y.step && x.thread / 32 == y.thread / 32;
-                if let (Some(a), Some(b), true) = (x.stored, y.stored, one_warp) {
-                    if x.bytes == y.bytes && self.b.widths[a as usize] == self.b.widths[b as usize]
-                    {
-                        let same_place = self.b.emit(Op::BvEq(x.offset, y.offset), 1);
-                        let same_bits = self.b.emit(Op::BvEq(a, b), 1);
-                        let agreed = self.b.emit(Op::And(1, same_place, same_bits), 1);
-                        let differ = self.b.emit(Op::Not(1, agreed), 1);
-                        conflict = self.b.emit(Op::And(1, overlap, differ), 1);
-                        if self.b.known[conflict as usize] == Some(0) {
-                            continue;
+                match (x.stored, y.stored) {
+                    (Some(a), Some(b)) if one_warp => {
+                        let same_bits = if x.bytes == y.bytes
+                            && self.b.widths[a as usize] == self.b.widths[b as usize]
+                        {
+                            let place = self.b.emit(Op::BvEq(x.offset, y.offset), 1);
+                            let bits = self.b.emit(Op::BvEq(a, b), 1);
+                            self.b.emit(Op::And(1, place, bits), 1)
+                        } else {
+                            self.b.konst(0, 1)
+                        };
+                        let differ = self.b.emit(Op::Not(1, same_bits), 1);
+                        let differ = self.b.emit(Op::And(1, overlap, differ), 1);
+                        let here = self.b.emit(Op::And(1, both, differ), 1);
+                        if self.b.known[here as usize] != Some(0) {
+                            self.warp_stores_differ =
+                                self.b.or_pred(self.warp_stores_differ, Some(here));
                         }
                     }
+                    _ => {
+                        let race = self.b.emit(Op::And(1, both, overlap), 1);
+                        self.race = self.b.or_pred(self.race, Some(race));
+                    }
                 }
-                let both = self.b.emit(Op::And(1, x.when, y.when), 1);
-                let race = self.b.emit(Op::And(1, both, conflict), 1);
-                self.race = self.b.or_pred(self.race, Some(race));
             }
         }
     }
@@ -2609,21 +2627,26 @@ impl<'s> Reader<'s> {
         dests.append(&mut heap_dests);
         slots.append(&mut heap_slots);
         if self.cta.is_some() {
-            let race_free = match self.race {
-                Some(r) => self.b.emit(Op::Not(1, r), 1),
-                None => self.b.konst(1, 1),
-            };
-            dests.push(Dest::whole(
-                RACE_FREE.into(),
-                1,
-                PartKind::Pred,
-                Outcome::Exact(race_free),
-            ));
-            slots.push(Slot {
-                name: RACE_FREE.into(),
-                width: 1,
-                kind: PartKind::Pred,
-            });
+            for (name, bad) in [
+                (RACE_FREE, self.race),
+                (WARP_STORES_AGREE, self.warp_stores_differ),
+            ] {
+                let good = match bad {
+                    Some(r) => self.b.emit(Op::Not(1, r), 1),
+                    None => self.b.konst(1, 1),
+                };
+                dests.push(Dest::whole(
+                    name.into(),
+                    1,
+                    PartKind::Pred,
+                    Outcome::Exact(good),
+                ));
+                slots.push(Slot {
+                    name: name.into(),
+                    width: 1,
+                    kind: PartKind::Pred,
+                });
+            }
         }
         let unrolled = self.looped.then_some(self.unroll);
         if unrolled.is_some() {
