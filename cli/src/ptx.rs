@@ -5,7 +5,7 @@ use crate::operand::parse_hex;
 use anyhow::{Context, Result};
 use semfuzz_fp::Format;
 use semfuzz_jit::{Evaluator, EvaluatorKind};
-use semfuzz_ptx::{PtxFunction, Slot};
+use semfuzz_ptx::{Cta, PtxFunction, Slot};
 use semfuzz_smt::reach::{reachable, Reach};
 use semfuzz_spec::diag::SourceFile;
 use semfuzz_spec::ir::PartKind;
@@ -35,6 +35,11 @@ pub struct Shape {
     /// sized at launch) holds (default 8 per thread).
     #[arg(long, value_name = "BYTES", requires = "threads")]
     shared_bytes: Option<u32>,
+    /// With --threads: the CTA's place in the grid along x (%ctaid = (X, 0, 0)); without it
+    /// %ctaid is an input. Fixed, every address a CTA computes from its row folds to one
+    /// place, which makes a big kernel much smaller to evaluate.
+    #[arg(long, value_name = "X", requires = "threads")]
+    ctaid: Option<u32>,
 }
 
 impl Shape {
@@ -47,6 +52,7 @@ impl Shape {
             if let Some(bytes) = self.shared_bytes {
                 cta.extern_shared_bytes = bytes;
             }
+            cta.ctaid = self.ctaid;
             cta
         })
     }
@@ -64,6 +70,16 @@ pub fn load(spec: &Spec, path: &Path, func: Option<&str>, shape: Shape) -> Resul
         }
         None => semfuzz_ptx::load(spec, &name, &text, func)?,
     })
+}
+
+/// The interpreter for a CTA: Cranelift's register allocator does not finish on a
+/// 128-thread kernel's program (hundreds of thousands of ops) in minutes (docs/cta.md).
+fn evaluator_for(f: &PtxFunction, asked: EvaluatorKind) -> EvaluatorKind {
+    if f.cta.is_some() {
+        EvaluatorKind::Interp
+    } else {
+        asked
+    }
 }
 
 /// An argument as written: a hex bit pattern, or a decimal exact in the format of a
@@ -112,10 +128,12 @@ fn parse_args(f: &PtxFunction, args: &[String]) -> Result<Vec<u64>, Diagnostic> 
     let cta_place = |r: &str| match (f.cta, r) {
         (Some(cta), "%ntid.x") => Some(u64::from(cta.threads)),
         (Some(_), "%ntid.y" | "%ntid.z") => Some(1),
+        (Some(Cta { ctaid: Some(x), .. }), "%ctaid.x") => Some(u64::from(x)),
+        (Some(Cta { ctaid: Some(_), .. }), "%ctaid.y" | "%ctaid.z") => Some(0),
         (Some(_), _) => special(r).or(Some(0)),
         (None, _) => special(r),
     };
-    if special(launch::SPECIAL_REGISTERS[0]).is_some() || special("%ctaid.x").is_some() {
+    if special(launch::SPECIAL_REGISTERS[0]).is_some() || special("%nctaid.x").is_some() {
         if let Some(why) = f.launch.violation(|r| cta_place(r).unwrap_or(0)) {
             return Err(Diagnostic::plain(format!(
                 "no thread of a launch of `{}` sees these special registers: {why}",
@@ -148,6 +166,7 @@ pub fn eval(
     shape: Shape,
 ) -> Result<()> {
     let f = load(spec, path, func, shape)?;
+    let evaluator = evaluator_for(&f, evaluator);
     let inputs = parse_args(&f, args)?;
     let mut ev = Evaluator::of_kind(&f.program, evaluator);
     let mut out = vec![Accept::default(); ev.n_parts()];
@@ -202,6 +221,7 @@ pub fn check(
     shape: Shape,
 ) -> Result<bool> {
     let f = load(spec, path, func, shape)?;
+    let evaluator = evaluator_for(&f, evaluator);
     if f.cta.is_some() && gpu.is_some() {
         anyhow::bail!(
             "check-ptx --backend runs a function as one thread on the GPU; --threads is checked against the spec only"

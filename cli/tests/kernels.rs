@@ -273,3 +273,43 @@ fn tritons_vector_add_validates_ir_to_ptx() {
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("vector_add sm_90: proved"), "{out}");
 }
+
+/// `eval-ptx --threads 32` reads the kernel as one CTA: a butterfly sum gives every lane the
+/// warp's sum (0 + 1 + ... + 31 = 0x1f0), the CTA's place is fixed by `--ctaid`, and the
+/// verdict lines say it raced nowhere. Read as one thread, the shuffle is refused by name.
+#[test]
+fn eval_ptx_runs_a_whole_cta() {
+    let ptx = fixtures().join("warp_sum.ptx");
+    let ptx = ptx.to_str().expect("utf-8 path");
+    let mut args = vec![
+        "eval-ptx".to_string(),
+        ptx.to_string(),
+        "--threads".into(),
+        "32".into(),
+        "--block-bytes".into(),
+        "128".into(),
+        "--ctaid".into(),
+        "0".into(),
+        "0x1000".into(),
+        "0x2000".into(),
+    ];
+    args.extend((0..16u64).map(|k| format!("{:#x}", ((2 * k + 1) << 32) | (2 * k))));
+    args.extend((0..16).map(|_| "0x0".to_string()));
+    args.extend(["0x1", "0x1", "0x1"].map(String::from));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (code, out) = semfuzz(&args);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("interp evaluator"), "{out}");
+    for k in 0..16 {
+        let line = format!("[out+{}..{}] = 0x1f0000001f0", 8 * k, 8 * k + 8);
+        assert!(out.contains(&line), "{line} in {out}");
+    }
+    assert!(out.contains("race_free = 1 (true)"), "{out}");
+    assert!(out.contains("warp_stores_agree = 1 (true)"), "{out}");
+    let (code, out) = semfuzz(&["eval-ptx", ptx, "0x1000", "0x2000"]);
+    assert_ne!(code, 0, "{out}");
+    assert!(
+        out.contains("warp collective") && out.contains("--threads"),
+        "{out}"
+    );
+}

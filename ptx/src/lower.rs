@@ -86,6 +86,10 @@ pub struct Cta {
     pub block_bytes: u32,
     /// How many bytes an `.extern .shared` array (`global_smem[]`, sized at launch) holds.
     pub extern_shared_bytes: u32,
+    /// The CTA's place in the grid along x (`%ctaid` = (x, 0, 0)), where fixed; else `%ctaid`
+    /// is an input. Fixed, an address computed from the row a CTA handles folds to a constant
+    /// offset and each access is one byte range instead of a select over the block.
+    pub ctaid: Option<u32>,
 }
 
 impl Cta {
@@ -96,6 +100,7 @@ impl Cta {
             threads,
             block_bytes: (8 * threads).max(memory::DEFAULT_BLOCK_BYTES),
             extern_shared_bytes: 8 * threads,
+            ctaid: None,
         }
     }
 }
@@ -164,7 +169,7 @@ pub fn read_cta(
             cta.threads
         )));
     }
-    if cta.block_bytes == 0 || cta.block_bytes % 8 != 0 {
+    if cta.block_bytes == 0 || !cta.block_bytes.is_multiple_of(8) {
         return Err(Diagnostic::plain(format!(
             "a block of {} bytes: blocks are whole 8-byte words",
             cta.block_bytes
@@ -791,23 +796,26 @@ impl<'s> Reader<'s> {
                 self.next_reg += 1;
                 let reg = self.next_reg;
                 outermost.names.insert(name.to_string(), (reg, 32));
-                let per_thread = |k: usize, threads: u32| match name {
-                    "%tid.x" => Some(k as u64),
-                    "%laneid" => Some(k as u64 % 32),
-                    "%ntid.x" => Some(u64::from(threads)),
-                    "%tid.y" | "%tid.z" => Some(0),
-                    "%ntid.y" | "%ntid.z" => Some(1),
+                let per_thread = |k: usize, cta: Cta| match (name, cta.ctaid) {
+                    ("%tid.x", _) => Some(k as u64),
+                    ("%laneid", _) => Some(k as u64 % 32),
+                    ("%ntid.x", _) => Some(u64::from(cta.threads)),
+                    ("%tid.y" | "%tid.z", _) => Some(0),
+                    ("%ntid.y" | "%ntid.z", _) => Some(1),
+                    ("%ctaid.x", Some(x)) => Some(u64::from(x)),
+                    ("%ctaid.y" | "%ctaid.z", Some(_)) => Some(0),
                     _ => None,
                 };
                 let shared = match self.cta {
-                    Some(cta) if per_thread(0, cta.threads).is_some() => None,
+                    Some(cta) if per_thread(0, cta).is_some() => None,
                     _ => Some(self.input(name.to_string(), 32, PartKind::Bits)),
                 };
-                let threads = self.cta.map_or(1, |c| c.threads);
+                let cta = self.cta;
                 self.each_thread(|r, k| {
-                    let id = match shared {
-                        Some(input) => input,
-                        None => r.b.konst(per_thread(k, threads).unwrap_or(0), 32),
+                    let id = match (shared, cta) {
+                        (Some(input), _) => input,
+                        (None, Some(cta)) => r.b.konst(per_thread(k, cta).unwrap_or(0), 32),
+                        (None, None) => unreachable!("one thread's registers are inputs"),
                     };
                     r.regs.insert(
                         reg,
@@ -958,7 +966,7 @@ impl<'s> Reader<'s> {
                 let stays = r.not(guard);
                 let falls = r.and(r.path, Some(stays));
                 exit[k] = r.or(exit[k], falls);
-                again |= !taken[k].is_some_and(|t| r.b.known[t as usize] == Some(0));
+                again |= taken[k].is_none_or(|t| r.b.known[t as usize] != Some(0));
                 Ok(())
             })?;
             if !again {

@@ -679,6 +679,13 @@ impl Builder {
                 };
             }
             Op::Select(_, a, b) if a == b => return a,
+            // A product with a known zero is zero and a sum with one is the other operand:
+            // a CTA's row offset `%ctaid.x * stride` at a fixed `%ctaid` of 0, which would
+            // otherwise keep every address of the row symbolic.
+            Op::BvMul(_, a, _) if self.known[a as usize] == Some(0) => return a,
+            Op::BvMul(_, _, b) if self.known[b as usize] == Some(0) => return b,
+            Op::BvAdd(_, a, b) if self.known[a as usize] == Some(0) => return b,
+            Op::BvAdd(_, a, b) if self.known[b as usize] == Some(0) => return a,
             op if foldable && op.args().iter().all(|a| self.known[*a as usize].is_some()) => {
                 // The op over its own few arguments, renumbered from 0: copying every known
                 // value per fold made a CTA's read (millions of ops) quadratic.
