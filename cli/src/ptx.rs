@@ -36,8 +36,8 @@ pub struct Shape {
     #[arg(long, value_name = "BYTES", requires = "threads")]
     shared_bytes: Option<u32>,
     /// With --threads: the CTA's place in the grid along x (%ctaid = (X, 0, 0)); without it
-    /// %ctaid is an input. Fixed, every address a CTA computes from its row folds to one
-    /// place, which makes a big kernel much smaller to evaluate.
+    /// %ctaid is an input. At 0, a row offset `%ctaid.x * stride` folds away, which makes a
+    /// row kernel several times smaller to evaluate.
     #[arg(long, value_name = "X", requires = "threads")]
     ctaid: Option<u32>,
 }

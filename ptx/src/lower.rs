@@ -70,8 +70,9 @@ pub struct PtxFunction {
     /// among its inputs.
     pub launch: Launch,
     /// The CTA it was read as, where it was read as one ([`read_cta`]): then its results are
-    /// the memory the threads leave, [`memory::IN_BOUNDS`] and [`RACE_FREE`], and its
-    /// special-register inputs are `%ctaid` and `%nctaid` only.
+    /// the memory the threads leave, [`memory::IN_BOUNDS`], [`RACE_FREE`] and
+    /// [`WARP_STORES_AGREE`], and its special-register inputs are `%ctaid` (unless fixed) and
+    /// `%nctaid` only.
     pub cta: Option<Cta>,
 }
 
@@ -87,8 +88,8 @@ pub struct Cta {
     /// How many bytes an `.extern .shared` array (`global_smem[]`, sized at launch) holds.
     pub extern_shared_bytes: u32,
     /// The CTA's place in the grid along x (`%ctaid` = (x, 0, 0)), where fixed; else `%ctaid`
-    /// is an input. Fixed, an address computed from the row a CTA handles folds to a constant
-    /// offset and each access is one byte range instead of a select over the block.
+    /// is an input. Fixed at 0, a row offset `%ctaid.x * stride` folds to 0, so each access
+    /// of the row is one byte range instead of a select over the block.
     pub ctaid: Option<u32>,
 }
 
