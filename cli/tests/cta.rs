@@ -317,3 +317,45 @@ fn tritons_layer_norm_agrees_with_numpy() {
         );
     }
 }
+
+/// The issue's own mutant: the same softmax reducing with `shfl.sync.up` where Triton wrote
+/// `.bfly` (every lane then keeps most of its own value instead of its warp's maximum and
+/// sum) is told apart from numpy on the first full row.
+#[test]
+fn a_softmax_shuffling_up_disagrees_with_numpy() {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../ptx/fixtures/triton-3.9-softmax-sm_90.ptx");
+    let text = std::fs::read_to_string(&path)
+        .expect("fixture")
+        .replace("shfl.sync.bfly.b32", "shfl.sync.up.b32");
+    let f = load_cta(
+        spec(),
+        "softmax-up.ptx",
+        &text,
+        None,
+        semfuzz_ptx::DEFAULT_UNROLL,
+        Cta {
+            block_bytes: 4 * THREADS,
+            ctaid: Some(0),
+            ..Cta::of(THREADS)
+        },
+    )
+    .unwrap_or_else(|d| panic!("{d}"));
+    let mut ev = Evaluator::of_kind(&f.program, EvaluatorKind::Interp);
+    let mut out = vec![Accept::default(); ev.n_parts()];
+    let mut rng = Random(0x5eed_0000_0000_0001);
+    let x: Vec<f32> = (0..128).map(|_| rng.float(4.0)).collect();
+    ev.eval(
+        &inputs(&f, &[(2, 128), (3, 128)], &[(0, &x), (1, &[0.0; 128])]),
+        &mut out,
+    );
+    let y = block(&f, &out, 1, 128);
+    let row: Vec<f64> = x.iter().map(|v| f64::from(*v)).collect();
+    let expected = numpy("    e = np.exp(v - v.max())\n    y = e / e.sum()", &[row]);
+    let worst = y
+        .iter()
+        .zip(&expected[0])
+        .map(|(g, e)| (f64::from(*g) - e).abs() / e.abs())
+        .fold(0.0, f64::max);
+    assert!(worst > 0.5, "the mutant is within {worst:e} of numpy");
+}
