@@ -631,17 +631,37 @@ impl<'s> Reader<'s> {
         }
     }
 
-    /// Places the module's `.shared` variables in the CTA's shared window, in declaration
-    /// order, each at its alignment, from address 0 (docs/ambiguities.md 175); their bytes
-    /// start as any value (PTX ISA 5.1.4: shared memory is not initialised).
+    /// Places the module's `.shared` variables, then those the kernel's body declares (as
+    /// nvcc writes a `__shared__` array), in the CTA's shared window, in declaration order,
+    /// each at its alignment, from address 0 (docs/ambiguities.md 175); their bytes start as
+    /// any value (PTX ISA 5.1.4: shared memory is not initialised).
     fn declare_shared(&mut self, cta: Cta) -> Result<(), Diagnostic> {
-        let mut next: u64 = 0;
-        for v in self
+        let in_body = self.f.body.iter().flatten().filter_map(|s| match s {
+            Statement::Other(text, span) if text.starts_with(".shared") => Some(Variable {
+                linkage: Vec::new(),
+                name: text
+                    .split_whitespace()
+                    .last()
+                    .unwrap_or_default()
+                    .split('[')
+                    .next()
+                    .unwrap_or_default()
+                    .to_string(),
+                text: text.clone(),
+                span: span.clone(),
+            }),
+            _ => None,
+        });
+        let declared: Vec<Variable> = self
             .module
             .variables
             .iter()
             .filter(|v| v.text.starts_with(".shared"))
-        {
+            .cloned()
+            .chain(in_body)
+            .collect();
+        let mut next: u64 = 0;
+        for v in &declared {
             let (align, size) = shared_layout(v, cta.extern_shared_bytes)?;
             let address = next.next_multiple_of(u64::from(align.max(1)));
             next = address + u64::from(size);
@@ -903,13 +923,16 @@ impl<'s> Reader<'s> {
                         Ok(())
                     })?;
                 }
+                // Declared with the CTA (`Reader::declare_shared`).
+                Statement::Other(text, _)
+                    if text.starts_with(".shared") && !self.threads.is_empty() => {}
                 Statement::Other(text, span) => return Err(at(
                     span,
                     format!("semfuzz does not model `{text}`"),
                 )
                 .with_hint(
-                    "a function reads registers and its parameters: local, shared and call \
-                         parameter declarations are not modelled",
+                    "a function reads registers and its parameters: local and call parameter \
+                     declarations are not modelled, and a `.shared` one is the CTA's (`--threads N`)",
                 )),
             }
         }
@@ -1632,7 +1655,17 @@ impl<'s> Reader<'s> {
                 args.push(self.b.konst(lane as u64, lane_width));
                 args.push(mask);
                 self.guard_now = guards[k];
-                let results = self.inline(variant, &args, i)?;
+                // A lane that never runs the instruction (its thread branched around it)
+                // writes nothing that any path reads: zeros, not the variant's choices.
+                let results = if self.b.known[active[k] as usize] == Some(0) {
+                    variant
+                        .dests
+                        .iter()
+                        .map(|d| (self.b.konst(0, d.width), PartKind::Bits))
+                        .collect()
+                } else {
+                    self.inline(variant, &args, i)?
+                };
                 let dests: Vec<(&str, &Span)> = match &first.kind {
                     OperandKind::Name(d) => vec![(d.as_str(), &first.span)],
                     OperandKind::Pair(p, q) => {

@@ -455,3 +455,32 @@ fn shared_variables_need_the_cta() {
     assert!(e.message.contains("module variable `partial`"), "{e}");
     assert!(format!("{e}").contains("--threads"), "{e}");
 }
+
+/// nvcc 13.5's block reduction (`ptx/fixtures/nvcc-block-sum.cu`, `-O3 -arch=sm_80`): a warp
+/// butterfly, lane 0 of each warp storing to a `__shared__` array nvcc declares inside the
+/// kernel, `__syncthreads`, and the first warp summing the partials behind two branches
+/// that the other threads jump around. 128 threads give thread 0's `out[0]` the CTA's sum,
+/// with no race and nothing left open.
+#[test]
+fn nvccs_block_reduction_sums_the_cta() {
+    let text = include_str!("../fixtures/nvcc-13.5-block-sum-sm_80.ptx")
+        .replace("block_sum_param_0", "buf")
+        .replace("block_sum_param_1", "out");
+    let f = cta(&text, 128).unwrap_or_else(|e| panic!("{e}"));
+    let mut next = xorshift(0x0dd_ba11_cafe_f00d);
+    for _ in 0..5 {
+        let input: Vec<u32> = (0..128).map(|_| next()).collect();
+        let sum = input.iter().fold(0u32, |s, x| s.wrapping_add(*x));
+        let results = run(&f, &input, &[0; 128]);
+        let mut expected = vec![Some(0); 128];
+        expected[0] = Some(sum);
+        assert_eq!(words(&results, "out", 128), expected);
+        assert_eq!(result(&results, "race_free"), &Accept::Exact(1));
+        assert_eq!(result(&results, "warp_stores_agree"), &Accept::Exact(1));
+        assert_eq!(open_choices(&f, &input), Vec::<String>::new());
+    }
+    // Without `__syncthreads`, the first warp reads partials the others are writing.
+    let racy = cta(&text.replace("bar.sync \t0;", ""), 128).unwrap_or_else(|e| panic!("{e}"));
+    let results = run(&racy, &[1; 128], &[0; 128]);
+    assert_eq!(result(&results, "race_free"), &Accept::Exact(0));
+}

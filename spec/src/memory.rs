@@ -124,29 +124,29 @@ impl Memory {
         });
     }
 
-    /// The fixed block `addr` (derived from no pointer input) falls in: the one holding it
-    /// where the address is known, the only one where not.
+    /// The fixed block `addr` (derived from no pointer input) is in: where the address is
+    /// known, the last block starting at or below it (the first if none does), so that an
+    /// address past a variable is an access outside it, a fault on the paths that reach it;
+    /// where not, the only fixed block.
     fn fixed_block(&self, b: &Builder, addr: ValueId) -> Option<(usize, u64)> {
-        let fixed = self
+        let fixed: Vec<(usize, u64)> = self
             .blocks
             .iter()
             .enumerate()
             .filter_map(|(k, block)| match block.base {
-                Base::Fixed(a) => Some((k, a, block.bytes.len() as u64)),
+                Base::Fixed(a) => Some((k, a)),
                 Base::Input(_) => None,
-            });
-        match b.known[addr as usize] {
-            Some(x) => fixed
-                .filter(|(_, a, n)| x >= *a && x - a < *n)
-                .map(|(k, a, _)| (k, a))
-                .next(),
-            None => {
-                let all: Vec<(usize, u64, u64)> = fixed.collect();
-                match all.as_slice() {
-                    [(k, a, _)] => Some((*k, *a)),
-                    _ => None,
-                }
-            }
+            })
+            .collect();
+        match (b.known[addr as usize], fixed.as_slice()) {
+            (_, [only]) => Some(*only),
+            (Some(x), _) => fixed
+                .iter()
+                .filter(|(_, a)| *a <= x)
+                .max_by_key(|(_, a)| *a)
+                .or(fixed.first())
+                .copied(),
+            (None, _) => None,
         }
     }
 
