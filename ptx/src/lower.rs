@@ -1692,10 +1692,12 @@ impl<'s> Reader<'s> {
         self.guard_now = guard;
         let base = i.opcode.split('.').next().unwrap_or("");
         self.atomic_now = matches!(base, "atom" | "red");
-        self.shared_now = i
-            .opcode
-            .split('.')
-            .any(|m| m.split("::").next() == Some("shared"));
+        // One thread's `.shared` access goes through a pointer parameter to its block, as
+        // any address does; a CTA's goes to its `.shared` variables, where it declares any.
+        self.shared_now = !self.shared.blocks.is_empty()
+            && i.opcode
+                .split('.')
+                .any(|m| m.split("::").next() == Some("shared"));
         match base {
             "ret" | "exit" | "bra" => {
                 let taken = self.and(self.path, guard);
