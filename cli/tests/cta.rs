@@ -20,16 +20,24 @@ fn spec() -> &'static Spec {
 
 const THREADS: u32 = 128;
 
-/// `name` read as a 128-thread CTA, at grid position `ctaid` where given.
+/// Fixture `name` read as a 128-thread CTA, at grid position `ctaid` where given.
 fn kernel(name: &str, ctaid: Option<u32>) -> PtxFunction {
+    kernel_from(name, &fixture_text(name), ctaid)
+}
+
+fn fixture_text(name: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../ptx/fixtures")
         .join(name);
-    let text = std::fs::read_to_string(&path).expect("fixture");
+    std::fs::read_to_string(&path).expect("fixture")
+}
+
+/// `text` (named `name`) read as a 128-thread CTA, at grid position `ctaid` where given.
+fn kernel_from(name: &str, text: &str, ctaid: Option<u32>) -> PtxFunction {
     load_cta(
         spec(),
         name,
-        &text,
+        text,
         None,
         semfuzz_ptx::DEFAULT_UNROLL,
         Cta {
@@ -167,6 +175,85 @@ fn numpy(program: &str, rows: &[Vec<f64>]) -> Vec<Vec<f64>> {
         .collect()
 }
 
+/// One row: the kernel's inputs, how many of its output words it computes, and the row as
+/// numpy reads it.
+struct Row {
+    inputs: Vec<u64>,
+    n: usize,
+    given: Vec<f64>,
+}
+
+/// What a kernel computed over `rows()` rows that `row` makes (from the random source and
+/// the row's number): each row's first `n` output words of block `output`, the rows as
+/// numpy reads them, and how many rows' warps stored agreeing values. Every row must be
+/// race-free and in bounds, and the output words past `n` (the masked lanes') untouched.
+struct Run {
+    got: Vec<Vec<f32>>,
+    given: Vec<Vec<f64>>,
+    stores_agreed: usize,
+}
+
+/// The value the output words start as: a masked lane must leave it.
+const UNTOUCHED: f32 = -7.0;
+
+fn run_rows(
+    fixture: &str,
+    f: &PtxFunction,
+    output: usize,
+    seed: u64,
+    mut row: impl FnMut(&mut Random, usize) -> Row,
+) -> Run {
+    let mut ev = Evaluator::of_kind(&f.program, EvaluatorKind::Interp);
+    let mut out = vec![Accept::default(); ev.n_parts()];
+    let mut rng = Random(seed);
+    let mut run = Run {
+        got: Vec::new(),
+        given: Vec::new(),
+        stores_agreed: 0,
+    };
+    for r in 0..rows() {
+        let Row { inputs, n, given } = row(&mut rng, r);
+        ev.eval(&inputs, &mut out);
+        assert_eq!(flag(f, &out, "race_free"), Accept::Exact(1), "{fixture}");
+        assert_eq!(flag(f, &out, "in_bounds"), Accept::Exact(1), "{fixture}");
+        run.stores_agreed += usize::from(flag(f, &out, "warp_stores_agree") == Accept::Exact(1));
+        let y = block(f, &out, output, THREADS as usize);
+        assert!(
+            y[n..].iter().all(|v| *v == UNTOUCHED),
+            "{fixture}: the masked lanes store nothing"
+        );
+        run.got.push(y[..n].to_vec());
+        run.given.push(given);
+    }
+    run
+}
+
+/// The largest of `|got - expected| / allowed` over every computed word, where numpy's rows
+/// give each word's expected value and `allowed` turns numpy's row and the word's number
+/// into its bound; panics at the first word past its bound.
+fn worst_error(
+    fixture: &str,
+    got: &[Vec<f32>],
+    expected: &[Vec<f64>],
+    allowed: impl Fn(&[f64], usize) -> (f64, f64),
+) -> f64 {
+    let mut worst: f64 = 0.0;
+    for (row, (g, e)) in got.iter().zip(expected).enumerate() {
+        for (k, g) in g.iter().enumerate() {
+            let (value, bound) = allowed(e, k);
+            let err = (f64::from(*g) - value).abs();
+            worst = worst.max(err / bound);
+            assert!(
+                err <= bound,
+                "{fixture} row {row} [{k}]: {g:e} against numpy's {value:e} (error {err:e}, allowed {bound:e})"
+            );
+        }
+    }
+    worst
+}
+
+const SOFTMAX: &str = "    e = np.exp(v - v.max())\n    y = e / e.sum()";
+
 /// Softmax's error against the exact result, relative: `x - max` rounds once (|x - max| ≤ 8
 /// for rows in [-4, 4]: 2^-21 absolute), the product by the f32 `log2 e` rounds once and
 /// carries that constant's 2^-25 relative error (together < 2^-19.6 absolute in the exponent,
@@ -183,50 +270,36 @@ fn tritons_softmax_agrees_with_numpy() {
     ] {
         // The CTA of row 0, its place fixed (`--ctaid 0`): each access one byte range.
         let f = kernel(fixture, Some(0));
-        let mut ev = Evaluator::of_kind(&f.program, EvaluatorKind::Interp);
-        let mut out = vec![Accept::default(); ev.n_parts()];
-        let mut rng = Random(0x5eed_0000_0000_0001);
-        let (mut got, mut given) = (Vec::new(), Vec::new());
-        for r in 0..rows() {
+        let run = run_rows(fixture, &f, 1, 0x5eed_0000_0000_0001, |rng, r| {
             let n = match r {
                 0 => 128,
                 1 => 1,
                 _ => 1 + (rng.next() % 128) as usize,
             };
             let x: Vec<f32> = (0..n).map(|_| rng.float(4.0)).collect();
-            let before = vec![-7.0f32; 128];
-            ev.eval(
-                &inputs(&f, &[(2, 128), (3, n as u64)], &[(0, &x), (1, &before)]),
-                &mut out,
-            );
-            assert_eq!(flag(&f, &out, "race_free"), Accept::Exact(1), "{fixture}");
-            assert_eq!(
-                flag(&f, &out, "warp_stores_agree"),
-                Accept::Exact(1),
-                "{fixture}"
-            );
-            assert_eq!(flag(&f, &out, "in_bounds"), Accept::Exact(1), "{fixture}");
-            let y = block(&f, &out, 1, 128);
-            assert!(
-                y[n..].iter().all(|v| *v == -7.0),
-                "{fixture}: the masked lanes store nothing"
-            );
-            got.push(y[..n].to_vec());
-            given.push(x.iter().map(|v| f64::from(*v)).collect::<Vec<_>>());
-        }
-        let expected = numpy("    e = np.exp(v - v.max())\n    y = e / e.sum()", &given);
-        let mut worst: f64 = 0.0;
-        for (row, (g, e)) in got.iter().zip(&expected).enumerate() {
-            for (k, (g, e)) in g.iter().zip(e).enumerate() {
-                let err = (f64::from(*g) - e).abs() / e.abs();
-                worst = worst.max(err);
-                assert!(err <= SOFTMAX_RTOL, "{fixture} row {row} [{k}]: {g:e} against numpy's {e:e} (relative error {err:e})");
+            Row {
+                inputs: inputs(
+                    &f,
+                    &[(2, 128), (3, n as u64)],
+                    &[(0, &x), (1, &[UNTOUCHED; 128])],
+                ),
+                n,
+                given: x.iter().map(|v| f64::from(*v)).collect(),
             }
-        }
+        });
+        assert_eq!(
+            run.stores_agreed,
+            run.got.len(),
+            "{fixture}: a warp's stores disagreed"
+        );
+        let expected = numpy(SOFTMAX, &run.given);
+        let worst = worst_error(fixture, &run.got, &expected, |e, k| {
+            (e[k], SOFTMAX_RTOL * e[k].abs())
+        });
         eprintln!(
             "{fixture}: {} rows, largest relative error 2^{:.1} (allowed 2^-18)",
-            got.len(),
-            worst.log2()
+            run.got.len(),
+            (worst * SOFTMAX_RTOL).log2()
         );
     }
 }
@@ -249,12 +322,7 @@ fn tritons_layer_norm_agrees_with_numpy() {
     ] {
         // `%ctaid` an input (0 here): the addresses stay symbolic in the row.
         let f = kernel(fixture, None);
-        let mut ev = Evaluator::of_kind(&f.program, EvaluatorKind::Interp);
-        let mut out = vec![Accept::default(); ev.n_parts()];
-        let mut rng = Random(0x1a7e_0000_0000_0003);
-        let (mut got, mut given) = (Vec::new(), Vec::new());
-        let mut disagreed = false;
-        for r in 0..rows() {
+        let run = run_rows(fixture, &f, 3, 0x1a7e_0000_0000_0003, |rng, r| {
             let n = match r {
                 0 => 128,
                 1 => 2,
@@ -263,56 +331,35 @@ fn tritons_layer_norm_agrees_with_numpy() {
             let x: Vec<f32> = (0..n).map(|_| rng.float(1.0)).collect();
             let w: Vec<f32> = (0..n).map(|_| rng.float(2.0)).collect();
             let b: Vec<f32> = (0..n).map(|_| rng.float(2.0)).collect();
-            let before = vec![-7.0f32; 128];
-            ev.eval(
-                &inputs(
-                    &f,
-                    &[(4, 128), (5, n as u64), (6, u64::from(eps.to_bits()))],
-                    &[(0, &x), (1, &w), (2, &b), (3, &before)],
-                ),
-                &mut out,
-            );
-            assert_eq!(flag(&f, &out, "race_free"), Accept::Exact(1), "{fixture}");
-            assert_eq!(flag(&f, &out, "in_bounds"), Accept::Exact(1), "{fixture}");
-            // LLVM contracts the variance's first butterfly step into `fma(d, d, shfl(d*d))`,
-            // so lanes i and i^16 hold different sums, and all 32 store to their warp's one
-            // `.shared` slot: which lane's sum lands is undefined (docs/cta.md).
-            disagreed |= flag(&f, &out, "warp_stores_agree") == Accept::Exact(0);
-            let y = block(&f, &out, 3, 128);
-            assert!(
-                y[n..].iter().all(|v| *v == -7.0),
-                "{fixture}: the masked lanes store nothing"
-            );
-            got.push(y[..n].to_vec());
-            let row: Vec<f64> = [&x[..], &w, &b]
-                .concat()
-                .iter()
-                .map(|v| f64::from(*v))
-                .collect();
-            given.push(row);
-        }
+            let scalars = [(4, 128), (5, n as u64), (6, u64::from(eps.to_bits()))];
+            let blocks = [(0, &x[..]), (1, &w), (2, &b), (3, &[UNTOUCHED; 128])];
+            let given = [&x[..], &w, &b].concat();
+            Row {
+                inputs: inputs(&f, &scalars, &blocks),
+                n,
+                given: given.iter().map(|v| f64::from(*v)).collect(),
+            }
+        });
+        // LLVM contracts the variance's first butterfly step into `fma(d, d, shfl(d*d))`,
+        // so lanes i and i^16 hold different sums, and all 32 store to their warp's one
+        // `.shared` slot: which lane's sum lands is undefined (docs/cta.md).
+        assert!(
+            run.stores_agreed < run.got.len(),
+            "{fixture}: the contracted butterfly's lanes disagree"
+        );
         let program = format!(
             "    n = len(v) // 3\n    x, w, b = v[:n], v[n:2*n], v[2*n:]\n    d = x - x.mean()\n    rstd = 1 / np.sqrt((d * d).mean() + {})\n    y = np.concatenate([d * rstd * w + b, np.abs(d) * rstd * np.abs(w) + np.abs(b)])",
             f64::from(eps)
         );
-        assert!(
-            disagreed,
-            "{fixture}: the contracted butterfly's lanes disagree"
-        );
-        let expected = numpy(&program, &given);
-        let mut worst: f64 = 0.0;
-        for (row, (g, e)) in got.iter().zip(&expected).enumerate() {
-            let (value, scale) = e.split_at(g.len());
-            for (k, g) in g.iter().enumerate() {
-                let err = (f64::from(*g) - value[k]).abs();
-                let allowed = LAYER_NORM_TOL * scale[k] + 1.0 / (1u64 << 20) as f64;
-                worst = worst.max(err / allowed);
-                assert!(err <= allowed, "{fixture} row {row} [{k}]: {g:e} against numpy's {:e} (error {err:e}, allowed {allowed:e})", value[k]);
-            }
-        }
+        let expected = numpy(&program, &run.given);
+        // numpy's row is the values, then their scales.
+        let worst = worst_error(fixture, &run.got, &expected, |e, k| {
+            let n = e.len() / 2;
+            (e[k], LAYER_NORM_TOL * e[n + k] + 1.0 / (1u64 << 20) as f64)
+        });
         eprintln!(
             "{fixture}: {} rows, largest error {:.3} of the allowed",
-            got.len(),
+            run.got.len(),
             worst
         );
     }
@@ -323,24 +370,9 @@ fn tritons_layer_norm_agrees_with_numpy() {
 /// sum) is told apart from numpy on the first full row.
 #[test]
 fn a_softmax_shuffling_up_disagrees_with_numpy() {
-    let path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../ptx/fixtures/triton-3.9-softmax-sm_90.ptx");
-    let text = std::fs::read_to_string(&path)
-        .expect("fixture")
+    let text = fixture_text("triton-3.9-softmax-sm_90.ptx")
         .replace("shfl.sync.bfly.b32", "shfl.sync.up.b32");
-    let f = load_cta(
-        spec(),
-        "softmax-up.ptx",
-        &text,
-        None,
-        semfuzz_ptx::DEFAULT_UNROLL,
-        Cta {
-            block_bytes: 4 * THREADS,
-            ctaid: Some(0),
-            ..Cta::of(THREADS)
-        },
-    )
-    .unwrap_or_else(|d| panic!("{d}"));
+    let f = kernel_from("softmax-up.ptx", &text, Some(0));
     let mut ev = Evaluator::of_kind(&f.program, EvaluatorKind::Interp);
     let mut out = vec![Accept::default(); ev.n_parts()];
     let mut rng = Random(0x5eed_0000_0000_0001);
@@ -351,7 +383,7 @@ fn a_softmax_shuffling_up_disagrees_with_numpy() {
     );
     let y = block(&f, &out, 1, 128);
     let row: Vec<f64> = x.iter().map(|v| f64::from(*v)).collect();
-    let expected = numpy("    e = np.exp(v - v.max())\n    y = e / e.sum()", &[row]);
+    let expected = numpy(SOFTMAX, &[row]);
     let worst = y
         .iter()
         .zip(&expected[0])

@@ -38,9 +38,9 @@ pub fn load_unrolled(
     func: Option<&str>,
     unroll: u32,
 ) -> Result<PtxFunction, Diagnostic> {
-    let file = SourceFile::new(name, text);
-    let module = parse(&file)?;
-    read_function_unrolled(spec, &module, func, unroll)
+    read_text(name, text, |module| {
+        read_function_unrolled(spec, module, func, unroll)
+    })
 }
 
 /// Parses `text` and reads function `func` (or the module's one function) as the CTA `cta`
@@ -53,9 +53,17 @@ pub fn load_cta(
     unroll: u32,
     cta: Cta,
 ) -> Result<PtxFunction, Diagnostic> {
-    let file = SourceFile::new(name, text);
-    let module = parse(&file)?;
-    read_cta(spec, &module, func, unroll, cta)
+    read_text(name, text, |module| {
+        read_cta(spec, module, func, unroll, cta)
+    })
+}
+
+fn read_text(
+    name: &str,
+    text: &str,
+    read: impl FnOnce(&Module) -> Result<PtxFunction, Diagnostic>,
+) -> Result<PtxFunction, Diagnostic> {
+    read(&parse(&SourceFile::new(name, text))?)
 }
 
 /// [`SourceFile`] re-exported for callers that keep the text for messages.

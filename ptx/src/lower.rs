@@ -148,7 +148,7 @@ pub fn read_function_unrolled(
     name: Option<&str>,
     unroll: u32,
 ) -> Result<PtxFunction, Diagnostic> {
-    let f = pick_function(module, name)?;
+    let f = pick_function(module, name, false)?;
     read_shaped(spec, module, f, unroll, None)
 }
 
@@ -163,7 +163,7 @@ pub fn read_cta(
     unroll: u32,
     cta: Cta,
 ) -> Result<PtxFunction, Diagnostic> {
-    let f = pick_function(module, name)?;
+    let f = pick_function(module, name, true)?;
     if !(1..=MAX_THREADS).contains(&cta.threads) {
         return Err(Diagnostic::plain(format!(
             "a CTA has 1 to {MAX_THREADS} threads, not {}",
@@ -203,11 +203,22 @@ pub fn read_cta(
 }
 
 /// `name` of `module`, or its one function with a body.
-fn pick_function<'m>(module: &'m Module, name: Option<&str>) -> Result<&'m Function, Diagnostic> {
+/// Function `name`, or the module's one function; a CTA (`kernel`) runs a kernel, so there
+/// the module's one `.entry` beside the `.func`s it calls.
+fn pick_function<'m>(
+    module: &'m Module,
+    name: Option<&str>,
+    kernel: bool,
+) -> Result<&'m Function, Diagnostic> {
     let defined: Vec<&Function> = module
         .functions
         .iter()
         .filter(|f| f.body.is_some())
+        .collect();
+    let entries: Vec<&Function> = defined
+        .iter()
+        .copied()
+        .filter(|f| f.kind == FunctionKind::Entry)
         .collect();
     Ok(match name {
         Some(n) => *defined.iter().find(|f| f.name == n).ok_or_else(|| {
@@ -220,6 +231,7 @@ fn pick_function<'m>(module: &'m Module, name: Option<&str>) -> Result<&'m Funct
         })?,
         None => match defined.as_slice() {
             [one] => *one,
+            _ if kernel && entries.len() == 1 => entries[0],
             [] => {
                 return Err(Diagnostic::plain(
                     "the module defines no function (no `.func` or `.entry` with a body)",
@@ -261,6 +273,15 @@ fn read_shaped(
 /// A located `unsupported` where `f` names a module variable (`ld.global.f32 %f1, [x];`,
 /// `mov.u64 %rd1, x;`): memory other than what parameters point to is not modelled, and
 /// reading such a name as a register would blame the wrong thing.
+/// The error for an instruction whose operands fit none of its variants' signatures.
+fn no_signature_fits(i: &Instr, opcode: &str, named: &[&Variant]) -> Diagnostic {
+    let signatures: Vec<String> = named.iter().map(|v| v.signature()).collect();
+    at(
+        &i.span,
+        format!("`{opcode}` takes {}", signatures.join(" or ")),
+    )
+}
+
 fn refuse_module_variables(module: &Module, f: &Function, in_cta: bool) -> Result<(), Diagnostic> {
     fn names(o: &Operand) -> Vec<&str> {
         match &o.kind {
@@ -1413,14 +1434,10 @@ impl<'s> Reader<'s> {
     /// numbers are not told apart (each barrier waits for all threads).
     fn barrier(&mut self, i: &Instr) -> Result<(), Diagnostic> {
         let (Some(cta), false) = (self.cta, self.threads.is_empty()) else {
-            return Err(at(
-                &i.opcode_span,
-                format!(
-                    "unsupported: `{}` waits for the CTA's other threads, and this reads one thread (or a function it calls)",
-                    i.opcode
-                ),
-            )
-            .with_hint("read the kernel as a CTA (`--threads N`)"));
+            return Err(self.needs_the_cta(
+                i,
+                format!("`{}` waits for the CTA's other threads", i.opcode),
+            ));
         };
         let mods: Vec<&str> = i.opcode.split('.').skip(1).collect();
         if !mods.contains(&"sync")
@@ -1481,49 +1498,77 @@ impl<'s> Reader<'s> {
     /// the threads of the warp ... which thread performs the final write is undefined") makes
     /// that one of their writes, which is no choice at all where they store the same bits
     /// (Triton's and CUB's per-warp partial sums) and is reported where they may not
-    /// ([`WARP_STORES_AGREE`], docs/ambiguities.md 175).
+    /// ([`WARP_STORES_AGREE`], docs/ambiguities.md 175). Accesses at known
+    /// offsets are paired only where their byte ranges meet (sorted by offset), so a large
+    /// CTA's many disjoint accesses cost no pairs; one at a symbolic offset meets every other.
     fn close_phase(&mut self) {
-        let accesses = std::mem::take(&mut self.phase);
-        for (n, x) in accesses.iter().enumerate() {
-            for y in &accesses[n + 1..] {
-                if x.thread == y.thread
-                    || x.shared != y.shared
-                    || x.block != y.block
-                    || (x.stored.is_none() && y.stored.is_none())
-                    || (x.atomic && y.atomic)
+        let mut accesses = std::mem::take(&mut self.phase);
+        let known = |b: &Builder, x: &PhaseAccess| b.known[x.offset as usize];
+        accesses.sort_by_key(|x| {
+            (
+                x.shared,
+                x.block,
+                known(&self.b, x).is_some(),
+                known(&self.b, x),
+            )
+        });
+        for group in accesses.chunk_by(|x, y| x.shared == y.shared && x.block == y.block) {
+            let symbolic = group.partition_point(|x| known(&self.b, x).is_none());
+            let (symbolic, fixed) = group.split_at(symbolic);
+            for (n, x) in symbolic.iter().enumerate() {
+                for y in &group[n + 1..] {
+                    self.phase_pair(x, y);
+                }
+            }
+            let starts: Vec<u64> = fixed
+                .iter()
+                .map(|x| known(&self.b, x).unwrap_or(0))
+                .collect();
+            for (n, x) in fixed.iter().enumerate() {
+                let end = starts[n].saturating_add(u64::from(x.bytes));
+                let meeting = starts[n + 1..].iter().take_while(|at| **at < end).count();
+                for y in &fixed[n + 1..n + 1 + meeting] {
+                    self.phase_pair(x, y);
+                }
+            }
+        }
+    }
+
+    /// One pair of a closing phase's accesses to one block ([`Self::close_phase`]).
+    fn phase_pair(&mut self, x: &PhaseAccess, y: &PhaseAccess) {
+        if x.thread == y.thread
+            || (x.stored.is_none() && y.stored.is_none())
+            || (x.atomic && y.atomic)
+        {
+            return;
+        }
+        let overlap = self.overlap((x.offset, x.bytes), (y.offset, y.bytes));
+        if self.b.known[overlap as usize] == Some(0) {
+            return;
+        }
+        let both = self.b.emit(Op::And(1, x.when, y.when), 1);
+        let one_warp = x.step == y.step && x.thread / 32 == y.thread / 32;
+        match (x.stored, y.stored) {
+            (Some(a), Some(b)) if one_warp => {
+                let same_bits = if x.bytes == y.bytes
+                    && self.b.widths[a as usize] == self.b.widths[b as usize]
                 {
-                    continue;
+                    let place = self.b.emit(Op::BvEq(x.offset, y.offset), 1);
+                    let bits = self.b.emit(Op::BvEq(a, b), 1);
+                    self.b.emit(Op::And(1, place, bits), 1)
+                } else {
+                    self.b.konst(0, 1)
+                };
+                let differ = self.b.emit(Op::Not(1, same_bits), 1);
+                let differ = self.b.emit(Op::And(1, overlap, differ), 1);
+                let here = self.b.emit(Op::And(1, both, differ), 1);
+                if self.b.known[here as usize] != Some(0) {
+                    self.warp_stores_differ = self.b.or_pred(self.warp_stores_differ, Some(here));
                 }
-                let overlap = self.overlap((x.offset, x.bytes), (y.offset, y.bytes));
-                if self.b.known[overlap as usize] == Some(0) {
-                    continue;
-                }
-                let both = self.b.emit(Op::And(1, x.when, y.when), 1);
-                let one_warp = x.step == y.step && x.thread / 32 == y.thread / 32;
-                match (x.stored, y.stored) {
-                    (Some(a), Some(b)) if one_warp => {
-                        let same_bits = if x.bytes == y.bytes
-                            && self.b.widths[a as usize] == self.b.widths[b as usize]
-                        {
-                            let place = self.b.emit(Op::BvEq(x.offset, y.offset), 1);
-                            let bits = self.b.emit(Op::BvEq(a, b), 1);
-                            self.b.emit(Op::And(1, place, bits), 1)
-                        } else {
-                            self.b.konst(0, 1)
-                        };
-                        let differ = self.b.emit(Op::Not(1, same_bits), 1);
-                        let differ = self.b.emit(Op::And(1, overlap, differ), 1);
-                        let here = self.b.emit(Op::And(1, both, differ), 1);
-                        if self.b.known[here as usize] != Some(0) {
-                            self.warp_stores_differ =
-                                self.b.or_pred(self.warp_stores_differ, Some(here));
-                        }
-                    }
-                    _ => {
-                        let race = self.b.emit(Op::And(1, both, overlap), 1);
-                        self.race = self.b.or_pred(self.race, Some(race));
-                    }
-                }
+            }
+            _ => {
+                let race = self.b.emit(Op::And(1, both, overlap), 1);
+                self.race = self.b.or_pred(self.race, Some(race));
             }
         }
     }
@@ -1559,31 +1604,12 @@ impl<'s> Reader<'s> {
             .find(|v| v.sources.len() == rest.len() + 33)
             .copied()
             .ok_or_else(|| {
-                at(
-                    &i.span,
-                    format!(
-                        "`{}` takes {}",
-                        i.opcode,
-                        named
-                            .iter()
-                            .map(|v| v.signature())
-                            .collect::<Vec<_>>()
-                            .join(" or ")
-                    ),
+                no_signature_fits(i, &i.opcode, named).with_hint(
+                    "in the warp view the exchanged operand stands for the 32 lanes' values, \
+                     and `laneid`, `active` are the warp's",
                 )
-                .with_hint("in the warp view the exchanged operand stands for the 32 lanes' values, and `laneid`, `active` are the warp's")
             })?;
-        if !variant.requirement.met_by(self.declared) {
-            return Err(at(
-                &i.opcode_span,
-                format!(
-                    "`{}` requires {}, but the module declares {}",
-                    i.opcode,
-                    variant.requirement,
-                    declared_text(self.declared)
-                ),
-            ));
-        }
+        self.require(i, &i.opcode, variant)?;
         // The exchanged operand: the first of 32 sources named `x0 .. x31`.
         let exchanged = variant
             .sources
@@ -2122,15 +2148,12 @@ impl<'s> Reader<'s> {
         // A warp collective's spec reads all 32 lanes (docs/spec-language.md, "Warp
         // collectives"); this reader runs one thread.
         if named.iter().all(|v| v.is_warp_view()) {
-            return Err(at(
-                &i.opcode_span,
+            return Err(self.needs_the_cta(
+                i,
                 format!(
-                    "unsupported: `{opcode}` is a warp collective: its result depends on \
-                     the warp's other lanes"
+                    "`{opcode}` is a warp collective: its result depends on the warp's other \
+                     lanes"
                 ),
-            )
-            .with_hint(
-                "read the kernel as a CTA (`--threads N`), whose lanes a collective gathers",
             ));
         }
         let variant = named
@@ -2144,35 +2167,48 @@ impl<'s> Reader<'s> {
             })
             .copied()
             .ok_or_else(|| {
-                at(
-                    &i.span,
-                    format!(
-                        "`{opcode}` takes {}",
-                        named
-                            .iter()
-                            .map(|v| v.signature())
-                            .collect::<Vec<_>>()
-                            .join(" or ")
-                    ),
-                )
-                .with_hint(format!(
+                no_signature_fits(i, opcode, &named).with_hint(format!(
                     "this instruction has {n_dests} destination(s) and {n_sources} source(s)"
                 ))
             })?;
-        // ptxas refuses an instruction its module's target or PTX version lacks, so the
-        // reader does too: a program no GPU runs has no semantics to prove.
-        if !variant.requirement.met_by(self.declared) {
-            return Err(at(
-                &i.opcode_span,
-                format!(
-                    "`{opcode}` requires {}, but the module declares {}",
-                    variant.requirement,
-                    declared_text(self.declared)
-                ),
-            )
-            .with_hint("raise the module's `.version` or `.target`, as ptxas would ask"));
-        }
+        self.require(i, opcode, variant)?;
         Ok(variant)
+    }
+
+    /// The located `unsupported` for what only a CTA has (`why`), read by one thread: the
+    /// kernel read as one thread, or a function a CTA's thread calls (run as that thread
+    /// alone, so a barrier or collective in it has no other threads to meet).
+    fn needs_the_cta(&self, i: &Instr, why: String) -> Diagnostic {
+        let error = at(&i.opcode_span, format!("unsupported: {why}"));
+        if self.cta.is_some() {
+            error
+                .with_note(format!(
+                    "`{}` is called, and a called function runs one thread at a time",
+                    self.f.name
+                ))
+                .with_hint("semfuzz reads a barrier or warp collective in the kernel's own body, not in a function it calls")
+        } else {
+            error.with_hint(
+                "read the kernel as a CTA (`--threads N`), whose threads meet at barriers and whose lanes a collective gathers",
+            )
+        }
+    }
+
+    /// ptxas refuses an instruction its module's target or PTX version lacks, so the reader
+    /// does too: a program no GPU runs has no semantics to prove.
+    fn require(&self, i: &Instr, opcode: &str, variant: &Variant) -> Result<(), Diagnostic> {
+        if variant.requirement.met_by(self.declared) {
+            return Ok(());
+        }
+        Err(at(
+            &i.opcode_span,
+            format!(
+                "`{opcode}` requires {}, but the module declares {}",
+                variant.requirement,
+                declared_text(self.declared)
+            ),
+        )
+        .with_hint("raise the module's `.version` or `.target`, as ptxas would ask"))
     }
 
     /// The variants of `opcode` with its modifiers in another order, where exactly one order

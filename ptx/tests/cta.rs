@@ -14,18 +14,12 @@ fn spec() -> &'static Spec {
     SPEC.get_or_init(|| Spec::embedded().expect("the built-in specs load"))
 }
 
-/// A warp's butterfly sum of `buf[tid]` into every lane, stored to `out[tid]` (the shape of
-/// CUDA's `__shfl_xor_sync` reduction and of Triton's row reductions).
-const WARP_SUM: &str = r#"
-.version 7.0
-.target sm_70
-.address_size 64
-
-.visible .entry warp_sum(.param .u64 buf, .param .u64 out)
-{
-  .reg .b32 %r<16>;
-  .reg .b64 %rd<8>;
-  ld.param.u64 %rd1, [buf];
+/// Each thread loads `buf[tid]` into `%r2` and its warp's butterfly sum of them into `%r12`
+/// (the shape of CUDA's `__shfl_xor_sync` reduction and of Triton's row reductions); `%rd2`
+/// is `out` and `%rd3` the thread's byte offset.
+macro_rules! warp_butterfly_sum {
+    () => {
+        r#"  ld.param.u64 %rd1, [buf];
   ld.param.u64 %rd2, [out];
   mov.u32 %r1, %tid.x;
   mul.wide.u32 %rd3, %r1, 4;
@@ -41,11 +35,29 @@ const WARP_SUM: &str = r#"
   add.s32 %r10, %r8, %r9;
   shfl.sync.bfly.b32 %r11, %r10, 1, 31, -1;
   add.s32 %r12, %r10, %r11;
-  add.s64 %rd5, %rd2, %rd3;
+"#
+    };
+}
+
+/// A warp's butterfly sum of `buf[tid]` into every lane, stored to `out[tid]`.
+const WARP_SUM: &str = concat!(
+    r#"
+.version 7.0
+.target sm_70
+.address_size 64
+
+.visible .entry warp_sum(.param .u64 buf, .param .u64 out)
+{
+  .reg .b32 %r<16>;
+  .reg .b64 %rd<8>;
+"#,
+    warp_butterfly_sum!(),
+    r#"  add.s64 %rd5, %rd2, %rd3;
   st.global.u32 [%rd5], %r12;
   ret;
 }
-"#;
+"#
+);
 
 /// Each thread writes `3 * tid` to `buf[tid]`, then reads its neighbour's `buf[tid ^ 1]`
 /// and stores it to `out[tid]`: correct only with the barrier between.
@@ -92,46 +104,44 @@ fn cta(text: &str, threads: u32) -> Result<PtxFunction, String> {
     .map_err(|d| d.to_string())
 }
 
-/// Runs `f` on two blocks of 32-bit words (`buf` and `out`, the kernels' parameters), `%ctaid`
-/// 0 of a grid of one CTA where the kernel reads it: the results by name.
-fn run(f: &PtxFunction, buf: &[u32], out: &[u32]) -> Vec<(String, Accept)> {
-    let words = |xs: &[u32]| -> Vec<u64> {
-        xs.chunks(2)
-            .map(|c| u64::from(c[0]) | u64::from(*c.get(1).unwrap_or(&0)) << 32)
-            .collect()
+/// `f`'s inputs for two blocks of 32-bit words (`buf` and `out`, the kernels' parameters;
+/// words past a slice's end are zero), `%ctaid` 0 of a grid of one CTA where the kernel
+/// reads it.
+fn inputs(f: &PtxFunction, buf: &[u32], out: &[u32]) -> Vec<u64> {
+    let word = |block: &[u32], name: &str| {
+        let at: usize = name
+            .split(['+', '.'])
+            .nth(1)
+            .and_then(|k| k.parse().ok())
+            .expect("[p+K..]");
+        let half = |k: usize| u64::from(block.get(k).copied().unwrap_or(0));
+        half(at / 4) | half(at / 4 + 1) << 32
     };
-    let (buf, out) = (words(buf), words(out));
-    let inputs: Vec<u64> = f
-        .inputs
+    f.inputs
         .iter()
-        .map(|slot| {
-            let word = |block: &[u64]| {
-                let at: usize = slot
-                    .name
-                    .split(['+', '.'])
-                    .nth(1)
-                    .and_then(|k| k.parse().ok())
-                    .expect("[p+K..]");
-                block[at / 8]
-            };
-            match slot.name.as_str() {
-                "buf" => 0x1000,
-                "out" => 0x8000,
-                n if n.starts_with("[buf+") => word(&buf),
-                n if n.starts_with("[out+") => word(&out),
-                n if n.starts_with("%nctaid") => 1,
-                _ => 0,
-            }
+        .map(|slot| match slot.name.as_str() {
+            "buf" => 0x1000,
+            "out" => 0x8000,
+            n if n.starts_with("[buf+") => word(buf, n),
+            n if n.starts_with("[out+") => word(out, n),
+            n if n.starts_with("%nctaid") => 1,
+            _ => 0,
         })
-        .collect();
+        .collect()
+}
+
+/// An evaluator that has run `f` on `inputs`, and the results by name.
+fn evaluate<'f>(f: &'f PtxFunction, inputs: &[u64]) -> (Evaluator<'f>, Vec<(String, Accept)>) {
     let mut ev = Evaluator::new(&f.program);
     let mut results = vec![Accept::default(); ev.n_parts()];
-    ev.eval(&inputs, &mut results);
-    f.results
-        .iter()
-        .map(|s| s.name.clone())
-        .zip(results)
-        .collect()
+    ev.eval(inputs, &mut results);
+    let named = f.results.iter().map(|s| s.name.clone()).zip(results);
+    (ev, named.collect())
+}
+
+/// Runs `f` on `buf` and `out` ([`inputs`]): the results by name.
+fn run(f: &PtxFunction, buf: &[u32], out: &[u32]) -> Vec<(String, Accept)> {
+    evaluate(f, &inputs(f, buf, out)).1
 }
 
 fn result<'a>(results: &'a [(String, Accept)], name: &str) -> &'a Accept {
@@ -205,25 +215,7 @@ fn a_reduction_shuffling_up_instead_of_across_is_not_the_sum() {
 
 /// The choices `f` left open on the inputs `buf` (an empty `out`): where each was made.
 fn open_choices(f: &PtxFunction, buf: &[u32]) -> Vec<String> {
-    let mut inputs = vec![0u64; f.inputs.len()];
-    for (k, slot) in f.inputs.iter().enumerate() {
-        if let Some(rest) = slot.name.strip_prefix("[buf+") {
-            let at: usize = rest
-                .split('.')
-                .next()
-                .and_then(|n| n.parse().ok())
-                .expect("[buf+K..]");
-            inputs[k] =
-                u64::from(buf[at / 4]) | u64::from(*buf.get(at / 4 + 1).unwrap_or(&0)) << 32;
-        } else if slot.name.starts_with("%nctaid") {
-            inputs[k] = 1;
-        } else if slot.name == "out" {
-            inputs[k] = 0x8000;
-        }
-    }
-    let mut ev = Evaluator::new(&f.program);
-    let mut results = vec![Accept::default(); ev.n_parts()];
-    ev.eval(&inputs, &mut results);
+    let (mut ev, _) = evaluate(f, &inputs(f, buf, &[]));
     (0..f.program.choices.len())
         .filter(|k| !matches!(ev.choice_set(*k), Accept::Exact(_)))
         .map(|k| f.choice_sites[k].clone())
@@ -344,13 +336,48 @@ fn what_a_cta_cannot_be_is_refused_by_name() {
     let e = cta(&divergent, 32).expect_err("the barrier is divergent");
     assert!(e.contains("may differ between threads"), "{e}");
     let e = cta(NEIGHBOURS, 2000).expect_err("too many threads");
-    assert!(e.contains("1 to 1024"), "{e}");
+    assert!(e.contains("1 to 1024"), "{e}"); // A called function runs one thread at a time: its collective is refused as such, not
+                                             // with the hint to read a CTA, which the caller already is.
+    let called = r#"
+.version 7.0
+.target sm_70
+.address_size 64
+
+.func (.param .b32 r) swap16(.param .b32 x)
+{
+  .reg .b32 %r<3>;
+  ld.param.b32 %r1, [x];
+  shfl.sync.bfly.b32 %r2, %r1, 16, 31, -1;
+  st.param.b32 [r], %r2;
+  ret;
+}
+
+.visible .entry caller(.param .u64 buf, .param .u64 out)
+{
+  .reg .b32 %r<4>;
+  mov.u32 %r1, %tid.x;
+  { .param .b32 a; .param .b32 b;
+    st.param.b32 [a], %r1;
+    call (b), swap16, (a);
+    ld.param.b32 %r2, [b];
+  }
+  ret;
+}
+"#;
+    let e = cta(called, 32).expect_err("a collective in a callee");
+    assert!(
+        e.contains("warp collective")
+            && e.contains("`swap16` is called")
+            && !e.contains("--threads"),
+        "{e}"
+    );
 }
 
 /// A block reduction as CUDA and Triton write it: each warp reduces with shuffles, every lane
 /// of a warp stores the warp's sum to `partial[warp]` in `.shared` (one warp's equal
 /// writes), a barrier, then each thread reads the partial sums back and adds them.
-const BLOCK_SUM: &str = r#"
+const BLOCK_SUM: &str = concat!(
+    r#"
 .version 7.0
 .target sm_70
 .address_size 64
@@ -360,23 +387,9 @@ const BLOCK_SUM: &str = r#"
 {
   .reg .b32 %r<24>;
   .reg .b64 %rd<8>;
-  ld.param.u64 %rd1, [buf];
-  ld.param.u64 %rd2, [out];
-  mov.u32 %r1, %tid.x;
-  mul.wide.u32 %rd3, %r1, 4;
-  add.s64 %rd4, %rd1, %rd3;
-  ld.global.u32 %r2, [%rd4];
-  shfl.sync.bfly.b32 %r3, %r2, 16, 31, -1;
-  add.s32 %r4, %r2, %r3;
-  shfl.sync.bfly.b32 %r5, %r4, 8, 31, -1;
-  add.s32 %r6, %r4, %r5;
-  shfl.sync.bfly.b32 %r7, %r6, 4, 31, -1;
-  add.s32 %r8, %r6, %r7;
-  shfl.sync.bfly.b32 %r9, %r8, 2, 31, -1;
-  add.s32 %r10, %r8, %r9;
-  shfl.sync.bfly.b32 %r11, %r10, 1, 31, -1;
-  add.s32 %r12, %r10, %r11;
-  shr.u32 %r13, %r1, 3;
+"#,
+    warp_butterfly_sum!(),
+    r#"  shr.u32 %r13, %r1, 3;
   and.b32 %r14, %r13, 4;
   mov.u32 %r15, partial;
   add.s32 %r16, %r15, %r14;
@@ -389,7 +402,8 @@ const BLOCK_SUM: &str = r#"
   st.global.u32 [%rd5], %r19;
   ret;
 }
-"#;
+"#
+);
 
 #[test]
 fn a_block_reduction_through_shared_memory_sums_the_cta() {
