@@ -70,6 +70,23 @@ fn apply(
 /// which makes the second rounding to `f` exact. This needs no 200-bit evaluation, so an
 /// ulp bound (`ex2`, `rcp`, `div`) costs one 53-bit MPFR call.
 fn nearest(s: &mut Scratch, func: ApproxFn, f: Format, xs: &[u64]) -> Option<u64> {
+    // Division, reciprocal and square root are semfuzz-fp's exact integer algorithms
+    // (checked against MPFR and APFloat in fp/tests, and against the 200-bit reference
+    // below): no MPFR call, for the 128 `div.full` of a CTA's every row.
+    let exact = match func {
+        ApproxFn::Div => Some(semfuzz_fp::div(f, xs[0], xs[1], Round::NearestEven)),
+        ApproxFn::Rcp => Some(semfuzz_fp::div(f, f.one(false), xs[0], Round::NearestEven)),
+        ApproxFn::Sqrt => Some(semfuzz_fp::sqrt(f, xs[0], Round::NearestEven)),
+        _ => None,
+    };
+    if let Some(r) = exact {
+        return (!f.is_nan(r)).then_some(r);
+    }
+    if let (ApproxFn::Ex2, true) = (func, f.precision() <= 24) {
+        if let Some(r) = ex2_by_libm(f, xs[0]) {
+            return Some(r);
+        }
+    }
     let ord = apply(&mut s.r53, &mut s.u53, func, f, xs, MpRound::Zero);
     if s.r53.is_nan() {
         return None;
@@ -82,6 +99,31 @@ fn nearest(s: &mut Scratch, func: ApproxFn, f: Format, xs: &[u64]) -> Option<u64
         b |= 1;
     }
     Some(semfuzz_fp::convert(Format::F64, f, b, Round::NearestEven))
+}
+
+/// 2^x correctly rounded (RN) to `f` (at most 24 bits of precision) through the C library's
+/// `exp2`, where that is certain: glibc documents `exp2` within 1 ulp of 2^x (its manual's
+/// table of known maximum errors), which is trusted here only to 1024 ulps: where every f64
+/// that close to its result rounds to one value of `f`, 2^x does too. f64 values 1024 ulps
+/// apart are 2^-42 apart relative, and `f`'s rounding boundaries 2^-25 at least, so this
+/// answers all but about one input in 2^17; `None` leaves those, and results that are not
+/// normal f64 values, to MPFR. Triton's softmax runs 128 `ex2.approx` per row.
+fn ex2_by_libm(f: Format, x: u64) -> Option<u64> {
+    let t = f.to_f64(x).exp2();
+    if !t.is_normal() {
+        return None;
+    }
+    let near = |d: i64| {
+        let bits = t.to_bits().checked_add_signed(d)?;
+        Some(semfuzz_fp::convert(
+            Format::F64,
+            f,
+            bits,
+            Round::NearestEven,
+        ))
+    };
+    let (lo, hi) = (near(-1024)?, near(1024)?);
+    (lo == hi).then_some(lo)
 }
 
 /// Rounds `x` (finite) to `f` (`.f32` or `.f64`, or any narrower format) in mode `r`: directly
@@ -426,8 +468,8 @@ fn resolve(o: &Outcome, slots: &[u64], scratch: &mut Option<Box<Scratch>>) -> Ac
 mod tests {
     use super::*;
 
-    /// The 53-bit round-to-odd path gives the same RN result as rounding a 200-bit reference,
-    /// across normal, subnormal, overflowing and underflowing results of every format it serves.
+    /// The 53-bit round-to-odd path (and semfuzz-fp's division and square root) gives the
+    /// same RN result as rounding a 200-bit reference, across normal, subnormal, overflowing and underflowing results of every format it serves.
     #[test]
     fn nearest_agrees_with_the_200_bit_reference() {
         let mut s = Scratch::new();
@@ -458,5 +500,47 @@ mod tests {
             }
         }
         assert_eq!(checked, 3 * 20_000 * ApproxFn::ALL.len());
+    }
+
+    /// `ex2` through the C library, where its answer is certain, is MPFR's RN result on
+    /// 300,000 f32 and f16 inputs across the range where 2^x is finite and not zero in the
+    /// format (where the random encodings above mostly overflow or underflow), and answers
+    /// nearly all of them itself.
+    #[test]
+    fn ex2_by_libm_is_the_correctly_rounded_result_where_it_answers() {
+        let mut s = Scratch::new();
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        for (f, lo, hi) in [(Format::F32, -152.0, 130.0), (Format::F16, -26.0, 17.0)] {
+            let mut answered = 0;
+            for _ in 0..150_000 {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                let x = lo + (hi - lo) * (state >> 11) as f64 / (1u64 << 53) as f64;
+                let x = semfuzz_fp::convert(Format::F64, f, x.to_bits(), Round::NearestEven);
+                let Some(fast) = ex2_by_libm(f, x) else {
+                    continue;
+                };
+                answered += 1;
+                apply(
+                    &mut s.fx,
+                    &mut s.u,
+                    ApproxFn::Ex2,
+                    f,
+                    &[x],
+                    MpRound::Nearest,
+                );
+                let reference = if s.fx.is_infinite() {
+                    f.inf(false)
+                } else {
+                    round_to(f, &s.fx, Round::NearestEven)
+                };
+                assert_eq!(fast, reference, "ex2 {f:?} 0x{x:x}");
+            }
+            assert!(
+                answered > 149_000,
+                "{f:?}: the C library answered {answered} of 150,000"
+            );
+        }
     }
 }

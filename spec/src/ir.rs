@@ -686,6 +686,17 @@ impl Builder {
             Op::BvMul(_, _, b) if self.known[b as usize] == Some(0) => return b,
             Op::BvAdd(_, a, b) if self.known[a as usize] == Some(0) => return b,
             Op::BvAdd(_, a, b) if self.known[b as usize] == Some(0) => return a,
+            // A bit-wise op with an absorbing or neutral constant: a guarded store's byte
+            // select `guard & (offset == k)` at a known other offset, which would otherwise
+            // stay a select on every byte of the block for every thread of a CTA.
+            Op::And(_, a, _) if self.known[a as usize] == Some(0) => return a,
+            Op::And(_, _, b) if self.known[b as usize] == Some(0) => return b,
+            Op::And(w, a, b) if self.known[a as usize] == Some(mask(w)) => return b,
+            Op::And(w, a, b) if self.known[b as usize] == Some(mask(w)) => return a,
+            Op::Or(_, a, b) if self.known[a as usize] == Some(0) => return b,
+            Op::Or(_, a, b) if self.known[b as usize] == Some(0) => return a,
+            Op::Or(w, a, _) if self.known[a as usize] == Some(mask(w)) => return a,
+            Op::Or(w, _, b) if self.known[b as usize] == Some(mask(w)) => return b,
             op if foldable && op.args().iter().all(|a| self.known[*a as usize].is_some()) => {
                 // The op over its own few arguments, renumbered from 0: copying every known
                 // value per fold made a CTA's read (millions of ops) quadratic.

@@ -364,7 +364,21 @@ impl Memory {
             })
             .collect();
         let block = &mut self.blocks[a.block].bytes;
-        for (i, byte) in block.iter_mut().enumerate() {
+        // At a known offset only the bytes there can be hit: the rest are skipped rather than
+        // visited to fold each select away (a CTA stores into one block from every thread).
+        let reach = match b.known[a.offset as usize] {
+            Some(at) => {
+                let at = usize::try_from(at).unwrap_or(usize::MAX).min(block.len());
+                at..(at.saturating_add(bytes as usize)).min(block.len())
+            }
+            None => 0..block.len(),
+        };
+        for (i, byte) in block
+            .iter_mut()
+            .enumerate()
+            .take(reach.end)
+            .skip(reach.start)
+        {
             for j in 0..bytes as usize {
                 let Some(at) = i.checked_sub(j) else {
                     continue;
