@@ -224,7 +224,7 @@ struct Checked {
 fn check_line(
     spec: &Spec,
     line: &Line,
-    mut backend: Option<&mut dyn Backend>,
+    backend: Option<&mut dyn Backend>,
 ) -> Result<Option<Checked>, Diagnostic> {
     let content = line.text.split('#').next().unwrap_or("").trim();
     if content.is_empty() {
@@ -237,7 +237,7 @@ fn check_line(
         ptx_line(spec, line, content, with_result)?
     };
     let dest = &case.variant.program.dests[0];
-    let got = match (case.result, backend.as_deref_mut()) {
+    let got = match (case.result, backend) {
         (Some(result), _) => parse_hex(result, dest.width, &format!("result {}", dest.name))
             .map_err(|d| line.at(result, d))?,
         (None, Some(backend)) => run_on(backend, case.variant, &case.inputs)

@@ -71,10 +71,14 @@ fn pairs() -> Vec<(u64, u64)> {
         };
         let (x, y) = (single(a), single(b));
         let q = x.div_r(y, Round::NearestTiesToEven).value;
-        if x.is_finite() && y.is_finite() && !x.is_zero() && !y.is_zero() && q.is_finite() {
-            if !q.is_zero() {
-                out.push((a & 0xffff_ffff, b & 0xffff_ffff));
-            }
+        if x.is_finite()
+            && y.is_finite()
+            && !x.is_zero()
+            && !y.is_zero()
+            && q.is_finite()
+            && !q.is_zero()
+        {
+            out.push((a & 0xffff_ffff, b & 0xffff_ffff));
         }
     }
     out

@@ -68,7 +68,7 @@ pub fn harness(module_text: &str, func: &str) -> Result<(String, usize, usize), 
     let (ins, outs) = (sized(&f.params)?, sized(&f.returns)?);
     let mut k = String::new();
     let line = |k: &mut String, s: String| {
-        k.push_str("\t");
+        k.push('\t');
         k.push_str(&s);
         k.push('\n');
     };
