@@ -94,10 +94,11 @@ enum Command {
         /// The function to read (needed when the module defines several).
         #[arg(long)]
         func: Option<String>,
-        /// What computes the accept sets: jit (native code, where it supports the function)
-        /// or interp (the IR interpreter, the reference).
-        #[arg(long, default_value = "jit", value_parser = fuzz::parse_evaluator)]
-        evaluator: semfuzz_jit::EvaluatorKind,
+        /// What computes the accept sets: jit (native code, where it supports the function;
+        /// the default for one thread) or interp (the IR interpreter, the reference; the
+        /// default for a CTA, whose compilation takes seconds).
+        #[arg(long, value_parser = fuzz::parse_evaluator)]
+        evaluator: Option<semfuzz_jit::EvaluatorKind>,
         #[command(flatten)]
         shape: ptx::Shape,
         /// The function's inputs in order: its parameters, then memory its pointer parameters
@@ -118,11 +119,12 @@ enum Command {
         /// Print only mismatches, errors and the closing line.
         #[arg(long)]
         quiet: bool,
-        /// What computes the accept sets: jit (native code, where it supports the function)
-        /// or interp (the IR interpreter, the reference); Z3 decides results reached through
-        /// other choices either way.
-        #[arg(long, default_value = "jit", value_parser = fuzz::parse_evaluator)]
-        evaluator: semfuzz_jit::EvaluatorKind,
+        /// What computes the accept sets: jit (native code, where it supports the function;
+        /// the default for one thread) or interp (the IR interpreter, the reference; the
+        /// default for a CTA, whose compilation costs as much as some 30,000 interpreted
+        /// rows); Z3 decides results reached through other choices either way.
+        #[arg(long, value_parser = fuzz::parse_evaluator)]
+        evaluator: Option<semfuzz_jit::EvaluatorKind>,
         /// Run the function on a GPU (`cuda` or `cuda:N`): lines hold the arguments only, each
         /// is printed back with the GPU's results and the verdict, a line check-ptx reads.
         #[arg(long)]

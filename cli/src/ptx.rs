@@ -21,12 +21,13 @@ const REACH_TIMEOUT_MS: u32 = 10_000;
 /// How `eval-ptx` and `check-ptx` read a function: as one thread, or as a CTA.
 #[derive(clap::Args, Clone, Copy, Debug, Default)]
 pub struct Shape {
-    /// Read the kernel as one CTA of N threads along x (%tid.x = 0 .. N-1, %laneid its lane):
-    /// warp collectives gather their lanes, `bar.sync` ends a phase, and a data race between
-    /// barriers is reported (`race_free = 0`); the inputs are the CTA's, its results the memory
-    /// it leaves.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
-    threads: Option<u32>,
+    /// Read the kernel as one CTA of N threads along x (%tid.x = 0 .. N-1, %laneid its lane),
+    /// or XxY or XxYxZ along x, y and z (`32x4`: %tid.x fastest, warps of 32 consecutive
+    /// threads): warp collectives gather their lanes, `bar.sync` ends a phase, and a data race
+    /// between barriers is reported (`race_free = 0`); the inputs are the CTA's, its results
+    /// the memory it leaves.
+    #[arg(long, value_name = "N|XxY|XxYxZ", value_parser = semfuzz_ptx::parse_shape)]
+    threads: Option<[u32; 3]>,
     /// With --threads: how many bytes each pointer parameter's block holds (a multiple of 8;
     /// default 8 per thread).
     #[arg(long, value_name = "BYTES", requires = "threads")]
@@ -44,8 +45,8 @@ pub struct Shape {
 
 impl Shape {
     fn cta(&self) -> Option<semfuzz_ptx::Cta> {
-        self.threads.map(|n| {
-            let mut cta = semfuzz_ptx::Cta::of(n);
+        self.threads.map(|shape| {
+            let mut cta = semfuzz_ptx::Cta::shaped(shape);
             if let Some(bytes) = self.block_bytes {
                 cta.block_bytes = bytes;
             }
@@ -72,14 +73,18 @@ pub fn load(spec: &Spec, path: &Path, func: Option<&str>, shape: Shape) -> Resul
     })
 }
 
-/// The interpreter for a CTA: Cranelift's register allocator does not finish on a
-/// 128-thread kernel's program (hundreds of thousands of ops) in minutes (docs/cta.md).
-fn evaluator_for(f: &PtxFunction, asked: EvaluatorKind) -> EvaluatorKind {
-    if f.cta.is_some() {
+/// The evaluator asked for; by default the JIT for one thread and the interpreter for a CTA.
+/// A CTA's program is large and Cranelift's register allocation grows faster than linearly
+/// in it: Triton's softmax as 128 threads at `--ctaid 0`, 33,086 ops, compiles in 2.9 s and then
+/// runs 4× as many rows per second as the interpreter, which starts at once, so the JIT wins
+/// only past some 30,000 rows; with `%ctaid` an input it is 747k ops, beyond minutes
+/// (docs/cta.md).
+fn evaluator_for(f: &PtxFunction, asked: Option<EvaluatorKind>) -> EvaluatorKind {
+    asked.unwrap_or(if f.cta.is_some() {
         EvaluatorKind::Interp
     } else {
-        asked
-    }
+        EvaluatorKind::Jit
+    })
 }
 
 /// An argument as written: a hex bit pattern, or a decimal exact in the format of a
@@ -126,8 +131,9 @@ fn parse_args(f: &PtxFunction, args: &[String]) -> Result<Vec<u64>, Diagnostic> 
     // are placed already, its own place in the grid is the input.
     let special = |r: &str| f.inputs.iter().position(|s| s.name == r).map(|k| inputs[k]);
     let cta_place = |r: &str| match (f.cta, r) {
-        (Some(cta), "%ntid.x") => Some(u64::from(cta.threads)),
-        (Some(_), "%ntid.y" | "%ntid.z") => Some(1),
+        (Some(cta), "%ntid.x") => Some(u64::from(cta.shape[0])),
+        (Some(cta), "%ntid.y") => Some(u64::from(cta.shape[1])),
+        (Some(cta), "%ntid.z") => Some(u64::from(cta.shape[2])),
         (Some(Cta { ctaid: Some(x), .. }), "%ctaid.x") => Some(u64::from(x)),
         (Some(Cta { ctaid: Some(_), .. }), "%ctaid.y" | "%ctaid.z") => Some(0),
         (Some(_), _) => special(r).or(Some(0)),
@@ -162,7 +168,7 @@ pub fn eval(
     path: &Path,
     func: Option<&str>,
     args: &[String],
-    evaluator: EvaluatorKind,
+    evaluator: Option<EvaluatorKind>,
     shape: Shape,
 ) -> Result<()> {
     let f = load(spec, path, func, shape)?;
@@ -210,13 +216,14 @@ pub fn eval(
 
 /// `semfuzz check-ptx FILE [--func NAME] [--evaluator jit|interp] [LINES|-]`: lines
 /// `ARG... RESULT...`.
+#[allow(clippy::too_many_arguments)]
 pub fn check(
     spec: &Spec,
     path: &Path,
     func: Option<&str>,
     lines: Option<&Path>,
     quiet: bool,
-    evaluator: EvaluatorKind,
+    evaluator: Option<EvaluatorKind>,
     gpu: Option<&str>,
     shape: Shape,
 ) -> Result<bool> {

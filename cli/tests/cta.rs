@@ -66,6 +66,15 @@ impl Random {
         self.0
     }
 
+    /// Row `r`'s length, at least `least`: the whole 128 first, then `least`, then random.
+    fn row_length(&mut self, r: usize, least: usize) -> usize {
+        match r {
+            0 => 128,
+            1 => least,
+            _ => least + (self.next() % (129 - least as u64)) as usize,
+        }
+    }
+
     /// A float in [-r, r], with 2^-20 steps, so every value is exact in f32.
     fn float(&mut self, r: f32) -> f32 {
         ((self.next() % (1 << 21)) as f32 / (1 << 20) as f32 - 1.0) * r
@@ -199,11 +208,13 @@ const UNTOUCHED: f32 = -7.0;
 fn run_rows(
     fixture: &str,
     f: &PtxFunction,
+    evaluator: EvaluatorKind,
     output: usize,
     seed: u64,
     mut row: impl FnMut(&mut Random, usize) -> Row,
 ) -> Run {
-    let mut ev = Evaluator::of_kind(&f.program, EvaluatorKind::Interp);
+    let mut ev = Evaluator::of_kind(&f.program, evaluator);
+    assert_eq!(ev.kind(), evaluator, "{fixture}: the evaluator runs it");
     let mut out = vec![Accept::default(); ev.n_parts()];
     let mut rng = Random(seed);
     let mut run = Run {
@@ -270,23 +281,28 @@ fn tritons_softmax_agrees_with_numpy() {
     ] {
         // The CTA of row 0, its place fixed (`--ctaid 0`): each access one byte range.
         let f = kernel(fixture, Some(0));
-        let run = run_rows(fixture, &f, 1, 0x5eed_0000_0000_0001, |rng, r| {
-            let n = match r {
-                0 => 128,
-                1 => 1,
-                _ => 1 + (rng.next() % 128) as usize,
-            };
-            let x: Vec<f32> = (0..n).map(|_| rng.float(4.0)).collect();
-            Row {
-                inputs: inputs(
-                    &f,
-                    &[(2, 128), (3, n as u64)],
-                    &[(0, &x), (1, &[UNTOUCHED; 128])],
-                ),
-                n,
-                given: x.iter().map(|v| f64::from(*v)).collect(),
-            }
-        });
+        // Compiled (33k ops, seconds): the JIT against numpy, as the layer norm below
+        // checks the interpreter.
+        let run = run_rows(
+            fixture,
+            &f,
+            EvaluatorKind::Jit,
+            1,
+            0x5eed_0000_0000_0001,
+            |rng, r| {
+                let n = rng.row_length(r, 1);
+                let x: Vec<f32> = (0..n).map(|_| rng.float(4.0)).collect();
+                Row {
+                    inputs: inputs(
+                        &f,
+                        &[(2, 128), (3, n as u64)],
+                        &[(0, &x), (1, &[UNTOUCHED; 128])],
+                    ),
+                    n,
+                    given: x.iter().map(|v| f64::from(*v)).collect(),
+                }
+            },
+        );
         assert_eq!(
             run.stores_agreed,
             run.got.len(),
@@ -322,24 +338,27 @@ fn tritons_layer_norm_agrees_with_numpy() {
     ] {
         // `%ctaid` an input (0 here): the addresses stay symbolic in the row.
         let f = kernel(fixture, None);
-        let run = run_rows(fixture, &f, 3, 0x1a7e_0000_0000_0003, |rng, r| {
-            let n = match r {
-                0 => 128,
-                1 => 2,
-                _ => 2 + (rng.next() % 127) as usize,
-            };
-            let x: Vec<f32> = (0..n).map(|_| rng.float(1.0)).collect();
-            let w: Vec<f32> = (0..n).map(|_| rng.float(2.0)).collect();
-            let b: Vec<f32> = (0..n).map(|_| rng.float(2.0)).collect();
-            let scalars = [(4, 128), (5, n as u64), (6, u64::from(eps.to_bits()))];
-            let blocks = [(0, &x[..]), (1, &w), (2, &b), (3, &[UNTOUCHED; 128])];
-            let given = [&x[..], &w, &b].concat();
-            Row {
-                inputs: inputs(&f, &scalars, &blocks),
-                n,
-                given: given.iter().map(|v| f64::from(*v)).collect(),
-            }
-        });
+        let run = run_rows(
+            fixture,
+            &f,
+            EvaluatorKind::Interp,
+            3,
+            0x1a7e_0000_0000_0003,
+            |rng, r| {
+                let n = rng.row_length(r, 2);
+                let x: Vec<f32> = (0..n).map(|_| rng.float(1.0)).collect();
+                let w: Vec<f32> = (0..n).map(|_| rng.float(2.0)).collect();
+                let b: Vec<f32> = (0..n).map(|_| rng.float(2.0)).collect();
+                let scalars = [(4, 128), (5, n as u64), (6, u64::from(eps.to_bits()))];
+                let blocks = [(0, &x[..]), (1, &w), (2, &b), (3, &[UNTOUCHED; 128])];
+                let given = [&x[..], &w, &b].concat();
+                Row {
+                    inputs: inputs(&f, &scalars, &blocks),
+                    n,
+                    given: given.iter().map(|v| f64::from(*v)).collect(),
+                }
+            },
+        );
         // LLVM contracts the variance's first butterfly step into `fma(d, d, shfl(d*d))`,
         // so lanes i and i^16 hold different sums, and all 32 store to their warp's one
         // `.shared` slot: which lane's sum lands is undefined (docs/cta.md).

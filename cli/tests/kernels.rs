@@ -306,10 +306,60 @@ fn eval_ptx_runs_a_whole_cta() {
     }
     assert!(out.contains("race_free = 1 (true)"), "{out}");
     assert!(out.contains("warp_stores_agree = 1 (true)"), "{out}");
+    // Compiled on request, the CTA's program gives the interpreter's results.
+    let mut jit = args.clone();
+    jit.splice(2..2, ["--evaluator", "jit"]);
+    let (code, compiled) = semfuzz(&jit);
+    assert_eq!(code, 0, "{compiled}");
+    assert!(compiled.contains("jit evaluator"), "{compiled}");
+    let results = |o: &str| {
+        o.lines()
+            .filter(|l| l.contains(" = "))
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(results(&compiled), results(&out));
     let (code, out) = semfuzz(&["eval-ptx", ptx, "0x1000", "0x2000"]);
     assert_ne!(code, 0, "{out}");
     assert!(
         out.contains("warp collective") && out.contains("--threads"),
+        "{out}"
+    );
+}
+
+/// `prove` over a CTA (`@file.ptx:kernel[N,B]`): a warp's shuffle butterfly and a sum through
+/// `.shared` after a barrier are the same integer sum, and the same f32 sum where they add in
+/// the same order; shuffling up instead of across, and adding four floats in another order,
+/// are counterexamples the evaluator confirms. An IR function is refused a thread count.
+#[test]
+fn prove_compares_kernels_over_a_cta() {
+    let (code, out) = semfuzz(&["prove", "--no-cache", "cli/tests/cta/reductions.rules"]);
+    assert_eq!(code, 0, "every verdict is the expected one:\n{out}");
+    assert!(
+        out.contains("4 rules: 2 proved, 2 counterexample, 0 unknown; 0 differ"),
+        "{out}"
+    );
+    assert_eq!(
+        out.matches("confirmed by the evaluator").count(),
+        2,
+        "{out}"
+    );
+    let work = tempfile::tempdir().expect("temporary directory");
+    let rules = work.path().join("ir.rules");
+    std::fs::write(
+        &rules,
+        "name: ir-cta\n  @f.ll:f[32] d, a\n=>\n  @f.ptx:f d, a\n",
+    )
+    .expect("written");
+    std::fs::write(
+        work.path().join("f.ll"),
+        "define i32 @f(i32 %a) {\n  ret i32 %a\n}\n",
+    )
+    .expect("written");
+    let (code, out) = semfuzz(&["prove", "--no-cache", rules.to_str().expect("utf-8")]);
+    assert_ne!(code, 0, "{out}");
+    assert!(
+        out.contains("an LLVM IR function is read as one thread"),
         "{out}"
     );
 }

@@ -10,8 +10,8 @@ pub mod lower;
 pub mod syntax;
 
 pub use lower::{
-    read_cta, read_function, read_function_unrolled, Cta, PtxFunction, Slot, BOUNDED,
-    DEFAULT_UNROLL, MAX_THREADS, RACE_FREE, WARP_STORES_AGREE,
+    parse_shape, read_cta, read_function, read_function_unrolled, shape_text, Cta, PtxFunction,
+    Slot, BOUNDED, DEFAULT_UNROLL, MAX_THREADS, RACE_FREE, WARP_STORES_AGREE,
 };
 pub use syntax::{parse, Module};
 

@@ -76,13 +76,14 @@ pub struct PtxFunction {
     pub cta: Option<Cta>,
 }
 
-/// A CTA read whole (issue 31): `threads` threads along x (`%tid.x` from 0, `%ntid` =
-/// (threads, 1, 1), `%laneid` = `%tid.x` mod 32), run together, each pointer parameter's block
-/// `block_bytes` bytes long.
+/// A CTA read whole (issue 31): `shape` threads along x, y and z (`%tid` from 0, `%ntid` =
+/// `shape`, the threads numbered x fastest and `%laneid` that number mod 32, as the CUDA
+/// Programming Guide forms warps), run together, each pointer parameter's block `block_bytes`
+/// bytes long.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Cta {
-    /// How many threads the CTA has (1 to 1024).
-    pub threads: u32,
+    /// The CTA's extent along x, y and z (`%ntid`); at most 1024 threads in all.
+    pub shape: [u32; 3],
     /// How many bytes each pointer parameter's block holds (a multiple of 8).
     pub block_bytes: u32,
     /// How many bytes an `.extern .shared` array (`global_smem[]`, sized at launch) holds.
@@ -94,15 +95,33 @@ pub struct Cta {
 }
 
 impl Cta {
-    /// `threads` threads, with blocks of 8 bytes per thread: room for each thread's element of
-    /// a row of `f64`s, or two of `f32`s.
+    /// `threads` threads along x, with blocks of 8 bytes per thread: room for each thread's
+    /// element of a row of `f64`s, or two of `f32`s.
     pub fn of(threads: u32) -> Cta {
+        Cta::shaped([threads, 1, 1])
+    }
+
+    /// A CTA of `shape` threads along x, y and z, with blocks of 8 bytes per thread.
+    pub fn shaped(shape: [u32; 3]) -> Cta {
+        let threads = shape.iter().fold(1u32, |n, d| n.saturating_mul(*d));
         Cta {
-            threads,
-            block_bytes: (8 * threads).max(memory::DEFAULT_BLOCK_BYTES),
-            extern_shared_bytes: 8 * threads,
+            shape,
+            block_bytes: threads.saturating_mul(8).max(memory::DEFAULT_BLOCK_BYTES),
+            extern_shared_bytes: threads.saturating_mul(8),
             ctaid: None,
         }
+    }
+
+    /// How many threads the CTA has.
+    pub fn threads(&self) -> u32 {
+        self.shape.iter().fold(1u32, |n, d| n.saturating_mul(*d))
+    }
+
+    /// Thread `k`'s `%tid` (x fastest).
+    fn tid(&self, k: usize) -> [u64; 3] {
+        let [x, y, _] = self.shape.map(|d| u64::from(d.max(1)));
+        let k = k as u64;
+        [k % x, k / x % y, k / (x * y)]
     }
 }
 
@@ -152,7 +171,7 @@ pub fn read_function_unrolled(
     read_shaped(spec, module, f, unroll, None)
 }
 
-/// `name` read as one CTA of `cta.threads` threads (loops unrolled to `unroll`): every thread
+/// `name` read as one CTA of `cta.shape` threads (loops unrolled to `unroll`): every thread
 /// runs the body, a warp collective reads the 32 lanes' operands (its warp-view variant,
 /// docs/spec-language.md "Warp collectives"), a `bar.sync` ends a phase, and two threads that
 /// touch a byte of memory within one phase, one of them writing, are a race ([`RACE_FREE`]).
@@ -164,10 +183,10 @@ pub fn read_cta(
     cta: Cta,
 ) -> Result<PtxFunction, Diagnostic> {
     let f = pick_function(module, name, true)?;
-    if !(1..=MAX_THREADS).contains(&cta.threads) {
+    if !(1..=MAX_THREADS).contains(&cta.threads()) || cta.shape.contains(&0) {
         return Err(Diagnostic::plain(format!(
             "a CTA has 1 to {MAX_THREADS} threads, not {}",
-            cta.threads
+            shape_text(cta.shape)
         )));
     }
     if cta.block_bytes == 0 || !cta.block_bytes.is_multiple_of(8) {
@@ -178,15 +197,16 @@ pub fn read_cta(
         .with_hint("give --block-bytes a multiple of 8"));
     }
     if let Some(shape) = f.directive("reqntid").and_then(Launch::shape) {
-        if shape != [cta.threads, 1, 1] {
+        if shape != cta.shape {
             return Err(Diagnostic::plain(format!(
-                "`{}` requires `.reqntid {}, {}, {}`, but the CTA has {} threads along x",
-                f.name, shape[0], shape[1], shape[2], cta.threads
+                "`{}` requires `.reqntid {}, {}, {}`, but the CTA is {} threads",
+                f.name,
+                shape[0],
+                shape[1],
+                shape[2],
+                shape_text(cta.shape)
             ))
-            .with_hint(format!(
-                "run it with --threads {}",
-                shape.iter().product::<u32>()
-            )));
+            .with_hint(format!("run it with --threads {}", shape_text(shape))));
         }
     }
     if !f.returns.is_empty() {
@@ -203,6 +223,37 @@ pub fn read_cta(
 }
 
 /// `name` of `module`, or its one function with a body.
+/// A CTA's shape as `--threads` takes it: `128`, `32x4`, `8x4x2`.
+pub fn shape_text(shape: [u32; 3]) -> String {
+    let used = match shape {
+        [x, 1, 1] => vec![x],
+        [x, y, 1] => vec![x, y],
+        [x, y, z] => vec![x, y, z],
+    };
+    used.iter()
+        .map(u32::to_string)
+        .collect::<Vec<_>>()
+        .join("x")
+}
+
+/// Reads a CTA's shape as [`shape_text`] writes it (`128`, `32x4`, `8x4x2`).
+pub fn parse_shape(text: &str) -> Result<[u32; 3], String> {
+    let dims: Vec<&str> = text.split('x').collect();
+    if dims.len() > 3 {
+        return Err(format!("`{text}` has more than three extents (x, y, z)"));
+    }
+    let mut shape = [1u32; 3];
+    for (d, t) in shape.iter_mut().zip(&dims) {
+        *d = t
+            .trim()
+            .parse()
+            .ok()
+            .filter(|n| *n > 0)
+            .ok_or_else(|| format!("`{t}` in `{text}` is not a positive thread count"))?;
+    }
+    Ok(shape)
+}
+
 /// Function `name`, or the module's one function; a CTA (`kernel`) runs a kernel, so there
 /// the module's one `.entry` beside the `.func`s it calls.
 fn pick_function<'m>(
@@ -821,7 +872,7 @@ impl<'s> Reader<'s> {
         // Every thread of a CTA starts with the same parameters.
         if let Some(cta) = self.cta {
             self.declare_shared(cta)?;
-            self.threads = (0..cta.threads)
+            self.threads = (0..cta.threads())
                 .map(|_| Thread {
                     memory: self.memory.clone(),
                     ..Thread::default()
@@ -839,11 +890,13 @@ impl<'s> Reader<'s> {
                 let reg = self.next_reg;
                 outermost.names.insert(name.to_string(), (reg, 32));
                 let per_thread = |k: usize, cta: Cta| match (name, cta.ctaid) {
-                    ("%tid.x", _) => Some(k as u64),
+                    ("%tid.x", _) => Some(cta.tid(k)[0]),
+                    ("%tid.y", _) => Some(cta.tid(k)[1]),
+                    ("%tid.z", _) => Some(cta.tid(k)[2]),
                     ("%laneid", _) => Some(k as u64 % 32),
-                    ("%ntid.x", _) => Some(u64::from(cta.threads)),
-                    ("%tid.y" | "%tid.z", _) => Some(0),
-                    ("%ntid.y" | "%ntid.z", _) => Some(1),
+                    ("%ntid.x", _) => Some(u64::from(cta.shape[0])),
+                    ("%ntid.y", _) => Some(u64::from(cta.shape[1])),
+                    ("%ntid.z", _) => Some(u64::from(cta.shape[2])),
                     ("%ctaid.x", Some(x)) => Some(u64::from(x)),
                     ("%ctaid.y" | "%ctaid.z", Some(_)) => Some(0),
                     _ => None,
@@ -1460,13 +1513,13 @@ impl<'s> Reader<'s> {
             [_, Operand {
                 kind: OperandKind::Imm(Imm::Int(n)),
                 ..
-            }] if *n == i64::from(cta.threads) => {}
+            }] if *n == i64::from(cta.threads()) => {}
             [_, b] => {
                 return Err(at(
                     &b.span,
                     format!(
                         "unsupported barrier thread count: semfuzz models barriers of the whole CTA ({} threads)",
-                        cta.threads
+                        cta.threads()
                     ),
                 ))
             }
@@ -1524,14 +1577,70 @@ impl<'s> Reader<'s> {
                 .iter()
                 .map(|x| known(&self.b, x).unwrap_or(0))
                 .collect();
+            let together = self.warp_stores_together(fixed, &starts);
             for (n, x) in fixed.iter().enumerate() {
                 let end = starts[n].saturating_add(u64::from(x.bytes));
                 let meeting = starts[n + 1..].iter().take_while(|at| **at < end).count();
-                for y in &fixed[n + 1..n + 1 + meeting] {
-                    self.phase_pair(x, y);
+                for (m, y) in fixed.iter().enumerate().skip(n + 1).take(meeting) {
+                    if together[n].is_none() || together[n] != together[m] {
+                        self.phase_pair(x, y);
+                    }
                 }
             }
         }
+    }
+
+    /// One warp's lanes storing at one known place in one instruction (Triton's and CUB's
+    /// per-warp partial sums: all 32 lanes write their warp's slot): whether their bits may
+    /// differ is asked lane by lane against the last active lane before, linear in the lanes
+    /// where every pair would be quadratic (equal to each active predecessor is equal to
+    /// all). Returns, per access of `fixed` (at `starts`), the set it was asked in, if any,
+    /// so that [`Self::close_phase`] does not pair them again.
+    fn warp_stores_together(
+        &mut self,
+        fixed: &[PhaseAccess],
+        starts: &[u64],
+    ) -> Vec<Option<usize>> {
+        // (offset, bytes, step, warp, stored width) → the accesses and the values they store.
+        type Place = (u64, u32, usize, usize, u32);
+        let mut sets: HashMap<Place, Vec<(usize, ValueId)>> = HashMap::new();
+        for (n, x) in fixed.iter().enumerate() {
+            if let (Some(v), false) = (x.stored, x.atomic) {
+                let key = (
+                    starts[n],
+                    x.bytes,
+                    x.step,
+                    x.thread / 32,
+                    self.b.widths[v as usize],
+                );
+                sets.entry(key).or_default().push((n, v));
+            }
+        }
+        let mut together = vec![None; fixed.len()];
+        let mut sets: Vec<Vec<(usize, ValueId)>> =
+            sets.into_values().filter(|s| s.len() > 1).collect();
+        sets.sort_unstable();
+        for (id, lanes) in sets.iter().enumerate() {
+            let (mut last, mut seen) = (lanes[0].1, fixed[lanes[0].0].when);
+            for &(n, v) in &lanes[1..] {
+                let x = &fixed[n];
+                let same = self.b.emit(Op::BvEq(v, last), 1);
+                let differ = self.b.emit(Op::Not(1, same), 1);
+                let after = self.b.emit(Op::And(1, x.when, seen), 1);
+                let here = self.b.emit(Op::And(1, after, differ), 1);
+                if self.b.known[here as usize] != Some(0) {
+                    self.warp_stores_differ = self.b.or_pred(self.warp_stores_differ, Some(here));
+                }
+                last = self
+                    .b
+                    .emit(Op::Select(x.when, v, last), self.b.widths[v as usize]);
+                seen = self.b.emit(Op::Or(1, x.when, seen), 1);
+            }
+            for &(n, _) in lanes {
+                together[n] = Some(id);
+            }
+        }
+        together
     }
 
     /// One pair of a closing phase's accesses to one block ([`Self::close_phase`]).

@@ -14,6 +14,26 @@ fn spec() -> &'static Spec {
     SPEC.get_or_init(|| Spec::embedded().expect("the built-in specs load"))
 }
 
+/// A module for sm_70 with one `.entry NAME(.param .u64 buf, .param .u64 out)`, its body
+/// the pieces after the name (`.reg` lines and instructions, literals or macros giving them);
+/// `prelude = "..."` first puts module variables before the entry.
+macro_rules! buf_out_kernel {
+    (prelude = $prelude:literal, $name:literal, $($body:tt)+) => {
+        concat!(
+            ".version 7.0\n.target sm_70\n.address_size 64\n",
+            $prelude,
+            "\n.visible .entry ",
+            $name,
+            "(.param .u64 buf, .param .u64 out)\n{\n",
+            $($body)+,
+            "}\n"
+        )
+    };
+    ($name:literal, $($body:tt)+) => {
+        buf_out_kernel!(prelude = "", $name, $($body)+)
+    };
+}
+
 /// Each thread loads `buf[tid]` into `%r2` and its warp's butterfly sum of them into `%r12`
 /// (the shape of CUDA's `__shfl_xor_sync` reduction and of Triton's row reductions); `%rd2`
 /// is `out` and `%rd3` the thread's byte offset.
@@ -40,35 +60,21 @@ macro_rules! warp_butterfly_sum {
 }
 
 /// A warp's butterfly sum of `buf[tid]` into every lane, stored to `out[tid]`.
-const WARP_SUM: &str = concat!(
-    r#"
-.version 7.0
-.target sm_70
-.address_size 64
-
-.visible .entry warp_sum(.param .u64 buf, .param .u64 out)
-{
-  .reg .b32 %r<16>;
-  .reg .b64 %rd<8>;
-"#,
+const WARP_SUM: &str = buf_out_kernel!(
+    "warp_sum",
+    "  .reg .b32 %r<16>;\n  .reg .b64 %rd<8>;\n",
     warp_butterfly_sum!(),
     r#"  add.s64 %rd5, %rd2, %rd3;
   st.global.u32 [%rd5], %r12;
   ret;
-}
 "#
 );
 
 /// Each thread writes `3 * tid` to `buf[tid]`, then reads its neighbour's `buf[tid ^ 1]`
 /// and stores it to `out[tid]`: correct only with the barrier between.
-const NEIGHBOURS: &str = r#"
-.version 7.0
-.target sm_70
-.address_size 64
-
-.visible .entry neighbours(.param .u64 buf, .param .u64 out)
-{
-  .reg .b32 %r<8>;
+const NEIGHBOURS: &str = buf_out_kernel!(
+    "neighbours",
+    r#"  .reg .b32 %r<8>;
   .reg .b64 %rd<8>;
   ld.param.u64 %rd1, [buf];
   ld.param.u64 %rd2, [out];
@@ -85,8 +91,8 @@ const NEIGHBOURS: &str = r#"
   add.s64 %rd7, %rd2, %rd3;
   st.global.u32 [%rd7], %r4;
   ret;
-}
-"#;
+"#
+);
 
 fn cta(text: &str, threads: u32) -> Result<PtxFunction, String> {
     let bytes = (4 * threads).next_multiple_of(8);
@@ -376,18 +382,10 @@ fn what_a_cta_cannot_be_is_refused_by_name() {
 /// A block reduction as CUDA and Triton write it: each warp reduces with shuffles, every lane
 /// of a warp stores the warp's sum to `partial[warp]` in `.shared` (one warp's equal
 /// writes), a barrier, then each thread reads the partial sums back and adds them.
-const BLOCK_SUM: &str = concat!(
-    r#"
-.version 7.0
-.target sm_70
-.address_size 64
-.shared .align 4 .b8 partial[8];
-
-.visible .entry block_sum(.param .u64 buf, .param .u64 out)
-{
-  .reg .b32 %r<24>;
-  .reg .b64 %rd<8>;
-"#,
+const BLOCK_SUM: &str = buf_out_kernel!(
+    prelude = ".shared .align 4 .b8 partial[8];\n",
+    "block_sum",
+    "  .reg .b32 %r<24>;\n  .reg .b64 %rd<8>;\n",
     warp_butterfly_sum!(),
     r#"  shr.u32 %r13, %r1, 3;
   and.b32 %r14, %r13, 4;
@@ -401,7 +399,6 @@ const BLOCK_SUM: &str = concat!(
   add.s64 %rd5, %rd2, %rd3;
   st.global.u32 [%rd5], %r19;
   ret;
-}
 "#
 );
 
@@ -497,4 +494,92 @@ fn nvccs_block_reduction_sums_the_cta() {
     let racy = cta(&text.replace("bar.sync \t0;", ""), 128).unwrap_or_else(|e| panic!("{e}"));
     let results = run(&racy, &[1; 128], &[0; 128]);
     assert_eq!(result(&results, "race_free"), &Accept::Exact(0));
+}
+
+/// A CTA of 16 x 4 threads: `%tid` counts x fastest, `%ntid` is (16, 4, 1), and a warp is 32
+/// consecutive threads (CUDA Programming Guide, "Thread Hierarchy": thread (x, y) is number
+/// x + 16 y), so a butterfly across 16 lanes swaps rows y and y ^ 1. Each thread stores
+/// `tid.x | tid.y << 8 | ntid.x << 16 | ntid.y << 24` to `buf[x + 16 y]`, and the number of
+/// the thread 16 lanes away to `out[x + 16 y]`.
+#[test]
+fn a_two_dimensional_cta_numbers_its_threads_x_fastest() {
+    let kernel = buf_out_kernel!(
+        "grid2d",
+        r#"  .reg .b32 %r<16>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [buf];
+  ld.param.u64 %rd2, [out];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %tid.y;
+  mov.u32 %r3, %ntid.x;
+  mov.u32 %r4, %ntid.y;
+  mad.lo.s32 %r5, %r2, %r3, %r1;
+  shl.b32 %r6, %r2, 8;
+  or.b32 %r7, %r1, %r6;
+  shl.b32 %r8, %r3, 16;
+  or.b32 %r9, %r7, %r8;
+  shl.b32 %r10, %r4, 24;
+  or.b32 %r11, %r9, %r10;
+  mul.wide.u32 %rd3, %r5, 4;
+  add.s64 %rd4, %rd1, %rd3;
+  st.global.u32 [%rd4], %r11;
+  shfl.sync.bfly.b32 %r12, %r5, 16, 31, -1;
+  add.s64 %rd5, %rd2, %rd3;
+  st.global.u32 [%rd5], %r12;
+  ret;
+"#
+    );
+    let f = load_cta(
+        spec(),
+        "grid2d.ptx",
+        kernel,
+        None,
+        8,
+        Cta {
+            block_bytes: 256,
+            ..Cta::shaped([16, 4, 1])
+        },
+    )
+    .unwrap_or_else(|d| panic!("{d}"));
+    let results = run(&f, &[0; 64], &[0; 64]);
+    for (k, w) in words(&results, "buf", 64).iter().enumerate() {
+        let (x, y) = (k as u32 % 16, k as u32 / 16);
+        assert_eq!(
+            *w,
+            Some(x | y << 8 | 16 << 16 | 4 << 24),
+            "thread ({x}, {y})"
+        );
+    }
+    for (k, w) in words(&results, "out", 64).iter().enumerate() {
+        assert_eq!(*w, Some(k as u32 ^ 16), "thread {k}");
+    }
+    assert_eq!(result(&results, "race_free"), &Accept::Exact(1));
+    // `.reqntid` names the shape, and the shape the hint gives back.
+    let e = cta(
+        &kernel.replace(
+            "(.param .u64 buf, .param .u64 out)",
+            "(.param .u64 buf, .param .u64 out) .reqntid 16, 4",
+        ),
+        64,
+    )
+    .expect_err("the kernel requires 16 x 4");
+    assert!(
+        e.contains(".reqntid 16, 4, 1") && e.contains("--threads 16x4"),
+        "{e}"
+    );
+}
+
+#[test]
+fn cta_shapes_read_and_print_alike() {
+    for (text, shape) in [
+        ("128", [128, 1, 1]),
+        ("32x4", [32, 4, 1]),
+        ("8x4x2", [8, 4, 2]),
+    ] {
+        assert_eq!(semfuzz_ptx::parse_shape(text), Ok(shape));
+        assert_eq!(semfuzz_ptx::shape_text(shape), text);
+    }
+    for bad in ["0", "32x0", "1x2x3x4", "x", "32y4"] {
+        assert!(semfuzz_ptx::parse_shape(bad).is_err(), "{bad}");
+    }
 }

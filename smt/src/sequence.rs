@@ -323,6 +323,29 @@ fn resolve_ptx<'s>(
     })
 }
 
+/// `kernel[N]` or `kernel[N,B]`: the kernel read as a CTA of N threads (`32`, `32x4`,
+/// `8x4x2` along x, y, z; docs/cta.md), its pointer parameters' blocks B bytes each (default 8
+/// per thread); a plain name is one thread.
+fn cta_suffix(func: &str) -> Result<(&str, Option<semfuzz_ptx::Cta>), String> {
+    let Some((name, shape)) = func.strip_suffix(']').and_then(|f| f.split_once('[')) else {
+        return Ok((func, None));
+    };
+    let mut parts = shape.split(',');
+    let mut cta = semfuzz_ptx::Cta::shaped(semfuzz_ptx::parse_shape(parts.next().unwrap_or(""))?);
+    if let Some(bytes) = parts.next() {
+        cta.block_bytes = bytes
+            .trim()
+            .parse()
+            .map_err(|_| format!("`{}` in `[{shape}]` is not a number of bytes", bytes.trim()))?;
+    }
+    if parts.next().is_some() {
+        return Err(format!(
+            "`[{shape}]` has more than a thread count and a block size"
+        ));
+    }
+    Ok((name, Some(cta)))
+}
+
 /// A function side, `@path/to/file.ptx:func d, a, b` (PTX) or `@path/to/file.ll:func d, a, b`
 /// (LLVM IR): the path is relative to the rule file's directory; `d` is the function's one
 /// result and `a, b` its inputs in order (parameters, then the memory a PTX function's pointer
@@ -361,6 +384,11 @@ fn resolve_function<'s>(
         },
         None => (func, None),
     };
+    let (func, cta) = cta_suffix(func).map_err(|e| {
+        at(&head, e).with_hint(
+            "write `@file.ptx:kernel[N]` for a CTA of N threads, `[N, B]` for blocks of B bytes",
+        )
+    })?;
     let dir = std::path::Path::new(&line.span.file.name)
         .parent()
         .unwrap_or(std::path::Path::new(""));
@@ -377,6 +405,10 @@ fn resolve_function<'s>(
     let bools = |n: u32| format!("v{n}i1");
     let mut result_ty = None;
     let (inputs, results, program, bounds) = if path.ends_with(".ll") {
+        if cta.is_some() {
+            return Err(at(&head, "an LLVM IR function is read as one thread")
+                .with_hint("a CTA (`[N]`) is a PTX kernel's; drop the `[..]` here"));
+        }
         let f = semfuzz_llir::load_unrolled(spec, &name, &text, Some(func), unroll)
             .map_err(|d| relocate(d, &head))?;
         let bounds = f.launch;
@@ -389,8 +421,11 @@ fn resolve_function<'s>(
         result_ty = bool_lanes(&name, &text, func).map(bools);
         (f.inputs, f.results, program, bounds)
     } else {
-        let f = semfuzz_ptx::load_unrolled(spec, &name, &text, Some(func), unroll)
-            .map_err(|d| relocate(d, &head))?;
+        let f = match cta {
+            Some(cta) => semfuzz_ptx::load_cta(spec, &name, &text, Some(func), unroll, cta),
+            None => semfuzz_ptx::load_unrolled(spec, &name, &text, Some(func), unroll),
+        }
+        .map_err(|d| relocate(d, &head))?;
         let bounds = f.launch;
         // The other side's `<N x i1>` as LLVM returns it: lane k in byte k.
         let lanes = line.operands.first().and_then(|(d, _)| {
