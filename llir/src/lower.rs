@@ -1344,6 +1344,7 @@ impl<'s> Reader<'s> {
         };
         let typed = |value: Value| Operand {
             ty: Some(t.clone()),
+            attrs: String::new(),
             value,
             span: i.span.clone(),
         };
@@ -1431,6 +1432,26 @@ impl<'s> Reader<'s> {
         Ok(Some(format!("fpmath{half_ulps}")))
     }
 
+    /// LangRef "Parameter Attributes", `noundef`: "If the value representation contains any
+    /// undefined or poison bits, the behavior is undefined", so a call passing a poison
+    /// argument where the call site says `noundef` is undefined behaviour there.
+    fn noundef_arguments(
+        &mut self,
+        operands: &[&crate::syntax::Operand],
+        ty: &[Type],
+    ) -> Result<(), Diagnostic> {
+        for (o, t) in operands.iter().zip(ty) {
+            if o.attrs.split_whitespace().any(|w| w == "noundef") {
+                let v = self.value(&o.value, t, &o.span)?;
+                if let Some(p) = v.poison {
+                    let any = self.any_lane(p, t);
+                    self.add_ub(Some(any));
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn plain_instr(&mut self, i: &Instr, modes: &Denormal) -> Result<(), Diagnostic> {
         // Metadata is dropped but for `!fpmath`, which allows the result an error; `!range`,
         // `!noundef` and the like only add poison or undefined behaviour, so dropping them
@@ -1516,6 +1537,9 @@ impl<'s> Reader<'s> {
                     unreachable!("terminators and phis are read by `run`")
                 }
             };
+        if i.shape == Shape::Call {
+            self.noundef_arguments(&operands, &ty)?;
+        }
         let module = self.module;
         if let Some(callee) = module
             .functions
@@ -1538,6 +1562,9 @@ impl<'s> Reader<'s> {
         {
             return self.nvvm_call(i, name, &operands, &ty, result_ty);
         }
+        if let Some(kind) = i.callee.as_deref().and_then(memory_ops::MemIntrinsic::of) {
+            return self.mem_intrinsic(i, kind, &operands, &ty);
+        }
         let opcode = match i.shape {
             Shape::Call => {
                 let callee = i.callee.as_deref().unwrap_or("");
@@ -1551,6 +1578,31 @@ impl<'s> Reader<'s> {
         };
         // LangRef `bitcast`: "no bits are changed"; between a vector and a value of another
         // lane count it is the bits as they are (lane 0 lowest), which the reader moves itself.
+        // LangRef 'ptrtoint' and 'inttoptr': the value "as an integer", zero extended or
+        // truncated to the other type's width; a pointer's block is read off the expression
+        // that computes it, so `inttoptr (ptrtoint %p + 4)` points into `%p`'s block.
+        if (opcode == "ir_ptrtoint" || opcode == "ir_inttoptr") && ty[0].lanes() == 1 {
+            let o = operands[0];
+            let v = self.value(&o.value, &ty[0], &o.span)?;
+            let (from, to) = (
+                self.b.widths[v.bits as usize],
+                self.width_of(&result_ty, &i.span)?,
+            );
+            let bits = if to <= from {
+                self.b.extract(v.bits, 0, to)
+            } else {
+                let zeros = self.b.konst(0, to - from);
+                self.b.concat(zeros, v.bits)
+            };
+            return self.define(
+                i,
+                StateValue {
+                    bits,
+                    poison: v.poison,
+                },
+                result_ty,
+            );
+        }
         if opcode == "ir_bitcast" && ty[0].lanes() != result_ty.lanes() {
             let o = operands[0];
             let v = self.value(&o.value, &ty[0], &o.span)?;

@@ -258,6 +258,9 @@ impl fmt::Display for Value {
 pub struct Operand {
     /// The type written before the value (`None` where the instruction's type applies).
     pub ty: Option<Type>,
+    /// A call argument's attributes as written between its type and value (`align 4
+    /// noundef`), kept so that a printed module compiles as the original did; empty if none.
+    pub attrs: String,
     /// The value.
     pub value: Value,
     /// Where it is.
@@ -501,7 +504,7 @@ fn shape_of(opcode: &str) -> Shape {
         }
         "fcmp" | "icmp" => Shape::Compare,
         "fptrunc" | "fpext" | "fptosi" | "fptoui" | "sitofp" | "uitofp" | "bitcast" | "zext"
-        | "sext" | "trunc" => Shape::Cast,
+        | "sext" | "trunc" | "ptrtoint" | "inttoptr" => Shape::Cast,
         "select" | "extractelement" | "insertelement" | "shufflevector" => Shape::EachTyped,
         "call" => Shape::Call,
         "extractvalue" => Shape::Extract,
@@ -1093,6 +1096,7 @@ impl<'a> Parser<'a> {
 
     fn operand(&mut self, typed: bool) -> Result<Operand, Diagnostic> {
         let a = self.start();
+        let mut attrs = String::new();
         let ty = if typed {
             let t = self.ty("an operand type")?;
             // `metadata float %x` (`@llvm.dbg.value`'s operand): the value inside.
@@ -1104,12 +1108,16 @@ impl<'a> Parser<'a> {
                 });
             }
             // Argument attributes of a call (`noundef`, `nofpclass(nan)`, `align 4`).
+            let from = self.start();
             while let Some(Tok::Word(w)) = self.peek().cloned() {
                 if VALUE_WORDS.contains(&w.as_str()) {
                     break;
                 }
                 self.pos += 1;
                 self.word_arguments(&w)?;
+            }
+            if self.start() > from {
+                attrs = self.file.text[from..self.end_of_prev()].to_string();
             }
             Some(t)
         } else {
@@ -1118,6 +1126,7 @@ impl<'a> Parser<'a> {
         let value = self.value()?;
         Ok(Operand {
             ty,
+            attrs,
             value,
             span: self.span(a, self.end_of_prev()),
         })
@@ -1425,9 +1434,10 @@ impl fmt::Display for Instr {
         let ops: Vec<String> = self
             .operands
             .iter()
-            .map(|o| match &o.ty {
-                Some(t) => format!("{t} {}", o.value),
-                None => o.value.to_string(),
+            .map(|o| match (&o.ty, o.attrs.as_str()) {
+                (Some(t), "") => format!("{t} {}", o.value),
+                (Some(t), attrs) => format!("{t} {attrs} {}", o.value),
+                (None, _) => o.value.to_string(),
             })
             .collect();
         match self.shape {

@@ -83,3 +83,25 @@ attributes #1 = { nocallback nofree nosync nounwind willreturn memory(none) }
     // The printed module reads back as the same module.
     assert_eq!(module(&text).to_string(), text);
 }
+
+/// A call's argument attributes are kept as written: `align 4` on a `memcpy`'s pointers is
+/// what lets llc copy words rather than bytes, so the module compiled must carry it.
+#[test]
+fn call_argument_attributes_survive_the_minimal_module() {
+    let m = module(
+        r#"declare void @llvm.memcpy.p1.p1.i64(ptr addrspace(1) noalias, ptr addrspace(1) noalias, i64, i1 immarg)
+
+define void @copy(ptr addrspace(1) %d, ptr addrspace(1) %s) {
+  call void @llvm.memcpy.p1.p1.i64(ptr addrspace(1) align 4 %d, ptr addrspace(1) noundef align 4 %s, i64 16, i1 false)
+  ret void
+}
+"#,
+    );
+    let text = minimal(&m, &m.functions[0]).to_string();
+    assert!(
+        text.contains(
+            "(ptr addrspace(1) align 4 %d, ptr addrspace(1) noundef align 4 %s, i64 16, i1 false)"
+        ),
+        "{text}"
+    );
+}

@@ -67,3 +67,19 @@ define i32 @load_out_of_bounds(ptr %a) {
   %v = load i32, ptr %p, align 4
   ret i32 %v
 }
+
+; LangRef 'ptrtoint'/'inttoptr': a pointer as an integer and back; the block is the one the
+; integer was computed from.
+define i32 @load_past_an_integer_offset(ptr addrspace(1) %p) {
+  %i = ptrtoint ptr addrspace(1) %p to i64
+  %j = add i64 %i, 4
+  %q = inttoptr i64 %j to ptr addrspace(1)
+  %v = load i32, ptr addrspace(1) %q, align 4
+  ret i32 %v
+}
+
+define i32 @low_address_bits(ptr %p) {
+  %i = ptrtoint ptr %p to i32
+  %m = and i32 %i, 15
+  ret i32 %m
+}

@@ -67,3 +67,21 @@ define i32 @guarded_shl_i32(i32 %x, i32 %s) {
   %r = select i1 %c, i32 %sh, i32 0
   ret i32 %r
 }
+
+; LangRef "Parameter Attributes", `noundef`: passing poison where the call site says noundef is
+; undefined behaviour, though `@seven` never reads its argument.
+define i32 @seven(i32 %x) {
+  ret i32 7
+}
+
+define i32 @noundef_argument(i32 %a) {
+  %s = shl nsw i32 %a, 3
+  %r = call i32 @seven(i32 noundef %s)
+  ret i32 %r
+}
+
+define i32 @unused_argument(i32 %a) {
+  %s = shl nsw i32 %a, 3
+  %r = call i32 @seven(i32 %s)
+  ret i32 %r
+}

@@ -315,6 +315,170 @@ impl Reader<'_> {
     }
 }
 
+/// LLVM's memory-block intrinsics (LangRef "Standard C/C++ Library Intrinsics").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum MemIntrinsic {
+    /// `llvm.memcpy` and `llvm.memcpy.inline`: the blocks "must either be equal or
+    /// non-overlapping".
+    Copy,
+    /// `llvm.memmove`: the blocks may overlap; the bytes are copied "as if" through a buffer.
+    Move,
+    /// `llvm.memset` and `llvm.memset.inline`: every byte set to the `i8` value.
+    Set,
+}
+
+impl MemIntrinsic {
+    /// The intrinsic `callee` names (`llvm.memcpy.p1.p1.i64`), if it is one of them.
+    pub(super) fn of(callee: &str) -> Option<MemIntrinsic> {
+        let mut parts = callee.strip_prefix("llvm.")?.split('.');
+        let kind = match parts.next()? {
+            "memcpy" => MemIntrinsic::Copy,
+            "memmove" => MemIntrinsic::Move,
+            "memset" => MemIntrinsic::Set,
+            _ => return None,
+        };
+        // `.inline` or the overload's first pointer type (`p0`, `p1`): not the element-wise
+        // atomic forms (`llvm.memcpy.element.unordered.atomic`) or `llvm.memset.pattern`.
+        let next = parts.next()?;
+        let pointer = next
+            .strip_prefix('p')
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit()));
+        (next == "inline" || pointer).then_some(kind)
+    }
+}
+
+/// The most bytes a memory intrinsic with a constant length is read for: each byte is a load
+/// and a store in the program.
+pub(super) const MEM_INTRINSIC_MAX_BYTES: u64 = 256;
+
+impl Reader<'_> {
+    /// `call void @llvm.memcpy...(ptr %d, ptr %s, i64 LEN, i1 volatile)`, its `memmove` and
+    /// `memset(ptr %d, i8 %v, i64 LEN, i1 volatile)` kin, LEN a constant: byte by byte on the
+    /// memory model, each byte's poison carried (Alive2 `ir/memory.cpp` copies bytes with their
+    /// poison). Every byte is read before any is written, which is `memmove`'s meaning and
+    /// `memcpy`'s where it is defined; `memcpy` of blocks that overlap without being equal is
+    /// undefined behaviour. A length of 0 touches nothing; `volatile` changes nothing for one
+    /// thread.
+    pub(super) fn mem_intrinsic(
+        &mut self,
+        i: &Instr,
+        kind: MemIntrinsic,
+        operands: &[&crate::syntax::Operand],
+        ty: &[Type],
+    ) -> Result<(), Diagnostic> {
+        let callee = i.callee.as_deref().unwrap_or("");
+        let [dst, src, len, _volatile] = operands else {
+            return Err(at_text(
+                i,
+                "`call void @llvm.memcpy(ptr %d, ptr %s, i64 N, i1 false)`",
+            ));
+        };
+        let len_text = match &len.value {
+            Value::Const(t) => t.as_str(),
+            _ => "",
+        };
+        let n: u64 = len_text
+            .parse()
+            .ok()
+            .filter(|n| *n <= MEM_INTRINSIC_MAX_BYTES)
+            .ok_or_else(|| {
+                unsupported(
+                    &len.span,
+                    format!("`@{callee}` of a length that is not a constant of at most {MEM_INTRINSIC_MAX_BYTES} bytes"),
+                )
+            })?;
+        if n == 0 {
+            return Ok(());
+        }
+        let d = self.value(&dst.value, &ty[0], &dst.span)?;
+        self.add_ub(d.poison);
+        self.add_misaligned_ub(d.bits, dst);
+        let src_attrs = src;
+        let src = self.value(&src.value, &ty[1], &src.span)?;
+        if kind != MemIntrinsic::Set {
+            self.add_misaligned_ub(src.bits, src_attrs);
+        }
+        let mut bytes = Vec::new();
+        for k in 0..n {
+            let (value, poison) = match kind {
+                MemIntrinsic::Set => {
+                    let p = src.poison.unwrap_or_else(|| self.b.konst(0, 1));
+                    (src.bits, p)
+                }
+                MemIntrinsic::Copy | MemIntrinsic::Move => {
+                    let at = self.byte_address(src.bits, k);
+                    let loaded = match self.memory.load(&mut self.b, at, 1, 1) {
+                        Ok(l) => l,
+                        Err(r) => return Err(self.refused(r, i)),
+                    };
+                    let not_ok = self.b.emit(Op::Not(1, loaded.ok), 1);
+                    self.add_ub(Some(not_ok));
+                    (loaded.value, loaded.poison[0])
+                }
+            };
+            bytes.push((value, poison));
+        }
+        if kind != MemIntrinsic::Set {
+            self.add_ub(src.poison);
+        }
+        if kind == MemIntrinsic::Copy {
+            let overlap = self.overlapping(d.bits, src.bits, n);
+            self.add_ub(Some(overlap));
+        }
+        let path = self.path;
+        for (k, (value, poison)) in bytes.into_iter().enumerate() {
+            let at = self.byte_address(d.bits, k as u64);
+            let ok = match self
+                .memory
+                .store(&mut self.b, at, value, &[poison], 1, path)
+            {
+                Ok(ok) => ok,
+                Err(r) => return Err(self.refused(r, i)),
+            };
+            let not_ok = self.b.emit(Op::Not(1, ok), 1);
+            self.add_ub(Some(not_ok));
+        }
+        Ok(())
+    }
+
+    /// A pointer argument with `align N` that is not so aligned is poison (LangRef "Parameter
+    /// Attributes": `align`), and a memory intrinsic's access through it undefined behaviour.
+    fn add_misaligned_ub(&mut self, p: ValueId, o: &crate::syntax::Operand) {
+        let words: Vec<&str> = o.attrs.split_whitespace().collect();
+        let align = words
+            .windows(2)
+            .find(|w| w[0] == "align")
+            .and_then(|w| w[1].parse::<u64>().ok())
+            .filter(|n| n.is_power_of_two() && *n > 1);
+        if let Some(align) = align {
+            let low = self.b.extract(p, 0, align.trailing_zeros());
+            let zero = self.b.konst(0, align.trailing_zeros());
+            let aligned = self.b.emit(Op::BvEq(low, zero), 1);
+            let misaligned = self.b.emit(Op::Not(1, aligned), 1);
+            self.add_ub(Some(misaligned));
+        }
+    }
+
+    /// `p + k` on 64-bit addresses.
+    fn byte_address(&mut self, p: ValueId, k: u64) -> ValueId {
+        let k = self.b.konst(k, 64);
+        self.b.emit(Op::BvAdd(64, p, k), 64)
+    }
+
+    /// Whether `n` bytes at `a` and at `b` overlap without being the same bytes.
+    fn overlapping(&mut self, a: ValueId, b: ValueId, n: u64) -> ValueId {
+        let n = self.b.konst(n, 64);
+        let a_minus_b = self.b.emit(Op::BvSub(64, a, b), 64);
+        let b_minus_a = self.b.emit(Op::BvSub(64, b, a), 64);
+        let a_in_b = self.b.emit(Op::BvUlt(a_minus_b, n), 1);
+        let b_in_a = self.b.emit(Op::BvUlt(b_minus_a, n), 1);
+        let meet = self.b.emit(Op::Or(1, a_in_b, b_in_a), 1);
+        let same = self.b.emit(Op::BvEq(a, b), 1);
+        let different = self.b.emit(Op::Not(1, same), 1);
+        self.b.emit(Op::And(1, meet, different), 1)
+    }
+}
+
 /// A located error for an instruction whose text is not the shape `shape`.
 pub(super) fn at_text(i: &Instr, shape: &str) -> Diagnostic {
     super::at(
