@@ -5,7 +5,7 @@ use crate::operand::parse_hex;
 use anyhow::{Context, Result};
 use semfuzz_fp::Format;
 use semfuzz_jit::{Evaluator, EvaluatorKind};
-use semfuzz_ptx::{Cta, PtxFunction, Slot};
+use semfuzz_ptx::{PtxFunction, Slot};
 use semfuzz_smt::reach::{reachable, Reach};
 use semfuzz_spec::diag::SourceFile;
 use semfuzz_spec::ir::PartKind;
@@ -130,14 +130,9 @@ fn parse_args(f: &PtxFunction, args: &[String]) -> Result<Vec<u64>, Diagnostic> 
     // A kernel's special registers must place a thread of some launch of it; a CTA's threads
     // are placed already, its own place in the grid is the input.
     let special = |r: &str| f.inputs.iter().position(|s| s.name == r).map(|k| inputs[k]);
-    let cta_place = |r: &str| match (f.cta, r) {
-        (Some(cta), "%ntid.x") => Some(u64::from(cta.shape[0])),
-        (Some(cta), "%ntid.y") => Some(u64::from(cta.shape[1])),
-        (Some(cta), "%ntid.z") => Some(u64::from(cta.shape[2])),
-        (Some(Cta { ctaid: Some(x), .. }), "%ctaid.x") => Some(u64::from(x)),
-        (Some(Cta { ctaid: Some(_), .. }), "%ctaid.y" | "%ctaid.z") => Some(0),
-        (Some(_), _) => special(r).or(Some(0)),
-        (None, _) => special(r),
+    let cta_place = |r: &str| match f.cta {
+        Some(cta) => cta.special_register(r, 0).or(special(r)).or(Some(0)),
+        None => special(r),
     };
     if special(launch::SPECIAL_REGISTERS[0]).is_some() || special("%nctaid.x").is_some() {
         if let Some(why) = f.launch.violation(|r| cta_place(r).unwrap_or(0)) {

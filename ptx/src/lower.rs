@@ -103,13 +103,16 @@ impl Cta {
 
     /// A CTA of `shape` threads along x, y and z, with blocks of 8 bytes per thread.
     pub fn shaped(shape: [u32; 3]) -> Cta {
-        let threads = shape.iter().fold(1u32, |n, d| n.saturating_mul(*d));
-        Cta {
+        let mut cta = Cta {
             shape,
-            block_bytes: threads.saturating_mul(8).max(memory::DEFAULT_BLOCK_BYTES),
-            extern_shared_bytes: threads.saturating_mul(8),
+            block_bytes: 0,
+            extern_shared_bytes: 0,
             ctaid: None,
-        }
+        };
+        let bytes = cta.threads().saturating_mul(8);
+        cta.block_bytes = bytes.max(memory::DEFAULT_BLOCK_BYTES);
+        cta.extern_shared_bytes = bytes;
+        cta
     }
 
     /// How many threads the CTA has.
@@ -117,11 +120,27 @@ impl Cta {
         self.shape.iter().fold(1u32, |n, d| n.saturating_mul(*d))
     }
 
-    /// Thread `k`'s `%tid` (x fastest).
-    fn tid(&self, k: usize) -> [u64; 3] {
+    /// Special register `name` (`%tid.x`, `%ntid.y`, `%laneid`, ...) in thread `k` of the
+    /// CTA (x fastest), where the CTA fixes it; `None` for what stays an input (`%ctaid`
+    /// where no place is fixed, `%nctaid`).
+    pub fn special_register(&self, name: &str, k: usize) -> Option<u64> {
         let [x, y, _] = self.shape.map(|d| u64::from(d.max(1)));
-        let k = k as u64;
-        [k % x, k / x % y, k / (x * y)]
+        let n = k as u64;
+        let tid = [n % x, n / x % y, n / (x * y)];
+        let axis = |r: &str| match r {
+            "x" => Some(0),
+            "y" => Some(1),
+            "z" => Some(2),
+            _ => None,
+        };
+        let (register, along) = name.split_once('.').unwrap_or((name, ""));
+        match (register, self.ctaid) {
+            ("%tid", _) => axis(along).map(|a| tid[a]),
+            ("%ntid", _) => axis(along).map(|a| u64::from(self.shape[a])),
+            ("%laneid", _) => Some(n % 32),
+            ("%ctaid", Some(cx)) => axis(along).map(|a| if a == 0 { u64::from(cx) } else { 0 }),
+            _ => None,
+        }
     }
 }
 
@@ -889,18 +908,7 @@ impl<'s> Reader<'s> {
                 self.next_reg += 1;
                 let reg = self.next_reg;
                 outermost.names.insert(name.to_string(), (reg, 32));
-                let per_thread = |k: usize, cta: Cta| match (name, cta.ctaid) {
-                    ("%tid.x", _) => Some(cta.tid(k)[0]),
-                    ("%tid.y", _) => Some(cta.tid(k)[1]),
-                    ("%tid.z", _) => Some(cta.tid(k)[2]),
-                    ("%laneid", _) => Some(k as u64 % 32),
-                    ("%ntid.x", _) => Some(u64::from(cta.shape[0])),
-                    ("%ntid.y", _) => Some(u64::from(cta.shape[1])),
-                    ("%ntid.z", _) => Some(u64::from(cta.shape[2])),
-                    ("%ctaid.x", Some(x)) => Some(u64::from(x)),
-                    ("%ctaid.y" | "%ctaid.z", Some(_)) => Some(0),
-                    _ => None,
-                };
+                let per_thread = |k: usize, cta: Cta| cta.special_register(name, k);
                 let shared = match self.cta {
                     Some(cta) if per_thread(0, cta).is_some() => None,
                     _ => Some(self.input(name.to_string(), 32, PartKind::Bits)),

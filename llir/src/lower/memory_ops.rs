@@ -367,7 +367,7 @@ impl Reader<'_> {
         ty: &[Type],
     ) -> Result<(), Diagnostic> {
         let callee = i.callee.as_deref().unwrap_or("");
-        let [dst, src, len, _volatile] = operands else {
+        let [dst_operand, src_operand, len, _volatile] = operands else {
             return Err(at_text(
                 i,
                 "`call void @llvm.memcpy(ptr %d, ptr %s, i64 N, i1 false)`",
@@ -390,13 +390,12 @@ impl Reader<'_> {
         if n == 0 {
             return Ok(());
         }
-        let d = self.value(&dst.value, &ty[0], &dst.span)?;
+        let d = self.value(&dst_operand.value, &ty[0], &dst_operand.span)?;
         self.add_ub(d.poison);
-        self.add_misaligned_ub(d.bits, dst);
-        let src_attrs = src;
-        let src = self.value(&src.value, &ty[1], &src.span)?;
+        self.add_misaligned_ub(d.bits, dst_operand);
+        let src = self.value(&src_operand.value, &ty[1], &src_operand.span)?;
         if kind != MemIntrinsic::Set {
-            self.add_misaligned_ub(src.bits, src_attrs);
+            self.add_misaligned_ub(src.bits, src_operand);
         }
         let mut bytes = Vec::new();
         for k in 0..n {
