@@ -531,6 +531,7 @@ fn run(cli: Cli) -> Result<bool> {
                 explain,
                 unknowns: semfuzz_smt::solve::Unknowns::Ask,
                 unroll: Some(unroll),
+                licences: Default::default(),
             };
             prove::run(&spec, &paths, &opts, report.reporter().as_ref())
         }
@@ -548,6 +549,7 @@ fn run(cli: Cli) -> Result<bool> {
                 explain: false,
                 unknowns: semfuzz_smt::solve::Unknowns::Ask,
                 unroll: None,
+                licences: Default::default(),
             };
             validate::run(&spec, &instrs, &archs, &opts)
         }

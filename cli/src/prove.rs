@@ -219,6 +219,9 @@ fn print_counterexample(spec: &Spec, proof: &Proof) -> bool {
     if c.confirmed() {
         outln!("    confirmed by the evaluator");
         true
+    } else if c.target_undecided {
+        outln!("    NOT confirmed: the target reaches this output through an approximation whose bound the solver leaves free (rsqrt.approx, ex2.approx), and whether a pick within the ISA's bound reaches it is undecided");
+        false
     } else {
         eprintln!(
             "    BUG: the evaluator does NOT confirm this counterexample ({}): the SMT encoding and the evaluator disagree; please report it",

@@ -75,10 +75,10 @@ pub fn load(spec: &Spec, path: &Path, func: Option<&str>, shape: Shape) -> Resul
 
 /// The evaluator asked for; by default the JIT for one thread and the interpreter for a CTA.
 /// A CTA's program is large and Cranelift's register allocation grows faster than linearly
-/// in it: Triton's softmax as 128 threads at `--ctaid 0`, 33,086 ops, compiles in 2.9 s and then
-/// runs 4× as many rows per second as the interpreter, which starts at once, so the JIT wins
-/// only past some 30,000 rows; with `%ctaid` an input it is 747k ops, beyond minutes
-/// (docs/cta.md).
+/// in it: Triton's softmax as 128 threads at `--ctaid 0`, 21,926 ops, compiles in about 2 s and
+/// then runs some 6× as many rows per second as the interpreter, which starts at once, so the
+/// JIT wins only past some 20,000 rows; with `%ctaid` an input it is 735,788 ops, beyond minutes
+/// (docs/cta.md, docs/BENCHMARKS.md "A CTA").
 fn evaluator_for(f: &PtxFunction, asked: Option<EvaluatorKind>) -> EvaluatorKind {
     asked.unwrap_or(if f.cta.is_some() {
         EvaluatorKind::Interp
@@ -443,6 +443,10 @@ fn check_line(
             Reach::Unknown => problems
                 .into_iter()
                 .map(|p| format!("{p}; whether another choice gives it is unknown (Z3 timed out)"))
+                .collect(),
+            Reach::Unbounded => problems
+                .into_iter()
+                .map(|p| format!("{p}; whether another choice gives it is unknown (an approximation on its way, such as ex2.approx or rsqrt.approx, has no bound Z3 can state)"))
                 .collect(),
         },
     )

@@ -804,6 +804,35 @@ fn check_ptx_allows_the_fusion_of_a_mul_and_sub_without_rounding_modifiers() {
     );
 }
 
+/// `rsqrt.approx.f32` has a bound the evaluator states and Z3's formulas do not (a free
+/// function there): a result only another pick could give is undecided, never "ok" because Z3
+/// picked the free function so. Before, any value passed: the function below "returned"
+/// 0x12345678 for rsqrt(4).
+#[test]
+fn check_ptx_does_not_take_a_free_function_as_a_witness() {
+    let ptx = ".version 7.0\n.target sm_70\n.address_size 64\n\
+               .visible .func (.param .b32 r) f(.param .b32 a)\n{\n\
+               .reg .b32 %r<4>;\n\
+               ld.param.b32 %r1, [a];\n\
+               rsqrt.approx.f32 %r2, %r1;\n\
+               neg.f32 %r3, %r2;\n\
+               st.param.b32 [r], %r3;\n\
+               ret;\n}\n";
+    let file = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(file.path(), ptx).unwrap();
+    let path = file.path().to_str().unwrap();
+    // rsqrt(4) = 0.5 exactly, negated; then two values far outside any pick's bound.
+    let lines = "0x40800000 0xbf000000\n0x40800000 0x12345678\n0x40800000 0xbf100000\n";
+    let (code, out, err) = run(&["check-ptx", path, "-"], Some(lines));
+    assert_eq!(code, 1, "{out}{err}");
+    let heads = headlines(&out);
+    assert_eq!(heads[0], "ok", "{out}");
+    for h in &heads[1..3] {
+        assert!(h.starts_with("mismatch:"), "{out}");
+        assert!(h.contains("has no bound Z3 can state"), "{out}");
+    }
+}
+
 /// `backends --coverage` says, per backend, what it maps: the spec backend runs every
 /// variant; LLVM maps the two-input `min.f32` to `llvm.minnum` and names why the three-input
 /// form has no counterpart, one line per operand form.

@@ -209,6 +209,65 @@ fn validate_llc_finds_fuzzx_033_and_proves_the_cas_loop() {
     }
 }
 
+/// llc flags that license what the IR alone forbids (docs/ambiguities.md 105, 177): under
+/// `-nvptx-allow-ftz-atomics` the flushing `atom.add.f32` is proved, and a counterexample
+/// without it; under `-nvptx-prec-divf32=0 -nvptx-prec-sqrtf32=0` `div.approx.f32` and
+/// `sqrt.approx.f32` are proved, and counterexamples against the same IR without the licence.
+/// Each verdict resting on a licence says so; the others do not.
+#[test]
+fn llc_licences_widen_what_the_ir_allows_and_say_so() {
+    let work = tempfile::tempdir().expect("temp dir");
+    let (_, out, err) = semfuzz(&[
+        "validate-llc",
+        "--run-lines",
+        "cli/tests/llc/licences.ll",
+        "--timeout",
+        "20s",
+        "--work",
+        work.path().to_str().expect("utf-8"),
+    ]);
+    let text = format!("\n{out}");
+    let runs: Vec<&str> = text.split("\n== ").skip(1).collect();
+    assert_eq!(runs.len(), 3, "{out}{err}");
+    let (allow, strict, approximate) = (runs[0], runs[1], runs[2]);
+    let ftz =
+        "(reading -nvptx-allow-ftz-atomics as licensing atomicrmw fadd float flushing or not;";
+    assert!(
+        allow.contains(&format!("add sm_70: proved {ftz}")),
+        "{allow}"
+    );
+    assert!(
+        allow.contains("div sm_70: proved (0."),
+        "not licensed: {allow}"
+    );
+    assert_eq!(
+        verdict(strict, "add", "sm_70"),
+        "counterexample",
+        "{strict}"
+    );
+    assert!(strict.contains("confirmed by both evaluators"), "{strict}");
+    let approx = "proved (reading -nvptx-prec-divf32=0 -nvptx-prec-sqrtf32=0 as licensing div.approx.f32 for fdiv float, sqrt.approx.f32 for llvm.sqrt.f32)";
+    for func in ["div", "root"] {
+        assert!(
+            approximate.contains(&format!("{func} sm_70: {approx}")),
+            "{func}: {approximate}"
+        );
+    }
+    let ptx = std::fs::read_dir(work.path().join("llvmlite"))
+        .expect("compiled")
+        .filter_map(|e| std::fs::read_to_string(e.ok()?.path()).ok())
+        .collect::<String>();
+    assert!(
+        ptx.contains("div.approx.f32"),
+        "the licence was used: {ptx}"
+    );
+    prove_as_expected(
+        "cli/tests/llc/licences.rules",
+        "2 rules: 0 proved, 2 counterexample",
+        2,
+    );
+}
+
 /// LangRef `contract` (docs/ambiguities.md 92): with the flag on the product and the sum, the
 /// fused fma and the two roundings are both allowed; a fused subtraction that loses the
 /// product's sign, and fusion the flags do not license, are counterexamples.

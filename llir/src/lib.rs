@@ -10,12 +10,17 @@
 //! module down to one function and what it uses, as a bug report carries it.
 
 mod cfg;
+pub mod licences;
 pub mod lower;
 pub mod minimal;
 pub mod nvvm;
 pub mod syntax;
 
-pub use lower::{read_function, read_function_unrolled, IrFunction, BOUNDED, DEFAULT_UNROLL};
+pub use licences::Licences;
+pub use lower::{
+    read_function, read_function_licensed, read_function_unrolled, IrFunction, BOUNDED,
+    DEFAULT_UNROLL,
+};
 pub use minimal::minimal;
 pub use syntax::{parse, Module};
 
@@ -41,7 +46,20 @@ pub fn load_unrolled(
     func: Option<&str>,
     unroll: u32,
 ) -> Result<IrFunction, Diagnostic> {
+    load_licensed(spec, name, text, func, unroll, &Licences::default())
+}
+
+/// [`load_unrolled`] with the licences a compile configuration grants
+/// ([`Licences::from_llc_flags`]).
+pub fn load_licensed(
+    spec: &Spec,
+    name: &str,
+    text: &str,
+    func: Option<&str>,
+    unroll: u32,
+    licences: &Licences,
+) -> Result<IrFunction, Diagnostic> {
     let file = SourceFile::new(name, text);
     let module = parse(&file)?;
-    read_function_unrolled(spec, &module, func, unroll)
+    read_function_licensed(spec, &module, func, unroll, licences)
 }

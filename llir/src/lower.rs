@@ -36,6 +36,7 @@
 //! poison), so inputs that are not poison decide every refinement.
 
 use crate::cfg::Cfg;
+use crate::licences::Licences;
 use crate::syntax::{
     Attr, FloatTy, Function, Instr, Module, Operand, Shape, Statement, Type, Value,
 };
@@ -71,6 +72,9 @@ pub struct IrFunction {
     /// then the program has a second destination, [`BOUNDED`], true where no loop ran its
     /// header more often.
     pub unrolled: Option<u32>,
+    /// Whether a licence of the compiler's flags widened some operation's allowed set
+    /// ([`Licences`]): then a verdict rests on the licence and says so.
+    pub licensed: bool,
     /// Its launch attributes (`"nvvm.reqntid"`, `"nvvm.maxntid"`, or their
     /// `!nvvm.annotations`), which bound the special registers among its inputs.
     pub launch: Launch,
@@ -97,6 +101,18 @@ pub fn read_function_unrolled(
     module: &Module,
     name: Option<&str>,
     unroll: u32,
+) -> Result<IrFunction, Diagnostic> {
+    read_function_licensed(spec, module, name, unroll, &Licences::default())
+}
+
+/// [`read_function_unrolled`] with each operation a compiler flag licenses allowed the
+/// licensed result too (`-nvptx-prec-divf32=0`: [`Licences`]).
+pub fn read_function_licensed(
+    spec: &Spec,
+    module: &Module,
+    name: Option<&str>,
+    unroll: u32,
+    licences: &Licences,
 ) -> Result<IrFunction, Diagnostic> {
     let f = match name {
         Some(n) => module
@@ -142,6 +158,8 @@ pub fn read_function_unrolled(
             ub: None,
             cut: None,
             unroll,
+            licences,
+            licensed: false,
             looped: false,
             calls: Vec::new(),
             choices: Vec::new(),
@@ -359,6 +377,10 @@ struct Reader<'s> {
     cut: Option<ValueId>,
     /// How many times each loop's header may run per entry into the loop.
     unroll: u32,
+    /// What the compiler's flags allow beyond the IR's meaning.
+    licences: &'s Licences,
+    /// Whether one of them widened an operation read so far.
+    licensed: bool,
     /// Whether some function run (the one read, or one it calls) has a loop.
     looped: bool,
     /// The functions being run, the one read first (a call inlines its callee).
@@ -723,6 +745,7 @@ impl<'s> Reader<'s> {
             choice_sites: kept.iter().map(|k| self.choice_sites[*k].clone()).collect(),
             variants: std::mem::take(&mut self.variants),
             unrolled,
+            licensed: self.licensed,
             launch: launch_of(self.module, f),
         })
     }
@@ -1821,7 +1844,16 @@ impl<'s> Reader<'s> {
                 .iter()
                 .map(|(v, t)| self.lane_poison(*v, t, l))
                 .collect();
-            let outs = self.inline(variant, &args, i)?;
+            let mut outs = self.inline(variant, &args, i)?;
+            if let Some(licensed) = self.licensed_instead(&opcode, &op_elem, modes) {
+                outs[0].value = self.or_licensed(
+                    i,
+                    outs[0].value,
+                    &[licensed],
+                    &args,
+                    "a licence of llc's flags",
+                )?;
+            }
             let from_operands = if opcode == "ir_select" {
                 // LangRef 'select': "the presence of value which would otherwise result in
                 // poison does not cause the result to be poison if the value is on the
@@ -2129,6 +2161,54 @@ impl<'s> Reader<'s> {
         }
         Err(unsupported(&i.opcode_span, format!("`{text}`: no such variant in the catalogue"))
             .with_hint("docs/llvm-ir-spec.md names each IR instruction's variant; `semfuzz list 'ir_*'` shows those the specs build"))
+    }
+
+    /// The PTX variant a compiler flag licenses in place of IR operation `opcode` on `elem` in
+    /// `modes` ([`Licences`]): `div.approx.ftz.f32` for `fdiv float` under
+    /// `-nvptx-prec-divf32=0` in preserve-sign mode. `None` where nothing is licensed, or the
+    /// mode is one the PTX instruction cannot follow (positive-zero, dynamic).
+    fn licensed_instead(&self, opcode: &str, elem: &Type, modes: &Denormal) -> Option<String> {
+        if elem != &Type::Float(FloatTy::Float) {
+            return None;
+        }
+        let base = match opcode {
+            "ir_fdiv" => self.licences.f32_division?,
+            "llvm_sqrt" if self.licences.approximate_f32_sqrt => "sqrt.approx",
+            _ => return None,
+        };
+        let ftz = match modes.f32 {
+            (Mode::Ieee, Mode::Ieee) => "",
+            (Mode::PreserveSign, Mode::PreserveSign) => ".ftz",
+            _ => return None,
+        };
+        Some(format!("{base}{ftz}.f32"))
+    }
+
+    /// `own` or any result of the variants `others` on `args`: an operation whose allowed set a
+    /// licence widens ([`Licences`]). A choice of the source's, so the target may compute any
+    /// of them; `what` names it where a counterexample lists the choices.
+    fn or_licensed(
+        &mut self,
+        i: &Instr,
+        own: ValueId,
+        others: &[String],
+        args: &[ValueId],
+        what: &str,
+    ) -> Result<ValueId, Diagnostic> {
+        let mut value = own;
+        let w = self.b.widths[own as usize];
+        for text in others {
+            let v = self.find(text, args.len(), i)?;
+            let out = self.inline(v, args, i)?;
+            self.variants.push(v.text.clone());
+            // One bit per alternative, which the prover splits into its two cases rather than
+            // quantify over a value of the format (`sequence::Query`'s one-bit choices).
+            let bit = [self.b.konst(0, 1), self.b.konst(1, 1)];
+            let other = self.choose(Outcome::OneOf(bit.to_vec()), 1, what, &i.span);
+            value = self.b.emit(Op::Select(other, out[0].value, value), w);
+            self.licensed = true;
+        }
+        Ok(value)
     }
 
     /// `extractelement`, `insertelement`, `shufflevector` with constant lanes: bits moved, and

@@ -5,9 +5,9 @@
 //! instruction reads) has result sets the evaluator only samples; `check-ptx` asks here when
 //! the sampled choices do not produce what was observed.
 
-use crate::encode::{encode_concrete, NanBits};
+use crate::encode::{bound_in_z3, encode_concrete, NanBits};
 use semfuzz_spec::eval::Evaluator;
-use semfuzz_spec::ir::{mask, Program};
+use semfuzz_spec::ir::{mask, Outcome, Program};
 use semfuzz_spec::outcome::Accept;
 use z3::{Params, SatResult, Solver};
 
@@ -20,6 +20,9 @@ pub enum Reach {
     Unreachable,
     /// Z3 did not decide within the timeout.
     Unknown,
+    /// Z3 found choices that give it, through an approximation whose bound its formulas do not
+    /// state (`ex2.approx`, `rsqrt.approx`: a free function there), so they prove nothing.
+    Unbounded,
 }
 
 /// Whether `program` can leave `results` (one value per destination part, in order) on
@@ -38,10 +41,37 @@ pub fn reachable(program: &Program, inputs: &[u64], results: &[u64], timeout_ms:
         );
     }
     match solver.check() {
+        // An approximation whose bound the formulas do not state (`ex2`, `rsqrt`, `lg2`) is
+        // a free function there: any result of it is satisfiable, so a model proves nothing,
+        // while `unsat` still holds for every function within the bound.
+        SatResult::Sat if leaves_a_bound_free(program) => Reach::Unbounded,
         SatResult::Sat => Reach::Reachable,
         SatResult::Unsat => Reach::Unreachable,
         SatResult::Unknown => Reach::Unknown,
     }
+}
+
+/// Whether some choice of `program` is an approximation the formulas leave uninterpreted
+/// ([`bound_in_z3`] false).
+fn leaves_a_bound_free(program: &Program) -> bool {
+    fn free(o: &Outcome) -> bool {
+        match o {
+            Outcome::Within {
+                func,
+                bound,
+                format,
+                ..
+            } => !bound_in_z3(*func, *bound, *format),
+            Outcome::Select(_, a, b) => free(a) || free(b),
+            _ => false,
+        }
+    }
+    program.choices.iter().any(free)
+        || program
+            .dests
+            .iter()
+            .flat_map(|d| &d.parts)
+            .any(|p| free(&p.outcome))
 }
 
 /// Whether `program` can leave `out` (its first destination's bits) on `inputs`: the
@@ -71,6 +101,6 @@ pub fn allows(
     match reachable(program, inputs, &bits, timeout_ms?) {
         Reach::Reachable => Some(true),
         Reach::Unreachable => Some(false),
-        Reach::Unknown => None,
+        Reach::Unknown | Reach::Unbounded => None,
     }
 }

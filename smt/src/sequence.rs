@@ -126,22 +126,46 @@ fn at(span: &Span, msg: impl Into<String>) -> Diagnostic {
 /// Resolves both sides of `rule` against `spec`, a function side's loops unrolled to the
 /// readers' default bound.
 pub fn resolve<'s>(spec: &'s Spec, rule: &Rule) -> Result<Query<'s>, Diagnostic> {
-    resolve_unrolled(spec, rule, semfuzz_llir::DEFAULT_UNROLL)
+    resolve_unrolled(
+        spec,
+        rule,
+        semfuzz_llir::DEFAULT_UNROLL,
+        &semfuzz_llir::Licences::default(),
+    )
 }
 
 /// [`resolve`] with each loop of a function side unrolled to `unroll` (`--unroll`): run at
-/// most that many times per entry into it.
+/// most that many times per entry into it; an LLVM IR source side read with the `licences`
+/// of the compile it is judged against ([`semfuzz_llir::Licences`]).
 pub fn resolve_unrolled<'s>(
     spec: &'s Spec,
     rule: &Rule,
     unroll: u32,
+    licences: &semfuzz_llir::Licences,
 ) -> Result<Query<'s>, Diagnostic> {
     let mut vars: Vec<Var> = Vec::new();
     // A kernel's launch bounds its special registers: the source's, the contract the target
     // is held to (semfuzz_spec::launch).
     let mut launch = Vec::new();
-    let source = resolve_side(spec, &rule.source, &mut vars, unroll, &mut launch)?;
-    let target = resolve_side(spec, &rule.target, &mut vars, unroll, &mut Vec::new())?;
+    let source = resolve_side(
+        spec,
+        &rule.source,
+        &mut vars,
+        Reading { unroll, licences },
+        &mut launch,
+    )?;
+    // A licence widens what the source allows; a target is what it computes.
+    let none = semfuzz_llir::Licences::default();
+    let target = resolve_side(
+        spec,
+        &rule.target,
+        &mut vars,
+        Reading {
+            unroll,
+            licences: &none,
+        },
+        &mut Vec::new(),
+    )?;
     let (s_last, t_last) = (
         source.last().expect("non-empty"),
         target.last().expect("non-empty"),
@@ -232,11 +256,19 @@ fn var(
     Ok(vars.len() - 1)
 }
 
+/// How a function side is read: its loops' bound, and for an LLVM IR source the licences of
+/// the compile it is judged against.
+#[derive(Clone, Copy)]
+struct Reading<'a> {
+    unroll: u32,
+    licences: &'a semfuzz_llir::Licences,
+}
+
 fn resolve_side<'s>(
     spec: &'s Spec,
     lines: &[InstrLine],
     vars: &mut Vec<Var>,
-    unroll: u32,
+    reading: Reading,
     launch: &mut Vec<String>,
 ) -> Result<Vec<Step<'s>>, Diagnostic> {
     let mut written = vec![false; vars.len()];
@@ -250,7 +282,7 @@ fn resolve_side<'s>(
                     ),
                 );
             }
-            resolve_function(spec, line, reference, vars, &written, unroll, launch)?
+            resolve_function(spec, line, reference, vars, &written, reading, launch)?
         } else if semfuzz_spec::sass::looks_like_sass(&line.text) {
             resolve_sass(spec, line, vars, &written)?
         } else {
@@ -356,9 +388,10 @@ fn resolve_function<'s>(
     reference: &str,
     vars: &mut Vec<Var>,
     written: &[bool],
-    unroll: u32,
+    reading: Reading,
     launch: &mut Vec<String>,
 ) -> Result<Step<'s>, Diagnostic> {
+    let Reading { unroll, licences } = reading;
     let head = Span::new(
         &line.span.file,
         line.span.start,
@@ -409,7 +442,7 @@ fn resolve_function<'s>(
             return Err(at(&head, "an LLVM IR function is read as one thread")
                 .with_hint("a CTA (`[N]`) is a PTX kernel's; drop the `[..]` here"));
         }
-        let f = semfuzz_llir::load_unrolled(spec, &name, &text, Some(func), unroll)
+        let f = semfuzz_llir::load_licensed(spec, &name, &text, Some(func), unroll, licences)
             .map_err(|d| relocate(d, &head))?;
         let bounds = f.launch;
         // A vector of floats is read as its lanes, each with its own outcome, so that the
@@ -1408,13 +1441,18 @@ impl<'s> Query<'s> {
         };
         let width = self.vars[self.output].width;
         let mut target_ok = false;
+        let mut target_undecided = false;
         for (a, steps) in self.target.iter().enumerate() {
             if let [step] = steps.as_slice() {
                 if let Code::Function(f) = &step.code {
                     // Past its loops' bound the target is outside the query: it produces
                     // nothing there.
-                    target_ok |= !out_of_bound(step, &inputs)
-                        && function_allows(step, f, &inputs, out, width, reach_ms) == Some(true);
+                    if !out_of_bound(step, &inputs) {
+                        match function_allows(step, f, &inputs, out, width, reach_ms) {
+                            Some(produces) => target_ok |= produces,
+                            None => target_undecided = true,
+                        }
+                    }
                     continue;
                 }
             }
@@ -1481,6 +1519,7 @@ impl<'s> Query<'s> {
             source_allows,
             source_picked,
             target_picked,
+            target_undecided: target_undecided && !target_ok,
             parts,
         })
     }
@@ -1877,6 +1916,10 @@ pub struct Confirmation {
     /// open (an approximation's value within its bound) that a later instruction reads: the
     /// output is one the ISA allows the target, and a GPU may compute another.
     pub target_picked: bool,
+    /// Whether the target can produce the output is undecided: it follows an approximation
+    /// whose bound the formulas leave free (`rsqrt.approx`), and the solver's pick may lie
+    /// outside the ISA's bound (`target_produces` is then false).
+    pub target_undecided: bool,
     /// Per part of the output: what the source allows (its first alternative, representative
     /// intermediate choices) and what the target produced.
     pub parts: Vec<PartReport>,
@@ -2015,7 +2058,7 @@ pub fn prove<'s>(
     opts: &crate::solve::Options,
 ) -> Result<Proof<'s>, Diagnostic> {
     let unroll = opts.unroll.unwrap_or(semfuzz_llir::DEFAULT_UNROLL);
-    let query = resolve_unrolled(spec, rule, unroll)?;
+    let query = resolve_unrolled(spec, rule, unroll, &opts.licences)?;
     let solved = match query.lanes() {
         Some(lanes) => by_lane(&query, &lanes, &rule.name, opts),
         None => pose(&query, &rule.name, opts),

@@ -71,6 +71,9 @@ pub struct Options {
     /// How many times a function side's loops may run per entry into them (`--unroll`;
     /// `None`: the readers' default, 8).
     pub unroll: Option<u32>,
+    /// What the compile judged licenses beyond an LLVM IR source side's meaning
+    /// (`validate-llc` reads them off the compiler's flags).
+    pub licences: semfuzz_llir::Licences,
 }
 
 /// What the cache does with an `unknown` (the cache itself is [`Options::cache`]).

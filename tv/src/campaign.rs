@@ -33,6 +33,7 @@ pub fn options(timeout_ms: u32, cache: &Path) -> Options {
         explain: false,
         unknowns: Unknowns::Reuse,
         unroll: None,
+        licences: Default::default(),
     }
 }
 

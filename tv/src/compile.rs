@@ -211,11 +211,23 @@ impl Compiler {
                 return options;
             }
         };
-        let mut options = vec![level.to_string(), format!("-mtriple={TRIPLE}")];
+        // A `-mtriple=` among the flags (a test's 32-bit RUN line) replaces the default: llc
+        // takes the option once.
+        let triple = self
+            .flags
+            .iter()
+            .find_map(|f| f.strip_prefix("-mtriple="))
+            .unwrap_or(TRIPLE);
+        let mut options = vec![level.to_string(), format!("-mtriple={triple}")];
         if sm != DEFAULT_CPU {
             options.push(format!("-mcpu={sm}"));
         }
-        options.extend(self.flags.iter().cloned());
+        options.extend(
+            self.flags
+                .iter()
+                .filter(|f| !f.starts_with("-mtriple="))
+                .cloned(),
+        );
         options
     }
 

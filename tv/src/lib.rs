@@ -85,6 +85,8 @@ pub struct Counterexample {
     /// approximation within its bound) that a later instruction reads: a GPU computes one
     /// pick, maybe not this one.
     target_picked: bool,
+    /// Whether the PTX can compute it at all is undecided ([`sequence::Confirmation`]).
+    target_undecided: bool,
     /// The command that compiled it.
     command: String,
     /// The tool the command runs (`llc`, `nvcc`), which the printed line names.
@@ -131,6 +133,8 @@ impl Counterexample {
         }
         lines.push(if self.confirmed {
             "    confirmed by both evaluators (the IR spec's and the PTX spec's)".into()
+        } else if self.target_undecided {
+            "    NOT confirmed: the PTX reaches this value through an approximation whose bound the solver leaves free (rsqrt.approx, ex2.approx), and whether a pick within the ISA's bound reaches it is undecided".into()
         } else {
             "    NOT confirmed by the evaluators: a semfuzz bug, please report it".into()
         });
@@ -427,12 +431,14 @@ pub fn validate(
     std::fs::write(&ptx_path, ptx_text)?;
     let text = std::fs::read_to_string(&u.ll)?;
     let unroll = opts.unroll.unwrap_or(semfuzz_llir::DEFAULT_UNROLL);
-    let ir = match semfuzz_llir::load_unrolled(
+    let licences = semfuzz_llir::Licences::from_llc_flags(&compiler.flags);
+    let ir = match semfuzz_llir::load_licensed(
         spec,
         &u.ll.display().to_string(),
         &text,
         Some(&u.func),
         unroll,
+        &licences,
     ) {
         Ok(f) => f,
         Err(d) => return Ok(unsupported(located(&d))),
@@ -504,6 +510,10 @@ pub fn validate(
     // several results (memory) gets one rule per result (`func/k`), the first that is not
     // proved giving the verdict.
     let n = ir.results.len();
+    let licensed = Options {
+        licences: licences.clone(),
+        ..opts.clone()
+    };
     let mut seconds = 0.0;
     let mut proved = None;
     for k in 0..n {
@@ -527,7 +537,7 @@ pub fn validate(
         let rule = rules::parse(&file)
             .map_err(|e| anyhow!("{}", e[0]))?
             .remove(0);
-        let proof = sequence::prove(spec, &rule, opts).map_err(|d| anyhow!("{d}"))?;
+        let proof = sequence::prove(spec, &rule, &licensed).map_err(|d| anyhow!("{d}"))?;
         seconds += proof.solved.seconds;
         let done = !matches!(proof.solved.answer, Answer::Proved);
         proved = Some(proof);
@@ -574,13 +584,20 @@ pub fn validate(
                 semfuzz_spec::memory::BLOCK_ALIGN
             )
         });
+    // What the verdict rests on besides the IR: the licences read off the compiler's flags.
+    let assumed: Vec<String> = licences
+        .describe()
+        .filter(|_| ir.licensed)
+        .into_iter()
+        .chain(memory)
+        .collect();
     let verdict = |kind, detail: String, counterexample| Verdict {
         kind,
-        detail: match (&memory, detail.is_empty()) {
-            (Some(m), true) => m.clone(),
-            (Some(m), false) => format!("{detail}; {m}"),
-            (None, _) => detail,
-        },
+        detail: std::iter::once(detail)
+            .filter(|d| !d.is_empty())
+            .chain(assumed.iter().cloned())
+            .collect::<Vec<_>>()
+            .join("; "),
         seconds,
         counterexample,
         fold: fold.clone(),
@@ -643,6 +660,7 @@ pub fn validate(
                 parts,
                 confirmed,
                 target_picked: c.target_picked,
+                target_undecided: c.target_undecided,
                 command: compiler.command(&ll.display().to_string(), "-", sm, &adapted),
                 tool: match compiler.llc {
                     compile::Llc::Nvcc => "nvcc",

@@ -5,7 +5,8 @@ line, then compiles each job's module for its target through the NVPTX target ma
 as soon as it is done: a module the back end aborts on ("LLVM ERROR: Cannot select") ends the
 process, and the caller knows which one it was and starts again after it.
 
-The flags are llc's, as a test's RUN line writes them: `-mattr=` becomes the target machine's
+The flags are llc's, as a test's RUN line writes them: `-mtriple=` picks the target (a
+32-bit `nvptx-nvidia-cuda`; nvptx64's by default), `-mattr=` becomes the target machine's
 features, `-O<n>` its optimisation level, and every other flag a command-line option of the
 library (`-nvptx-no-f16-math`); llc's own options that only shape the text (`-asm-verbose`,
 `-verify-machineinstrs`, ...) exist only in llc and are dropped: they change no instruction."""
@@ -17,18 +18,20 @@ import llvmlite.binding as llvm
 llvm.initialize_all_targets()
 llvm.initialize_all_asmprinters()
 req = json.load(sys.stdin)
-target = llvm.Target.from_triple("nvptx64-nvidia-cuda")
 print(json.dumps({"version": ".".join(map(str, llvm.llvm_version_info))}), flush=True)
 LLC_ONLY = ("-asm-verbose", "-verify-machineinstrs", "-disable-post-ra", "-frame-pointer")
-features, opt = "", 2
+features, opt, triple = "", 2, "nvptx64-nvidia-cuda"
 for flag in req.get("flags", []):
     name = "-" + flag.lstrip("-")
     if name.startswith("-mattr="):
         features = name[len("-mattr="):]
+    elif name.startswith("-mtriple="):
+        triple = name[len("-mtriple="):]
     elif len(name) == 3 and name.startswith("-O") and name[2].isdigit():
         opt = int(name[2])
     elif not name.startswith(LLC_ONLY):
         llvm.set_option("llc", name)
+target = llvm.Target.from_triple(triple)
 machines = {}
 for sm, name, text, *_ in req["jobs"]:
     if sm not in machines:
@@ -36,7 +39,7 @@ for sm, name, text, *_ in req["jobs"]:
         machines[sm] = target.create_target_machine(cpu=cpu, features=features, opt=opt)
     try:
         mod = llvm.parse_assembly(text)
-        mod.triple = "nvptx64-nvidia-cuda"
+        mod.triple = triple
         mod.verify()
         res = {"ptx": machines[sm].emit_assembly(mod)}
     except Exception as e:  # a module the back end refuses is that module's verdict

@@ -8,7 +8,8 @@ caller knows which job it was and starts again after it.
 translate_to_asm builds its target machine at CodeGenOptLevel::Aggressive (what `llc -O3` asks
 for; there is no argument for another level) with TargetOptions that llc's defaults differ from
 in two places (docs/llc-validation.md, and every Triton bug report): NoNaNsFPMath set, and
-TrapUnreachable set. Its arguments here: the feature string of the job's `-mattr=` flag (a RUN
+TrapUnreachable set. Its arguments here: the triple of a `-mtriple=` flag (a 32-bit
+`nvptx-nvidia-cuda`), else nvptx64's; the feature string of the job's `-mattr=` flag (a RUN
 line's `+ptx78`), else none, so the PTX ISA version is trunk's default for the target, as
 `llc -mcpu=sm_XX` without -mattr picks; llc's other flags have no argument here and are not
 applied (`-O0` among them: the level is always -O3); no library flags; enable_fp_fusion
@@ -37,14 +38,16 @@ def version():
 llvm.init_targets()
 req = json.load(sys.stdin)
 print(json.dumps(version()), flush=True)
-features = ""
+features, triple = "", "nvptx64-nvidia-cuda"
 for flag in req.get("flags", []):
     if flag.lstrip("-").startswith("mattr="):
         features = flag.split("=", 1)[1]
+    elif flag.lstrip("-").startswith("mtriple="):
+        triple = flag.split("=", 1)[1]
 for sm, name, text, *_ in req["jobs"]:
     cpu = "" if sm == req.get("default_cpu") else sm
     try:
-        res = {"ptx": llvm.translate_to_asm(text, "nvptx64-nvidia-cuda", cpu, features, [], False, False, False)}
+        res = {"ptx": llvm.translate_to_asm(text, triple, cpu, features, [], False, False, False)}
     except Exception as e:  # a module the back end refuses is that module's verdict
         res = {"error": str(e).strip().splitlines()[0] if str(e).strip() else repr(e)}
     print(json.dumps(res), flush=True)

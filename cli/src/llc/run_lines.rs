@@ -12,12 +12,15 @@
 //! and every compiler see the same attributes, whichever spelling they read), `-fp-contract=fast`
 //! (fuse any multiply and add: written into the module as LangRef's own licence, `contract` on
 //! every `fmul`, `fadd` and `fsub`), and flags that license results the IR alone does not allow
-//! and semfuzz does not model (`-enable-unsafe-fp-math`, `-nvptx-prec-divf32=0`,
-//! `-nvptx-ftz-atomics=fast`, `-nvptx-allow-ftz-atomics`): a
+//! and semfuzz does not model (`-enable-unsafe-fp-math`, `-nvptx-approx-log2f32`): a
 //! configuration with one is `unsupported` for every function, naming the flag, rather than
-//! judged against a meaning it does not have. llvmlite ignores a library option its LLVM does
-//! not know (a trunk-only `-nvptx-*` flag); an `llc` binary refuses it, and that is the verdict. 32-bit `nvptx` targets are
-//! skipped (semfuzz reads 64-bit pointers), and said so.
+//! judged against a meaning it does not have. The licences it does model
+//! (`-nvptx-prec-divf32=0`, `-nvptx-ftz-atomics=fast`: [`semfuzz_llir::Licences`]) are passed
+//! to the compiler, and the IR reader reads them off the same flags. llvmlite ignores a library option its LLVM does
+//! not know (a trunk-only `-nvptx-*` flag); an `llc` binary refuses it, and that is the verdict. A 32-bit
+//! `nvptx` target (`-march=nvptx`, or the file's own triple) is compiled as such
+//! (`-mtriple=nvptx-nvidia-cuda` to every compiler); a function that passes a pointer then
+//! takes 32-bit addresses, which the IR reader's 64-bit pointers do not match, and says so.
 
 use super::{validate_all, Args, Cell};
 use anyhow::{anyhow, Result};
@@ -28,6 +31,9 @@ use semfuzz_spec::diag::SourceFile;
 use semfuzz_spec::Spec;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+
+/// The 32-bit target's triple, as every compiler driver takes it (`-mtriple=`).
+const TRIPLE_32: &str = "nvptx-nvidia-cuda";
 
 /// One `llc` configuration of a test file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -42,7 +48,7 @@ pub struct RunLine {
     pub attributes: Vec<(String, String)>,
     /// `-fp-contract=fast`: every `fmul`, `fadd` and `fsub` gets LangRef's `contract`.
     pub contract_all: bool,
-    /// Why the configuration is not validated (a licence flag, a 32-bit target).
+    /// Why the configuration is not validated (a licence flag semfuzz does not model).
     pub skipped: Option<String>,
 }
 
@@ -92,20 +98,11 @@ fn classify(word: &str) -> Flag<'_> {
         | "enable-no-signed-zeros-fp-math" => Flag::Licence(
             "llc's -enable-*-fp-math flags license results the IR's own flags do not; semfuzz reads the IR's flags only",
         ),
-        "nvptx-prec-divf32" | "nvptx-prec-sqrtf32" | "nvptx-approx-log2f32" | "nvptx-fma-level" => {
-            Flag::Licence(
-                "this -nvptx flag licenses approximate or fused results the IR does not allow; semfuzz does not model its licence yet",
-            )
-        }
-        // Trunk's `-nvptx-ftz-atomics=strict` keeps the IR's denormal mode (passed on, and a
-        // flush is judged against the IR); `legacy-f32-add` and `fast`, like LLVM <= 22's
-        // `-nvptx-allow-ftz-atomics`, let `atomicrmw fadd` flush where the IR does not
-        // (docs/ambiguities.md 105).
-        "nvptx-ftz-atomics" if value != "strict" => Flag::Licence(
-            "-nvptx-ftz-atomics licenses a flushing atom.add.f32 the IR's denormal mode does not allow; semfuzz does not model its licence",
-        ),
-        "nvptx-allow-ftz-atomics" if value.is_empty() || value == "true" || value == "1" => Flag::Licence(
-            "-nvptx-allow-ftz-atomics licenses a flushing atom.add.f32 the IR's denormal mode does not allow; semfuzz does not model its licence",
+        // `-nvptx-prec-divf32`, `-nvptx-prec-sqrtf32` and `-nvptx-ftz-atomics` (and LLVM <=
+        // 22's `-nvptx-allow-ftz-atomics`) are passed on, and the IR reader reads their
+        // licence off the same flags (`semfuzz_llir::Licences`, docs/ambiguities.md 105).
+        "nvptx-approx-log2f32" | "nvptx-fma-level" => Flag::Licence(
+            "this -nvptx flag licenses approximate or fused results the IR does not allow; semfuzz does not model its licence yet",
         ),
         "" | "s" | "%s" | "<" | "o" => Flag::Ignored,
         _ if word == "%s" || word == "<" || word == "-" => Flag::Ignored,
@@ -160,19 +157,15 @@ pub fn run_lines(text: &str) -> Vec<RunLine> {
             llc_flags: Vec::new(),
             attributes: Vec::new(),
             contract_all: false,
-            skipped: file_is_32bit
-                .then(|| "a 32-bit nvptx target: semfuzz reads 64-bit pointers".to_string()),
+            skipped: None,
         };
+        let mut bits32 = file_is_32bit;
         let mut words = words.peekable();
         while let Some(w) = words.next() {
             match classify(w) {
                 Flag::Cpu(cpu) => run.cpu = cpu.to_string(),
-                Flag::Triple { bits32 } => {
-                    if bits32 {
-                        run.skipped =
-                            Some("a 32-bit nvptx target: semfuzz reads 64-bit pointers".into());
-                    }
-                }
+                // The flag's last spelling wins, as in llc; the compilers get the full triple.
+                Flag::Triple { bits32: b } => bits32 = b,
                 Flag::Attribute(k, v) => run.attributes.push((k.to_string(), v.to_string())),
                 Flag::ContractAll => run.contract_all = true,
                 Flag::Licence(why) => {
@@ -185,6 +178,9 @@ pub fn run_lines(text: &str) -> Vec<RunLine> {
                 }
                 Flag::Pass => run.llc_flags.push(w.to_string()),
             }
+        }
+        if bits32 {
+            run.llc_flags.push(format!("-mtriple={TRIPLE_32}"));
         }
         let same = |r: &RunLine| {
             r.cpu == run.cpu
@@ -452,7 +448,8 @@ define float @f(float %a) {
         );
         assert_eq!(runs[1].line, 3);
         assert_eq!(runs[1].llc_flags, ["-asm-verbose=false", "-O0"]);
-        assert!(runs[2].skipped.as_deref().unwrap().contains("32-bit"));
+        assert_eq!(runs[2].llc_flags, ["-mtriple=nvptx-nvidia-cuda"]);
+        assert_eq!(runs[2].skipped, None);
         assert!(runs[3].contract_all);
         assert_eq!(runs[3].skipped, None);
         assert_eq!(runs[0].skipped, None);
@@ -507,19 +504,20 @@ define float @f(float %a, float %b) {
     }
 
     #[test]
-    fn only_the_atomics_flags_that_license_a_flush_are_licences() {
-        for judged in [
+    fn modelled_licences_reach_the_compiler_and_the_others_skip_the_configuration() {
+        // The reader reads these off the compiler's flags (semfuzz_llir::Licences).
+        for passed in [
             "-nvptx-ftz-atomics=strict",
             "-nvptx-allow-ftz-atomics=false",
-        ] {
-            assert_eq!(classify(judged), Flag::Pass, "{judged}");
-        }
-        for licence in [
             "-nvptx-ftz-atomics=legacy-f32-add",
             "-nvptx-ftz-atomics=fast",
             "-nvptx-allow-ftz-atomics",
-            "-nvptx-allow-ftz-atomics=true",
+            "-nvptx-prec-divf32=0",
+            "-nvptx-prec-sqrtf32=0",
         ] {
+            assert_eq!(classify(passed), Flag::Pass, "{passed}");
+        }
+        for licence in ["-nvptx-approx-log2f32", "-enable-unsafe-fp-math"] {
             assert!(matches!(classify(licence), Flag::Licence(_)), "{licence}");
         }
     }

@@ -188,10 +188,29 @@ impl Reader<'_> {
                 self.variants.push(variant.text.clone());
                 self.add_ub(out[0].ub);
                 let poison = self.b.or_pred(out[0].poison, poison);
-                return Ok(StateValue {
-                    bits: out[0].value,
-                    poison,
-                });
+                let float = t == &Type::Float(FloatTy::Float);
+                let mut bits = out[0].value;
+                if op == "fadd" && self.licences.flushing_atomic_add_of(float) {
+                    // The native `atom.add`'s sum, whichever way it treats subnormals: the
+                    // IEEE one, or for `float` the one that flushes inputs and result, as
+                    // `add.rn.ftz.f32` does (docs/ambiguities.md 105). Each is one number, so
+                    // the prover splits the licence into its cases.
+                    let mut others = Vec::new();
+                    if !modes.is_empty() {
+                        others.push(format!("{name}.{tag}"));
+                    }
+                    if float {
+                        others.push("add.rn.ftz.f32".to_string());
+                    }
+                    bits = self.or_licensed(
+                        i,
+                        bits,
+                        &others,
+                        &[old.bits, v.bits],
+                        "the native atom.add (-nvptx-ftz-atomics)",
+                    )?;
+                }
+                return Ok(StateValue { bits, poison });
             }
         };
         Ok(StateValue { bits, poison })
