@@ -268,6 +268,59 @@ fn llc_licences_widen_what_the_ir_allows_and_say_so() {
     );
 }
 
+/// A call of a declared function is a free function of its arguments (docs/ambiguities.md
+/// 178): LLVM's PTX for `calls.ll` is proved, returned value and arguments alike, and PTX
+/// that passes other arguments or returns another call's result is a counterexample.
+#[test]
+fn calls_of_declared_functions_must_pass_the_same_arguments() {
+    prove_as_expected(
+        "cli/tests/llc/calls.rules",
+        "8 rules: 5 proved, 3 counterexample",
+        3,
+    );
+    let work = tempfile::tempdir().expect("temp dir");
+    let (_, out, err) = semfuzz(&[
+        "validate-llc",
+        "--run-lines",
+        "cli/tests/llc/calls.ll",
+        "--work",
+        work.path().to_str().expect("utf-8"),
+    ]);
+    for func in ["test_call_flipped", "twice"] {
+        assert_eq!(verdict(&out, func, "sm_80"), "proved", "{func}: {out}{err}");
+    }
+}
+
+/// `extractelement`/`insertelement` at a variable lane: LLVM 22's load through a vector
+/// parameter's address at a variable offset is proved, and a twin that scales the lane index
+/// by 4 bytes is caught; the byte-vector insert is proved through `validate-llc`. The fp16
+/// conversion intrinsics, read as casts, likewise.
+#[test]
+fn variable_lanes_and_fp16_conversions_are_read() {
+    prove_as_expected(
+        "cli/tests/llc/lanes.rules",
+        "2 rules: 1 proved, 1 counterexample",
+        1,
+    );
+    // And `llvm.convert.to.fp16`/`from.fp16`: `fptrunc`/`fpext` through an `i16`.
+    prove_as_expected(
+        "cli/tests/llc/fp16-conversions.rules",
+        "3 rules: 2 proved, 1 counterexample",
+        1,
+    );
+    let work = tempfile::tempdir().expect("temp dir");
+    let (_, out, err) = semfuzz(&[
+        "validate-llc",
+        "--run-lines",
+        "cli/tests/llc/lanes.ll",
+        "--work",
+        work.path().to_str().expect("utf-8"),
+    ]);
+    for func in ["pick", "put8"] {
+        assert_eq!(verdict(&out, func, "sm_80"), "proved", "{func}: {out}{err}");
+    }
+}
+
 /// LangRef `contract` (docs/ambiguities.md 92): with the flag on the product and the sum, the
 /// fused fma and the two roundings are both allowed; a fused subtraction that loses the
 /// product's sign, and fusion the flags do not license, are counterexamples.

@@ -160,6 +160,10 @@ pub fn read_function_licensed(
             unroll,
             licences,
             licensed: false,
+            first_call_input: 0,
+            external_calls: HashMap::new(),
+            call_inputs: Vec::new(),
+            call_arguments: Vec::new(),
             looped: false,
             calls: Vec::new(),
             choices: Vec::new(),
@@ -362,6 +366,25 @@ fn parse_fpenv(body: &str, ieee: Denormal) -> Option<Denormal> {
     Some(d)
 }
 
+/// Whether `callee` is `llvm.convert.to.fp16.*` (`Some(true)`) or `llvm.convert.from.fp16.*`.
+fn fp16_conversion(callee: &str) -> Option<bool> {
+    if callee.starts_with("llvm.convert.to.fp16.") {
+        Some(true)
+    } else if callee.starts_with("llvm.convert.from.fp16.") {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+/// A variable lane index read against a vector's lanes ([`Reader::lane_hits`]).
+struct LaneHits {
+    /// Per lane, whether the index names it.
+    each: Vec<ValueId>,
+    /// Where the result is poison.
+    poison: Option<ValueId>,
+}
+
 struct Reader<'s> {
     spec: &'s Spec,
     module: &'s Module,
@@ -381,6 +404,14 @@ struct Reader<'s> {
     licences: &'s Licences,
     /// Whether one of them widened an operation read so far.
     licensed: bool,
+    /// The first input number a call of a function the module only declares may take.
+    first_call_input: usize,
+    /// How many times each of those functions has been called so far.
+    external_calls: HashMap<String, usize>,
+    /// Those calls' results, in call order: inputs after every other.
+    call_inputs: Vec<Slot>,
+    /// Those calls' arguments, in call order: results after the memory's.
+    call_arguments: Vec<(String, StateValue, Type, Span)>,
     /// Whether some function run (the one read, or one it calls) has a loop.
     looped: bool,
     /// The functions being run, the one read first (a call inlines its callee).
@@ -691,7 +722,12 @@ impl<'s> Reader<'s> {
                 self.special_registers.insert(name, id);
             }
         }
+        self.first_call_input = inputs.len();
         let (returned, ty) = self.run(f, args, &f.span)?;
+        for slot in std::mem::take(&mut self.call_inputs) {
+            widths.push(slot.width);
+            inputs.push(slot);
+        }
         let mut results = Vec::new();
         let mut dests = Vec::new();
         if ty != Type::Void {
@@ -714,6 +750,14 @@ impl<'s> Reader<'s> {
             self.memory.results(&mut self.b, &names, self.ub, None);
         dests.append(&mut mem_dests);
         results.append(&mut mem_results);
+        for (name, v, t, span) in std::mem::take(&mut self.call_arguments) {
+            let value = self.returned(v, &t, &span);
+            let width = self.b.widths[value as usize];
+            let kind = kind_of(&t);
+            let outcome = self.b.outcome_of(value, &self.choices);
+            dests.push(Dest::whole(name.clone(), width, kind, outcome));
+            results.push(Slot { name, width, kind });
+        }
         if dests.is_empty() {
             return Err(at(
                 &f.span,
@@ -1588,6 +1632,16 @@ impl<'s> Reader<'s> {
         if let Some(kind) = i.callee.as_deref().and_then(memory_ops::MemIntrinsic::of) {
             return self.mem_intrinsic(i, kind, &operands, &ty);
         }
+        if let Some(to_half) = i.callee.as_deref().and_then(fp16_conversion) {
+            return self.fp16_conversion(i, to_half, modes);
+        }
+        if let Some(callee) = i
+            .callee
+            .as_deref()
+            .filter(|c| i.shape == Shape::Call && !c.starts_with("llvm."))
+        {
+            return self.external_call(i, callee, &operands, &ty, result_ty);
+        }
         let opcode = match i.shape {
             Shape::Call => {
                 let callee = i.callee.as_deref().unwrap_or("");
@@ -1858,14 +1912,7 @@ impl<'s> Reader<'s> {
                 // LangRef 'select': "the presence of value which would otherwise result in
                 // poison does not cause the result to be poison if the value is on the
                 // non-selected arm"; a poison condition makes the result poison.
-                let chosen = match (read[1], read[2]) {
-                    (None, None) => None,
-                    (a, b) => {
-                        let zero = self.b.konst(0, 1);
-                        let (a, b) = (a.unwrap_or(zero), b.unwrap_or(zero));
-                        Some(self.b.emit(Op::Select(args[0], a, b), 1))
-                    }
-                };
+                let chosen = self.select_poison(args[0], read[1], read[2]);
                 self.b.or_pred(read[0], chosen)
             } else {
                 // "most instructions return 'poison' when one of their arguments is 'poison'".
@@ -2211,8 +2258,152 @@ impl<'s> Reader<'s> {
         Ok(value)
     }
 
-    /// `extractelement`, `insertelement`, `shufflevector` with constant lanes: bits moved, and
-    /// each lane's poison with them.
+    /// `llvm.convert.to.fp16` (`to_half`) and `llvm.convert.from.fp16`, read as LangRef defines
+    /// them: "a conversion from a conventional floating-point type to half precision", its
+    /// result in an `i16`, which is `fptrunc` to `half` with the bits kept; and "a conversion
+    /// from half precision floating-point format to single precision", `fpext` of the `i16`'s
+    /// bits as a `half`.
+    fn fp16_conversion(
+        &mut self,
+        i: &Instr,
+        to_half: bool,
+        modes: &Denormal,
+    ) -> Result<(), Diagnostic> {
+        let ([o], Some(result), Some(result_ty)) = (i.operands.as_slice(), &i.result, &i.ty) else {
+            return Err(at(
+                &i.span,
+                format!(
+                    "`@{}` takes one argument",
+                    i.callee.as_deref().unwrap_or("")
+                ),
+            ));
+        };
+        let half = Type::Float(FloatTy::Half);
+        let converted = format!("{result}.fp16");
+        let (operand, from, to) = if to_half {
+            (o.clone(), o.ty.clone().expect("typed"), half.clone())
+        } else {
+            // The `i16`'s bits, as a `half` value of their own.
+            let bits = self.value(&o.value, &Type::Int(16), &o.span)?;
+            let as_half = format!("{result}.bits");
+            self.state.env.insert(as_half.clone(), (bits, half.clone()));
+            let operand = Operand {
+                ty: Some(half.clone()),
+                attrs: String::new(),
+                value: Value::Local(as_half),
+                span: o.span.clone(),
+            };
+            (operand, half.clone(), result_ty.clone())
+        };
+        let cast = Instr {
+            result: Some(converted.clone()),
+            opcode: if to_half { "fptrunc" } else { "fpext" }.into(),
+            flags: Vec::new(),
+            pred: None,
+            ty: Some(from),
+            callee: None,
+            operands: vec![operand],
+            to: Some(to),
+            metadata: Vec::new(),
+            shape: Shape::Cast,
+            raw: String::new(),
+            globals: Vec::new(),
+            span: i.span.clone(),
+            opcode_span: i.opcode_span.clone(),
+        };
+        self.plain_instr(&cast, modes)?;
+        let (value, _) = self.state.env[&converted].clone();
+        self.define(i, value, result_ty.clone())
+    }
+
+    /// A call of a function the module only declares (`declare half @callee(half, half)`):
+    /// nothing is known of what it computes, so, as Alive2 reads an unknown call, its result is
+    /// whatever the callee returns (a fresh input, `@callee#N`, which the PTX reader gives the
+    /// PTX's N-th call of it too) and its arguments are what the function passes it (results,
+    /// `@callee#N(arg K)`, which the PTX must pass alike). So the target must call the same
+    /// functions in the same order with the same arguments, and is then judged for every
+    /// callee (docs/ambiguities.md 178). A call on a conditional path or with a pointer is
+    /// not read.
+    fn external_call(
+        &mut self,
+        i: &Instr,
+        callee: &str,
+        operands: &[&Operand],
+        ty: &[Type],
+        result_ty: Type,
+    ) -> Result<(), Diagnostic> {
+        let refused = |why: &str| {
+            unsupported(&i.opcode_span, format!("call of `@{callee}` {why}")).with_hint(
+                "semfuzz reads an unconditional call of a declared function with value arguments as a free function of them",
+            )
+        };
+        if self.path.is_some() {
+            return Err(refused("on a conditional path"));
+        }
+        let pointer = |t: &Type| matches!(t.elem(), Type::Ptr(_));
+        if ty.iter().any(pointer) || pointer(&result_ty) {
+            return Err(refused("with a pointer, whose memory effects are unknown"));
+        }
+        let n = self.external_calls.entry(callee.to_string()).or_default();
+        let call = format!("@{callee}#{n}");
+        *n += 1;
+        for (k, (o, t)) in operands.iter().zip(ty).enumerate() {
+            let v = self.value(&o.value, t, &o.span)?;
+            self.call_arguments
+                .push((format!("{call}(arg {k})"), v, t.clone(), o.span.clone()));
+        }
+        if result_ty == Type::Void {
+            return Ok(());
+        }
+        let width = self.width_of(&result_ty, &i.span)?;
+        let k = self.first_call_input + self.call_inputs.len();
+        let id = self.b.emit(Op::Input(k as u16), width);
+        self.call_inputs.push(Slot {
+            name: call,
+            width,
+            kind: kind_of(&result_ty),
+        });
+        self.define(i, StateValue::defined(id), result_ty)
+    }
+
+    /// The poison of `c ? a : b`, given each arm's.
+    fn select_poison(
+        &mut self,
+        c: ValueId,
+        a: Option<ValueId>,
+        b: Option<ValueId>,
+    ) -> Option<ValueId> {
+        if a.is_none() && b.is_none() {
+            return None;
+        }
+        let no = self.b.konst(0, 1);
+        let (a, b) = (a.unwrap_or(no), b.unwrap_or(no));
+        Some(self.b.emit(Op::Select(c, a, b), 1))
+    }
+
+    /// For a variable lane index (operand `k` of `i`) into `n` lanes: whether it names each
+    /// lane, and where the result is poison (the index is, or is `n` or more).
+    fn lane_hits(&mut self, i: &Instr, k: usize, n: u32) -> Result<LaneHits, Diagnostic> {
+        let o = &i.operands[k];
+        let t = o.ty.clone().expect("typed");
+        let idx = self.value(&o.value, &t, &o.span)?;
+        let w = self.b.widths[idx.bits as usize];
+        let each = (0..n)
+            .map(|l| {
+                let c = self.b.konst(u64::from(l), w);
+                self.b.emit(Op::BvEq(idx.bits, c), 1)
+            })
+            .collect();
+        let last = self.b.konst(u64::from(n - 1), w);
+        let beyond = self.b.emit(Op::BvUlt(last, idx.bits), 1);
+        Ok(LaneHits {
+            each,
+            poison: self.b.or_pred(idx.poison, Some(beyond)),
+        })
+    }
+
+    /// `extractelement`, `insertelement` (with constant or variable lanes) and `shufflevector`
+    /// with a constant mask: bits moved, and each lane's poison with them.
     fn vector_op(&mut self, i: &Instr) -> Result<(), Diagnostic> {
         let ops = &i.operands;
         let ty = |k: usize| ops[k].ty.clone().expect("typed");
@@ -2238,7 +2429,43 @@ impl<'s> Reader<'s> {
                 poison: s.lane_poison(v, &t, l),
             })
         };
+        let variable = |k: usize| !matches!(ops[k].value, Value::Const(_));
         let (value, rt) = match (i.opcode.as_str(), ops.len()) {
+            ("extractelement", 2) if variable(1) => {
+                let n = ty(0).lanes();
+                let lanes = (0..n)
+                    .map(|k| lane_of(self, 0, k))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let hits = self.lane_hits(i, 1, n)?;
+                // LangRef 'extractelement': "If idx exceeds the length of val for a
+                // fixed-length vector, the result is a poison value".
+                let mut value = lanes[0];
+                for (l, hit) in lanes.iter().zip(&hits.each).skip(1) {
+                    let w = self.b.widths[l.bits as usize];
+                    let bits = self.b.emit(Op::Select(*hit, l.bits, value.bits), w);
+                    let poison = self.select_poison(*hit, l.poison, value.poison);
+                    value = StateValue { bits, poison };
+                }
+                value.poison = self.b.or_pred(value.poison, hits.poison);
+                (value, ty(0).elem().clone())
+            }
+            ("insertelement", 3) if variable(2) => {
+                let t = ty(0);
+                let e = self.value(&ops[1].value, &ty(1), &ops[1].span)?;
+                let hits = self.lane_hits(i, 2, t.lanes())?;
+                // LangRef 'insertelement': "If idx exceeds the length of val for a
+                // fixed-length vector, the result is a poison value" (every lane of it).
+                let mut lanes = Vec::new();
+                for (k, hit) in hits.each.iter().enumerate() {
+                    let old = lane_of(self, 0, k as u32)?;
+                    let w = self.b.widths[old.bits as usize];
+                    let bits = self.b.emit(Op::Select(*hit, e.bits, old.bits), w);
+                    let poison = self.select_poison(*hit, e.poison, old.poison);
+                    let poison = self.b.or_pred(poison, hits.poison);
+                    lanes.push(StateValue { bits, poison });
+                }
+                (self.join(&lanes), t)
+            }
             ("extractelement", 2) => {
                 let l = index(1)?;
                 (lane_of(self, 0, l)?, ty(0).elem().clone())

@@ -594,6 +594,10 @@ struct Reader<'s> {
     products: HashMap<ValueId, (&'s Variant, Vec<ValueId>)>,
     /// The condition under which the current instruction runs (`None`: always).
     path: Option<ValueId>,
+    /// How many times each function the module only declares has been called so far.
+    external_calls: HashMap<String, usize>,
+    /// Those calls' arguments, in call order: results after the memory's.
+    call_arguments: Vec<(String, ValueId)>,
     /// Conditions under which each label not yet reached is jumped to.
     pending: HashMap<String, Option<ValueId>>,
     labels_seen: HashMap<String, Span>,
@@ -702,6 +706,8 @@ impl<'s> Reader<'s> {
             choice_sites: Vec::new(),
             products: HashMap::new(),
             path: None,
+            external_calls: HashMap::new(),
+            call_arguments: Vec::new(),
             pending: HashMap::new(),
             labels_seen: HashMap::new(),
             instructions: 0,
@@ -1337,6 +1343,14 @@ impl<'s> Reader<'s> {
         let OperandKind::Name(callee_name) = &callee.kind else {
             return Err(at(&callee.span, "unsupported indirect `call`"));
         };
+        if let Some(g) = self
+            .module
+            .functions
+            .iter()
+            .find(|g| &g.name == callee_name && g.body.is_none())
+        {
+            return self.external_call(i, g, &args, &rets);
+        }
         let Some(g) = self
             .module
             .functions
@@ -1388,6 +1402,80 @@ impl<'s> Reader<'s> {
             self.cut = self.b.or_pred(self.cut, here);
         }
         result
+    }
+
+    /// `call (ret), f, (a, b);` of a function the module only declares (`.extern .func`): its
+    /// return parameter is a fresh input `@f#N` and its arguments results `@f#N(arg K)`, as the
+    /// IR reader reads the IR's N-th call of `@f` (semfuzz_llir's `external_call`), so the
+    /// PTX must call it as the IR does (docs/ambiguities.md 178).
+    fn external_call(
+        &mut self,
+        i: &Instr,
+        g: &'s Function,
+        args: &[String],
+        rets: &[String],
+    ) -> Result<(), Diagnostic> {
+        let refused = |why: &str| {
+            at(&i.opcode_span, format!("unsupported call of `{}` {why}", g.name)).with_hint(
+                "semfuzz reads an unconditional call of a declared function with arguments of at most 64 bits as a free function of them",
+            )
+        };
+        if self.path.is_some() || !self.calls.is_empty() || self.cta.is_some() {
+            return Err(refused(
+                "on a conditional path, in an inlined function or in a CTA",
+            ));
+        }
+        if args.len() != g.params.len() || rets.len() != g.returns.len() {
+            return Err(at(
+                &i.span,
+                format!("this call does not match `{}`'s parameters", g.name),
+            ));
+        }
+        let declared = |s: &Self, n: &str| {
+            s.call_params.get(n).copied().ok_or_else(|| {
+                at(
+                    &i.span,
+                    format!("`{n}` is no `.param` declared for this call"),
+                )
+            })
+        };
+        let n = self.external_calls.entry(g.name.clone()).or_default();
+        let call = format!("@{}#{n}", g.name);
+        *n += 1;
+        for (k, (a, p)) in args.iter().zip(&g.params).enumerate() {
+            let from = declared(self, a)?;
+            let size = p.size().filter(|s| (1..=8).contains(s));
+            let size = size.ok_or_else(|| refused("with an argument wider than 64 bits"))?;
+            let mut value: Option<ValueId> = None;
+            for b in (0..i64::from(size)).rev() {
+                let Some(Byte::Known(v)) = self.memory.get(&(Space::Call(from), b)).copied() else {
+                    return Err(at(
+                        &i.span,
+                        format!("byte {b} of argument `{a}` is never written"),
+                    ));
+                };
+                value = Some(match value {
+                    None => v,
+                    Some(hi) => self.concat(hi, v),
+                });
+            }
+            let value = value.expect("a sized argument has bytes");
+            self.call_arguments
+                .push((format!("{call}(arg {k})"), value));
+        }
+        for (r, name) in rets.iter().enumerate() {
+            let to = declared(self, name)?;
+            let size = g.returns[r].size().filter(|s| (1..=8).contains(s));
+            let size = size.ok_or_else(|| refused("returning more than 64 bits"))?;
+            let kind = float_kind(&g.returns[r].ty, size * 8).unwrap_or(PartKind::Bits);
+            let id = self.input(call.clone(), size * 8, kind);
+            for b in 0..size {
+                let byte = self.extract(id, b * 8, 8);
+                self.memory
+                    .insert((Space::Call(to), i64::from(b)), Byte::Known(byte));
+            }
+        }
+        Ok(())
     }
 
     /// Moves the arguments' bytes into `inner`, reads `g`'s body, and moves its results' bytes
@@ -2555,16 +2643,65 @@ impl<'s> Reader<'s> {
                 .load_space(Space::Param(k), at_k + offset, width, base, span)
                 .map(Some);
         }
-        let Op::Select(c, a, b) = *self.b.op(v) else {
-            return Ok(None);
-        };
-        let (Some(a), Some(b)) = (
-            self.param_address_load(a, offset, width, base, span)?,
-            self.param_address_load(b, offset, width, base, span)?,
-        ) else {
-            return Ok(None);
-        };
-        Ok(Some(self.b.emit(Op::Select(c, a, b), width)))
+        match *self.b.op(v) {
+            Op::Select(c, a, b) => {
+                let (Some(a), Some(b)) = (
+                    self.param_address_load(a, offset, width, base, span)?,
+                    self.param_address_load(b, offset, width, base, span)?,
+                ) else {
+                    return Ok(None);
+                };
+                Ok(Some(self.b.emit(Op::Select(c, a, b), width)))
+            }
+            Op::BvAdd(64, a, b) => {
+                let address = |x: ValueId| self.b.known[x as usize].and_then(param_of_address);
+                let (k, at_k, by) = match (address(a), address(b)) {
+                    (Some((k, at)), None) => (k, at, b),
+                    (None, Some((k, at))) => (k, at, a),
+                    _ => return Ok(None),
+                };
+                self.load_at_variable_offset(k, at_k + offset, by, width, base, span)
+                    .map(Some)
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// `width` bits of parameter `k` at `at + by`, `by` a register: LLVM's `extractelement`
+    /// at a variable lane of a vector parameter (`mov.b64 %rd4, f_param_0; add.s64 %rd5, %rd4,
+    /// %rd3; ld.param.b16 %rs1, [%rd5]`). Each offset inside the parameter gives its bytes; an
+    /// offset outside it reads what the ISA does not say, any bits.
+    fn load_at_variable_offset(
+        &mut self,
+        k: usize,
+        at: i64,
+        by: ValueId,
+        width: u32,
+        base: &str,
+        span: &Span,
+    ) -> Result<ValueId, Diagnostic> {
+        let size = i64::from(self.f.params[k].size().unwrap_or(0));
+        let bytes = i64::from(width.div_ceil(8));
+        let any = semfuzz_spec::ir::any_bits_format(width).map_or_else(
+            || Outcome::OneOf(vec![self.b.konst(0, width)]),
+            Outcome::Any,
+        );
+        let choice = self.choices.len();
+        self.choices.push(any);
+        let (line, col) = span.file.line_col(span.start);
+        self.choice_sites.push(format!(
+            "a load through `{base}` outside parameter `{}` at {}:{line}:{col}",
+            self.f.params[k].name, span.file.name
+        ));
+        let mut value = self.b.emit(Op::Choose(choice as u16), width);
+        let w = self.b.widths[by as usize];
+        for o in (0..=size - bytes - at).rev().filter(|o| *o >= 0) {
+            let loaded = self.load_space(Space::Param(k), at + o, width, base, span)?;
+            let c = self.b.konst(o as u64, w);
+            let here = self.b.emit(Op::BvEq(by, c), 1);
+            value = self.b.emit(Op::Select(here, loaded, value), width);
+        }
+        Ok(value)
     }
 
     /// Whether result `v` reads a parameter's address as a value, which semfuzz does not
@@ -2823,6 +2960,16 @@ impl<'s> Reader<'s> {
             self.heap.results(&mut self.b, &names, None, self.fault);
         dests.append(&mut heap_dests);
         slots.append(&mut heap_slots);
+        for (name, value) in std::mem::take(&mut self.call_arguments) {
+            let width = self.b.widths[value as usize];
+            let outcome = self.b.outcome_of(value, &self.choices);
+            dests.push(Dest::whole(name.clone(), width, PartKind::Bits, outcome));
+            slots.push(Slot {
+                name,
+                width,
+                kind: PartKind::Bits,
+            });
+        }
         if self.cta.is_some() {
             for (name, bad) in [
                 (RACE_FREE, self.race),
