@@ -255,11 +255,19 @@ fn what_the_reader_does_not_model_is_a_located_error() {
         error(call, None),
         "t.ll:2:8: unsupported intrinsic `@llvm.exp.f32`"
     );
+    // A declared function's call is read (its result an input, its arguments results), but
+    // not one that passes a pointer: what the callee does to that memory is unknown.
     let callee =
         "define float @c(float %a) {\n  %x = call float @helper(float %a)\n  ret float %x\n}\n";
+    let f = semfuzz_llir::load(spec(), "t.ll", callee, None).expect("reads");
+    let names = |s: &[semfuzz_spec::ir::Slot]| s.iter().map(|s| s.name.clone()).collect::<Vec<_>>();
+    assert_eq!(names(&f.inputs), ["%a", "@helper#0"]);
+    assert_eq!(names(&f.results), ["ret", "@helper#0(arg 0)"]);
+    let pointer =
+        "define float @c(ptr %p) {\n  %x = call float @helper(ptr %p)\n  ret float %x\n}\n";
     assert_eq!(
-        error(callee, None),
-        "t.ll:2:8: unsupported call of `@helper`"
+        error(pointer, None),
+        "t.ll:2:8: unsupported call of `@helper` with a pointer, whose memory effects are unknown"
     );
     let wide = "define <2 x double> @w(<2 x double> %a) {\n  ret <2 x double> %a\n}\n";
     assert_eq!(

@@ -1343,20 +1343,16 @@ impl<'s> Reader<'s> {
         let OperandKind::Name(callee_name) = &callee.kind else {
             return Err(at(&callee.span, "unsupported indirect `call`"));
         };
-        if let Some(g) = self
-            .module
-            .functions
-            .iter()
-            .find(|g| &g.name == callee_name && g.body.is_none())
-        {
+        let named = |body: bool| {
+            let mut all = self.module.functions.iter();
+            all.find(|g| &g.name == callee_name && g.body.is_some() == body)
+        };
+        // A prototype (`.func f(...);`) may come before the definition: only a function the
+        // module never defines is external.
+        if let (None, Some(g)) = (named(true), named(false)) {
             return self.external_call(i, g, &args, &rets);
         }
-        let Some(g) = self
-            .module
-            .functions
-            .iter()
-            .find(|g| &g.name == callee_name && g.body.is_some())
-        else {
+        let Some(g) = named(true) else {
             return Err(at(
                 &callee.span,
                 format!("unsupported call of `{callee_name}`, which the module does not define"),

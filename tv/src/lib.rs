@@ -459,6 +459,28 @@ pub fn validate(
     // A return parameter may likewise be wider than the IR's result: the caller reads its low
     // bits (docs/ambiguities.md 110).
     let holds = |ir: &Slot, ptx: &Slot| ir.width <= ptx.width;
+    // A declared function's call results and arguments (`@callee#N`, both readers) pair up
+    // by name, never by position alone.
+    let calls = |slots: &[Slot]| -> Vec<(usize, String)> {
+        let all = slots.iter().enumerate();
+        all.filter(|(_, s)| s.name.starts_with('@'))
+            .map(|(k, s)| (k, s.name.clone()))
+            .collect()
+    };
+    for (i, p) in [(&ir.inputs, &ptx.inputs), (&ir.results, &ptx.results)] {
+        let (i, p) = (calls(i), calls(p));
+        if i != p {
+            let names = |c: &[(usize, String)]| {
+                let n: Vec<&str> = c.iter().map(|(_, n)| n.as_str()).collect();
+                format!("[{}]", n.join(", "))
+            };
+            return Ok(unsupported(format!(
+                "the PTX's calls of declared functions {} are not the IR's {}",
+                names(&p),
+                names(&i)
+            )));
+        }
+    }
     let all_hold = |ir: &[Slot], ptx: &[Slot]| {
         ir.len() == ptx.len() && ir.iter().zip(ptx).all(|(i, p)| holds(i, p))
     };
