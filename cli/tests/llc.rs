@@ -32,6 +32,17 @@ fn prove_as_expected(rules: &str, summary: &str, confirmed: usize) -> String {
     out
 }
 
+/// `semfuzz validate-llc --run-lines FILE [EXTRA...]` with its own work directory (kept, for
+/// the compiled PTX): the directory, stdout and stderr.
+fn validate_run_lines(file: &str, extra: &[&str]) -> (tempfile::TempDir, String, String) {
+    let work = tempfile::tempdir().expect("temp dir");
+    let mut args = vec!["validate-llc", "--run-lines", file];
+    args.extend(extra);
+    args.extend(["--work", work.path().to_str().expect("utf-8")]);
+    let (_, out, err) = semfuzz(&args);
+    (work, out, err)
+}
+
 /// Runs `semfuzz ARGS` in `dir` (so with its own `.semfuzz-cache`).
 fn semfuzz_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
     let out = Command::cargo_bin("semfuzz")
@@ -216,16 +227,7 @@ fn validate_llc_finds_fuzzx_033_and_proves_the_cas_loop() {
 /// Each verdict resting on a licence says so; the others do not.
 #[test]
 fn llc_licences_widen_what_the_ir_allows_and_say_so() {
-    let work = tempfile::tempdir().expect("temp dir");
-    let (_, out, err) = semfuzz(&[
-        "validate-llc",
-        "--run-lines",
-        "cli/tests/llc/licences.ll",
-        "--timeout",
-        "20s",
-        "--work",
-        work.path().to_str().expect("utf-8"),
-    ]);
+    let (work, out, err) = validate_run_lines("cli/tests/llc/licences.ll", &["--timeout", "20s"]);
     let text = format!("\n{out}");
     let runs: Vec<&str> = text.split("\n== ").skip(1).collect();
     assert_eq!(runs.len(), 3, "{out}{err}");
@@ -278,14 +280,7 @@ fn calls_of_declared_functions_must_pass_the_same_arguments() {
         "8 rules: 5 proved, 3 counterexample",
         3,
     );
-    let work = tempfile::tempdir().expect("temp dir");
-    let (_, out, err) = semfuzz(&[
-        "validate-llc",
-        "--run-lines",
-        "cli/tests/llc/calls.ll",
-        "--work",
-        work.path().to_str().expect("utf-8"),
-    ]);
+    let (_work, out, err) = validate_run_lines("cli/tests/llc/calls.ll", &[]);
     for func in ["test_call_flipped", "twice"] {
         assert_eq!(verdict(&out, func, "sm_80"), "proved", "{func}: {out}{err}");
     }
@@ -308,14 +303,7 @@ fn variable_lanes_and_fp16_conversions_are_read() {
         "3 rules: 2 proved, 1 counterexample",
         1,
     );
-    let work = tempfile::tempdir().expect("temp dir");
-    let (_, out, err) = semfuzz(&[
-        "validate-llc",
-        "--run-lines",
-        "cli/tests/llc/lanes.ll",
-        "--work",
-        work.path().to_str().expect("utf-8"),
-    ]);
+    let (_work, out, err) = validate_run_lines("cli/tests/llc/lanes.ll", &[]);
     for func in ["pick", "put8"] {
         assert_eq!(verdict(&out, func, "sm_80"), "proved", "{func}: {out}{err}");
     }
