@@ -156,6 +156,25 @@ fn memory_is_compared_byte_by_byte_and_every_broken_twin_is_caught() {
     );
 }
 
+/// Memory a function allocates itself (docs/ambiguities.md 179): llc 22's `.local` depots for
+/// IR `alloca`s, compiled at test time at -O2 and at -O0 (through `cvta.local`, and an offset
+/// added with `or.b64` that holds only for an aligned depot), are proved; the hand-broken
+/// twins (an element stored to the wrong place, a dropped store whose element the PTX then
+/// reads unwritten, an off-by-one load, an unswapped copy) are confirmed counterexamples.
+#[test]
+fn allocas_and_local_depots_are_blocks_of_their_own() {
+    prove_as_expected(
+        "cli/tests/llc/local.rules",
+        "9 rules: 5 proved, 4 counterexample, 0 unknown; 0 differ",
+        4,
+    );
+    let (_work, out, err) = validate_run_lines("cli/tests/llc/local.ll", &["--timeout", "20s"]);
+    assert!(
+        out.contains("| local.ll | 6 | 6 | 0 | 0 | 0 |"),
+        "{out}{err}"
+    );
+}
+
 /// LLVM's memory intrinsics of a constant length (docs/llc-validation.md, "Memory"): llc 22's
 /// word copies for `memcpy` (`align 4`), its byte copies where no alignment is promised, one
 /// 64-bit move for `memmove` and replicated words for `memset` are proved; a skipped word, a

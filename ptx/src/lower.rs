@@ -407,17 +407,33 @@ fn refuse_module_variables(module: &Module, f: &Function, in_cta: bool) -> Resul
     walk(module, f, f.body.as_deref().unwrap_or_default(), in_cta)
 }
 
-/// A `.shared` variable's alignment and size in bytes (`.shared .align 16 .b8 global_smem[]`,
-/// `.shared .f32 partial[32]`); an `.extern` array without a size holds `extern_bytes`.
-fn shared_layout(v: &Variable, extern_bytes: u32) -> Result<(u32, u32), Diagnostic> {
+/// The name a body's state-space declaration declares (`partial` of `.shared .f32
+/// partial[32]`).
+fn declared_name(text: &str) -> String {
+    text.split_whitespace()
+        .last()
+        .unwrap_or_default()
+        .split('[')
+        .next()
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// A `.shared` or `.local` variable's alignment and size in bytes (`.shared .align 16 .b8
+/// global_smem[]`, `.shared .f32 partial[32]`, `.local .align 4 .b8 __local_depot0[16]`); an
+/// `.extern` array without a size holds `extern_bytes`.
+fn variable_layout(v: &Variable, extern_bytes: u32) -> Result<(u32, u32), Diagnostic> {
+    let space = v.text.split_whitespace().next().unwrap_or_default();
     let bad = |why: &str| {
         at(
             &v.span,
-            format!("unsupported `.shared` variable `{}`: {why}", v.name),
+            format!("unsupported `{space}` variable `{}`: {why}", v.name),
         )
     };
     if v.text.contains('=') {
-        return Err(bad("shared memory has no initializer"));
+        return Err(bad(
+            "it has an initializer, which its state space does not take",
+        ));
     }
     let words: Vec<&str> = v.text.split_whitespace().collect();
     let element = words
@@ -448,8 +464,15 @@ fn shared_layout(v: &Variable, extern_bytes: u32) -> Result<(u32, u32), Diagnost
     }
     /// The most shared memory one CTA has (sm_90: 227 KiB).
     const MAX_SHARED: u32 = 227 * 1024;
-    if size > MAX_SHARED {
+    /// The largest `.local` variable read: every access is a select over its bytes.
+    const MAX_LOCAL: u32 = 256;
+    if space == ".shared" && size > MAX_SHARED {
         return Err(bad("larger than a CTA's shared memory"));
+    }
+    if space == ".local" && size > MAX_LOCAL {
+        return Err(bad(&format!(
+            "larger than the {MAX_LOCAL} bytes semfuzz models of one thread's local memory"
+        )));
     }
     Ok((align, size))
 }
@@ -625,6 +648,12 @@ struct Reader<'s> {
     /// A CTA's `.shared` variables: one fixed block each, at the address `shared_vars` names.
     shared: Memory,
     shared_vars: HashMap<String, u64>,
+    /// The body's `.local` variables (llc's `__local_depot0`): their sizes in bytes.
+    local_vars: HashMap<String, u32>,
+    /// Each thread's block of each `.local` variable, by (thread, name): the opaque address
+    /// its bytes are at (`semfuzz_spec::memory::Base::Local`), made where the thread first
+    /// names the variable.
+    local_bases: HashMap<(usize, String), ValueId>,
     /// Whether the instruction being read accesses the `.shared` state space.
     shared_now: bool,
     /// How many instructions all threads have run together: the current one's number, which
@@ -723,6 +752,8 @@ impl<'s> Reader<'s> {
             warp_stores_differ: None,
             shared: Memory::default(),
             shared_vars: HashMap::new(),
+            local_vars: HashMap::new(),
+            local_bases: HashMap::new(),
             shared_now: false,
             step: 0,
         }
@@ -736,14 +767,7 @@ impl<'s> Reader<'s> {
         let in_body = self.f.body.iter().flatten().filter_map(|s| match s {
             Statement::Other(text, span) if text.starts_with(".shared") => Some(Variable {
                 linkage: Vec::new(),
-                name: text
-                    .split_whitespace()
-                    .last()
-                    .unwrap_or_default()
-                    .split('[')
-                    .next()
-                    .unwrap_or_default()
-                    .to_string(),
+                name: declared_name(text),
                 text: text.clone(),
                 span: span.clone(),
             }),
@@ -759,7 +783,7 @@ impl<'s> Reader<'s> {
             .collect();
         let mut next: u64 = 0;
         for v in &declared {
-            let (align, size) = shared_layout(v, cta.extern_shared_bytes)?;
+            let (align, size) = variable_layout(v, cta.extern_shared_bytes)?;
             let address = next.next_multiple_of(u64::from(align.max(1)));
             next = address + u64::from(size);
             let no = self.b.konst(0, 1);
@@ -777,6 +801,39 @@ impl<'s> Reader<'s> {
             self.shared_vars.insert(v.name.clone(), address);
         }
         Ok(())
+    }
+
+    /// The current thread's block of `.local` variable `name` (local memory is private to
+    /// the thread, PTX ISA 5.1.5): its address, opaque, and its bytes any value until written
+    /// (docs/ambiguities.md 179), declared the first time the thread names it.
+    fn local_base(&mut self, name: &str) -> ValueId {
+        let key = (self.current, name.to_string());
+        if let Some(&base) = self.local_bases.get(&key) {
+            return base;
+        }
+        let size = self.local_vars[name];
+        let no = self.b.konst(0, 1);
+        let any = |bits| Outcome::Any(semfuzz_spec::ir::any_bits_format(bits).expect("a width"));
+        let bytes = (0..size)
+            .map(|k| {
+                let choice = self.choices.len();
+                self.choices.push(any(8));
+                self.choice_sites
+                    .push(format!("byte {k} of `.local` `{name}`, never written"));
+                (self.b.emit(Op::Choose(choice as u16), 8), no)
+            })
+            .collect();
+        let choice = self.choices.len();
+        self.choices.push(any(memory::LOCAL_ADDRESS_BITS));
+        self.choice_sites
+            .push(format!("the address of `.local` `{name}`"));
+        let free = self
+            .b
+            .emit(Op::Choose(choice as u16), memory::LOCAL_ADDRESS_BITS);
+        let base = memory::local_address(&mut self.b, free);
+        self.heap.add_local_block(base, bytes);
+        self.local_bases.insert(key, base);
+        base
     }
 
     /// How many threads are being read.
@@ -1014,14 +1071,24 @@ impl<'s> Reader<'s> {
                 // Declared with the CTA (`Reader::declare_shared`).
                 Statement::Other(text, _)
                     if text.starts_with(".shared") && !self.threads.is_empty() => {}
-                Statement::Other(text, span) => return Err(at(
-                    span,
-                    format!("semfuzz does not model `{text}`"),
-                )
-                .with_hint(
-                    "a function reads registers and its parameters: local and call parameter \
-                     declarations are not modelled, and a `.shared` one is the CTA's (`--threads N`)",
-                )),
+                Statement::Other(text, span) if text.starts_with(".local") => {
+                    let v = Variable {
+                        linkage: Vec::new(),
+                        name: declared_name(text),
+                        text: text.clone(),
+                        span: span.clone(),
+                    };
+                    let (_, size) = variable_layout(&v, 0)?;
+                    self.local_vars.insert(v.name, size);
+                }
+                Statement::Other(text, span) => {
+                    return Err(
+                        at(span, format!("semfuzz does not model `{text}`")).with_hint(
+                            "a function reads registers, its parameters and `.local` variables: a \
+                     `.shared` declaration is the CTA's (`--threads N`)",
+                        ),
+                    )
+                }
             }
         }
         Ok(())
@@ -2079,7 +2146,8 @@ impl<'s> Reader<'s> {
             match &o.kind {
                 OperandKind::Name(n)
                     if self.f.params.iter().any(|p| p.name == *n)
-                        || self.shared_vars.contains_key(n) => {}
+                        || self.shared_vars.contains_key(n)
+                        || self.local_vars.contains_key(n) => {}
                 OperandKind::Name(n) => {
                     let v = self.read_reg(n, &o.span)?;
                     kinds.insert(v.id, v.kind);
@@ -2455,6 +2523,11 @@ impl<'s> Reader<'s> {
             // `mov.u32 %r1, global_smem`: the variable's address in the shared window.
             OperandKind::Name(n) if self.shared_vars.contains_key(n) => {
                 Ok(self.b.konst(self.shared_vars[n], width))
+            }
+            // `mov.b64 %SPL, __local_depot0`.
+            OperandKind::Name(n) if self.local_vars.contains_key(n) => {
+                let base = self.local_base(n);
+                self.fit(base, width, &o.span, n, instr)
             }
             OperandKind::Name(n) => {
                 let v = self.read_reg(n, &o.span)?;
@@ -2920,7 +2993,7 @@ impl<'s> Reader<'s> {
             let kind = self.return_kinds.get(&r).copied().unwrap_or(PartKind::Bits);
             results.push((p.name.clone(), value, kind));
         }
-        if results.is_empty() && self.heap.blocks.is_empty() {
+        if results.is_empty() && self.heap.lasting_blocks().next().is_none() {
             return Err(
                 at(&f.span, format!("`{}` has no results", f.name)).with_hint(
                     "semfuzz reads what a function returns (`st.param` to a return parameter) or \
@@ -2947,9 +3020,10 @@ impl<'s> Reader<'s> {
             .heap
             .blocks
             .iter()
-            .map(|k| match k.base {
-                memory::Base::Input(n) => self.inputs[n as usize].name.clone(),
-                memory::Base::Fixed(a) => format!("{a:#x}"),
+            .filter_map(|k| match k.base {
+                memory::Base::Input(n) => Some(self.inputs[n as usize].name.clone()),
+                memory::Base::Fixed(a) => Some(format!("{a:#x}")),
+                memory::Base::Local(_) => None,
             })
             .collect();
         let (mut heap_dests, mut heap_slots) =

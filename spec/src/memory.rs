@@ -12,6 +12,10 @@
 //! symbolic offset is a select chain over the block's bytes, so the program stays bit-vectors
 //! of at most 64 bits and no evaluator or encoder knows about memory.
 //!
+//! A block the function allocates itself (an IR `alloca`, a PTX `.local` variable) is at an
+//! address only the function knows: its pointer derives from an opaque value (a choice),
+//! and it is no result, since it dies when the function returns.
+//!
 //! Every access says where it is within its block and aligned (`ok`): the IR reader makes its
 //! negation undefined behaviour, the PTX reader a fault that its `in_bounds` result reports,
 //! so a target touching bytes outside every block where the source is defined disagrees with
@@ -25,6 +29,17 @@ pub const DEFAULT_BLOCK_BYTES: u32 = 16;
 /// The alignment the model assumes of every block's first byte: an access is aligned when its
 /// offset in the block is (the largest alignment an access of either reader asks, `ld.v4.b32`).
 pub const BLOCK_ALIGN: u32 = 16;
+
+/// How many bits of a local block's address are free: it starts [`BLOCK_ALIGN`]-aligned, as
+/// every block does (llc relies on it, adding an offset into a depot with `or.b64`).
+pub const LOCAL_ADDRESS_BITS: u32 = 64 - BLOCK_ALIGN.trailing_zeros();
+
+/// A local block's address from `free`, the [`LOCAL_ADDRESS_BITS`]-bit choice of the reader
+/// that declares it: `free` followed by zeros.
+pub fn local_address(b: &mut Builder, free: ValueId) -> ValueId {
+    let zeros = b.konst(0, BLOCK_ALIGN.trailing_zeros());
+    b.concat(free, zeros)
+}
 
 /// The name of the one-bit result a function with memory gets: where every access of the
 /// function touched bytes inside its block, aligned.
@@ -50,6 +65,17 @@ pub enum Base {
     /// At a fixed address: a PTX `.shared` variable, which the reader places in the CTA's
     /// shared window (docs/ambiguities.md 175).
     Fixed(u64),
+    /// At the opaque address value `ValueId`: memory the function allocated itself (an IR
+    /// `alloca`, a PTX `.local` variable; docs/ambiguities.md 179).
+    Local(ValueId),
+}
+
+/// What an address is computed from: a pointer input or a block the function allocated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Root {
+    Input(u16),
+    /// The local block with this index, at this address value.
+    Local(usize, ValueId),
 }
 
 /// One block: what one pointer input points to, or a variable at a fixed address.
@@ -124,6 +150,23 @@ impl Memory {
         });
     }
 
+    /// Declares a block the function allocated, at the opaque 64-bit address `base` (a value
+    /// nothing else is computed from), its initial bytes `bytes` (value, poison). Its final
+    /// contents are no result of the function.
+    pub fn add_local_block(&mut self, base: ValueId, bytes: Vec<(ValueId, ValueId)>) {
+        self.blocks.push(Block {
+            base: Base::Local(base),
+            bytes,
+        });
+    }
+
+    /// The blocks that outlive the function, whose final contents are its results.
+    pub fn lasting_blocks(&self) -> impl Iterator<Item = &Block> {
+        self.blocks
+            .iter()
+            .filter(|k| !matches!(k.base, Base::Local(_)))
+    }
+
     /// The fixed block `addr` (derived from no pointer input) is in: where the address is
     /// known, the last block starting at or below it (the first if none does), so that an
     /// address past a variable is an access outside it, a fault on the paths that reach it;
@@ -135,7 +178,7 @@ impl Memory {
             .enumerate()
             .filter_map(|(k, block)| match block.base {
                 Base::Fixed(a) => Some((k, a)),
-                Base::Input(_) => None,
+                Base::Input(_) | Base::Local(_) => None,
             })
             .collect();
         match (b.known[addr as usize], fixed.as_slice()) {
@@ -150,8 +193,21 @@ impl Memory {
         }
     }
 
-    /// The pointer inputs `v` is computed from.
-    fn roots(&self, b: &Builder, v: ValueId) -> Vec<u16> {
+    /// The local blocks, by the value of their address.
+    fn locals(&self) -> std::collections::HashMap<ValueId, usize> {
+        self.blocks
+            .iter()
+            .enumerate()
+            .filter_map(|(k, block)| match block.base {
+                Base::Local(v) => Some((v, k)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The pointer inputs and local blocks `v` is computed from.
+    fn roots(&self, b: &Builder, v: ValueId) -> Vec<Root> {
+        let locals = self.locals();
         let mut seen = std::collections::HashSet::new();
         let mut stack = vec![v];
         let mut found = Vec::new();
@@ -159,23 +215,29 @@ impl Memory {
             if !seen.insert(x) {
                 continue;
             }
-            match *b.op(x) {
-                Op::Input(n) if self.candidates.contains(&n) => {
-                    if !found.contains(&n) {
-                        found.push(n);
-                    }
+            let root = match (b.op(x), locals.get(&x)) {
+                (_, Some(&k)) => Root::Local(k, x),
+                (&Op::Input(n), _) if self.candidates.contains(&n) => Root::Input(n),
+                (op, _) => {
+                    stack.extend(op.args());
+                    continue;
                 }
-                ref op => stack.extend(op.args()),
+            };
+            if !found.contains(&root) {
+                found.push(root);
             }
         }
         found.sort_unstable();
         found
     }
 
-    /// The pointer inputs `v` adds unscaled: through sums and the left side of differences.
-    fn direct(&self, b: &Builder, v: ValueId) -> Vec<u16> {
+    /// The roots `v` adds unscaled: through sums and the left side of differences.
+    fn direct(&self, b: &Builder, v: ValueId) -> Vec<Root> {
+        if let Some(&k) = self.locals().get(&v) {
+            return vec![Root::Local(k, v)];
+        }
         match *b.op(v) {
-            Op::Input(n) if self.candidates.contains(&n) => vec![n],
+            Op::Input(n) if self.candidates.contains(&n) => vec![Root::Input(n)],
             Op::BvAdd(64, x, y) => {
                 let mut d = self.direct(b, x);
                 d.extend(self.direct(b, y));
@@ -231,7 +293,7 @@ impl Memory {
         align: u32,
     ) -> Result<Access, Refusal> {
         let roots = self.roots(b, addr);
-        let base = match roots.as_slice() {
+        let root = match roots.as_slice() {
             [] => {
                 let (block, address) = self.fixed_block(b, addr).ok_or(Refusal::NoPointer)?;
                 let base_value = b.konst(address, 64);
@@ -243,13 +305,28 @@ impl Memory {
             // the pointer is the one added as it is, not scaled (`p + (i << 2)`).
             _ => match self.direct(b, addr).as_slice() {
                 [one] => *one,
-                _ => return Err(Refusal::Several(roots)),
+                _ => {
+                    let inputs = roots
+                        .iter()
+                        .filter_map(|r| match r {
+                            Root::Input(n) => Some(*n),
+                            Root::Local(..) => None,
+                        })
+                        .collect();
+                    return Err(Refusal::Several(inputs));
+                }
             },
         };
-        let Some(block) = self.blocks.iter().position(|k| k.base == Base::Input(base)) else {
-            return Err(Refusal::NewBlock(base));
+        let (block, base_value) = match root {
+            Root::Local(block, base) => (block, base),
+            Root::Input(base) => {
+                let Some(block) = self.blocks.iter().position(|k| k.base == Base::Input(base))
+                else {
+                    return Err(Refusal::NewBlock(base));
+                };
+                (block, b.emit(Op::Input(base), 64))
+            }
         };
-        let base_value = b.emit(Op::Input(base), 64);
         let offset = self.offset(b, addr, base_value);
         Ok(self.checked(b, block, offset, bytes, align))
     }
@@ -435,8 +512,9 @@ pub fn block_inputs(
 }
 
 impl Memory {
-    /// The final contents of every block as results, 8 bytes each (named as
-    /// [`block_inputs`] names the initial ones, `names[k]` the pointer of block `k`), then
+    /// The final contents of every lasting block as results, 8 bytes each (named as
+    /// [`block_inputs`] names the initial ones, `names[k]` the pointer of the `k`th of
+    /// [`Memory::lasting_blocks`]), then
     /// [`IN_BOUNDS`]. Where `ub` holds the function may do anything (the source's undefined
     /// behaviour); a poison byte allows any byte; `fault` is where some access left its block
     /// or was misaligned (the target's; the source's is in its `ub`).
@@ -448,7 +526,7 @@ impl Memory {
         fault: Option<ValueId>,
     ) -> (Vec<Dest>, Vec<Slot>) {
         let (mut dests, mut slots) = (Vec::new(), Vec::new());
-        if self.blocks.is_empty() {
+        if self.lasting_blocks().next().is_none() {
             return (dests, slots);
         }
         let undefined = |b: &Builder, o: Outcome, w: u32| match ub {
@@ -457,7 +535,7 @@ impl Memory {
             }
             _ => o,
         };
-        for (block, name) in self.blocks.iter().zip(names) {
+        for (block, name) in self.lasting_blocks().zip(names) {
             for (k, chunk) in block.bytes.chunks(8).enumerate() {
                 let lo = 8 * k as u32;
                 let name = format!("[{name}+{lo}..{}]", lo + chunk.len() as u32);

@@ -192,8 +192,9 @@ impl Compiler {
     /// target. The drivers set the same on their target machines: llvmlite's at -O2, Triton's
     /// `translate_to_asm` at -O3, the only level it builds.
     ///
-    /// No `-mcpu` for [`DEFAULT_CPU`] (LLVM's own default), then [`Compiler::flags`] (a later
-    /// `-O0` overrides the level, as in llc; Triton's driver takes only `-mattr` of them).
+    /// No `-mcpu` for [`DEFAULT_CPU`] (LLVM's own default), then [`Compiler::flags`] (a `-O0`
+    /// among them replaces the level, as a later one does in llc, so the command names one;
+    /// Triton's driver takes only `-mattr` of them).
     ///
     /// For libNVVM, `-arch=compute_XX` alone (its default level, -opt=3); the options the
     /// module's IR licenses are [`nvvm_options`]'.
@@ -218,6 +219,16 @@ impl Compiler {
             .iter()
             .find_map(|f| f.strip_prefix("-mtriple="))
             .unwrap_or(TRIPLE);
+        let is_level =
+            |f: &str| f.len() == 3 && f.starts_with("-O") && f.as_bytes()[2].is_ascii_digit();
+        let level = match self.llc {
+            Llc::Triton => level,
+            _ => self
+                .flags
+                .iter()
+                .rfind(|f| is_level(f))
+                .map_or(level, String::as_str),
+        };
         let mut options = vec![level.to_string(), format!("-mtriple={triple}")];
         if sm != DEFAULT_CPU {
             options.push(format!("-mcpu={sm}"));
@@ -225,7 +236,7 @@ impl Compiler {
         options.extend(
             self.flags
                 .iter()
-                .filter(|f| !f.starts_with("-mtriple="))
+                .filter(|f| !f.starts_with("-mtriple=") && !is_level(f))
                 .cloned(),
         );
         options
@@ -822,6 +833,28 @@ mod tests {
         // What the reader cannot read is left for the compiler to refuse.
         let bad = "attributes #2 = { \"denormal-fp-math\"=\"flush\" }\n";
         assert_eq!(trunk.adapt(bad), bad);
+    }
+
+    #[test]
+    fn a_run_lines_level_replaces_the_default_one() {
+        let mut llc = compiler(Llc::Llvmlite);
+        llc.flags = vec!["-O0".into(), "-mattr=+ptx71".into()];
+        assert_eq!(
+            llc.options("sm_80"),
+            [
+                "-O0",
+                "-mtriple=nvptx64-nvidia-cuda",
+                "-mcpu=sm_80",
+                "-mattr=+ptx71"
+            ]
+        );
+        llc.flags.clear();
+        assert_eq!(llc.options("sm_80")[0], "-O2");
+        // Triton's driver builds at -O3 whatever the RUN line asks.
+        let mut trunk = compiler(Llc::Triton);
+        trunk.flags = vec!["-O0".into()];
+        assert_eq!(trunk.options("sm_80")[0], "-O3");
+        assert!(!trunk.options("sm_80").contains(&"-O0".to_string()));
     }
 
     #[test]

@@ -9,7 +9,7 @@ use super::{unsupported, Denormal, Reader, StateValue};
 use crate::syntax::{FloatTy, Instr, Type, Value};
 use semfuzz_spec::diag::Diagnostic;
 use semfuzz_spec::ir::{Op, ValueId};
-use semfuzz_spec::memory::Refusal;
+use semfuzz_spec::memory::{self, Refusal};
 
 /// A type written at the start of `s` and the text after it: the scalar and vector types
 /// values have, pointers, and arrays (`[4 x float]`, for `getelementptr`'s element type only,
@@ -129,6 +129,10 @@ impl Reader<'_> {
                 self.gep(i)?;
                 Ok(true)
             }
+            "alloca" => {
+                self.alloca(i)?;
+                Ok(true)
+            }
             "addrspacecast" => {
                 let bad = || at_text(i, "`addrspacecast <ptr> to <ptr>`");
                 let (from, rest) = leading_type(raw).ok_or_else(bad)?;
@@ -172,6 +176,61 @@ impl Reader<'_> {
                 ),
             ),
         }
+    }
+
+    /// `alloca <ty>[, <int ty> <n>][, align <a>][, addrspace(<k>)]`: a block of its own
+    /// (`semfuzz_spec::memory::Base::Local`), at an address the function alone knows, its
+    /// bytes uninitialised: poison, as Alive2 reads uninitialised memory (docs/ambiguities.md
+    /// 179). Run again (a loop unrolled), it allocates again.
+    fn alloca(&mut self, i: &Instr) -> Result<(), Diagnostic> {
+        /// Larger objects make every access a select chain over too many bytes.
+        const MAX_ALLOCA_BYTES: u32 = 256;
+        let raw = i.raw.trim_start();
+        let raw = raw.strip_prefix("inalloca ").unwrap_or(raw);
+        let p = pieces(raw);
+        let bad = || at_text(i, "`alloca <ty>[, i32 <n>][, align <a>]`");
+        let (t, _) = leading_type(p.first().ok_or_else(bad)?)
+            .ok_or_else(|| unsupported(&i.opcode_span, format!("`alloca` of `{}`", p[0])))?;
+        let element = store_bytes(&t)
+            .ok_or_else(|| unsupported(&i.opcode_span, format!("`alloca` of `{t}`")))?;
+        let count = match p.get(1) {
+            Some(n) if !n.starts_with("align") && !n.starts_with("addrspace") => {
+                let (_, n) = leading_type(n).ok_or_else(bad)?;
+                n.trim().parse::<u32>().map_err(|_| {
+                    unsupported(
+                        &i.opcode_span,
+                        format!("`alloca` of `{}` elements", n.trim()),
+                    )
+                    .with_hint("semfuzz allocates a constant number of elements")
+                })?
+            }
+            _ => 1,
+        };
+        let bytes = element.saturating_mul(count);
+        if bytes > MAX_ALLOCA_BYTES {
+            return Err(
+                unsupported(&i.opcode_span, format!("`alloca` of {bytes} bytes")).with_hint(
+                    format!("semfuzz models an `alloca` of at most {MAX_ALLOCA_BYTES} bytes"),
+                ),
+            );
+        }
+        let any = self.any_bits(memory::LOCAL_ADDRESS_BITS);
+        let free = self.choose(
+            any,
+            memory::LOCAL_ADDRESS_BITS,
+            "the address of `alloca`",
+            &i.opcode_span,
+        );
+        let base = memory::local_address(&mut self.b, free);
+        let (zero, poison) = (self.b.konst(0, 8), self.b.konst(1, 1));
+        self.memory
+            .add_local_block(base, vec![(zero, poison); bytes as usize]);
+        let space = p
+            .iter()
+            .find_map(|q| q.strip_prefix("addrspace("))
+            .and_then(|n| n.trim_end_matches(')').trim().parse().ok())
+            .unwrap_or(0);
+        self.define(i, StateValue::defined(base), Type::Ptr(space))
     }
 
     fn load(&mut self, i: &Instr, p: &[&str], align: u32) -> Result<(), Diagnostic> {

@@ -22,6 +22,12 @@ impl Reader<'_> {
         if let (true, Some(&address)) = (self.shared_now, self.shared_vars.get(base)) {
             return Ok(self.b.konst(address.wrapping_add(offset as u64), 64));
         }
+        // `ld.local.b32 %r1, [__local_depot0+4]`.
+        if self.local_vars.contains_key(base) {
+            let start = self.local_base(base);
+            let off = self.b.konst(offset as u64, 64);
+            return Ok(self.b.emit(Op::BvAdd(64, start, off), 64));
+        }
         let mut v = self.read_reg(base, span)?;
         if self.shared_now && self.b.widths[v.id as usize] == 32 {
             let zero = self.b.konst(0, 32);
