@@ -13,6 +13,7 @@ pub mod prove;
 pub mod reach;
 pub mod rules;
 pub mod sequence;
+pub mod shared_work;
 pub mod solve;
 pub mod witness;
 

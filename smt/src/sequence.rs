@@ -36,6 +36,7 @@ use semfuzz_spec::ir::{mask, PartKind, Program, Slot};
 use semfuzz_spec::outcome::Accept;
 use std::collections::HashMap;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 use z3::ast::{exists_const, Ast, Bool, BV};
 
 /// What an input of a variant is bound to.
@@ -1011,6 +1012,8 @@ struct SideTerm {
     choices: Vec<crate::encode::Choice>,
     /// Each intermediate part's value, named `{prefix}s{step}_{part}`.
     parts: Vec<(String, BV)>,
+    /// Where each function with loops ran within its unrolling bound (empty: no loops).
+    bounded: Vec<Bool>,
 }
 
 impl<'s> Query<'s> {
@@ -1247,6 +1250,7 @@ impl<'s> Query<'s> {
         // Inputs on which a side's loops run past the bound are outside the query on both
         // sides: the target (the side whose NaNs are free) produces nothing there, the source
         // allows everything (docs/llc-validation.md, "Loops").
+        let within = bounded.clone();
         let holds = if bounded.is_empty() {
             Bool::and(&holds)
         } else if nan == NanBits::Free {
@@ -1261,6 +1265,7 @@ impl<'s> Query<'s> {
             fresh_bits: ctx.fresh(),
             choices,
             parts: named,
+            bounded: within,
         }
     }
 
@@ -1298,6 +1303,10 @@ impl<'s> Query<'s> {
             common.push(p.allowed.substitute(&[(&p.result, &BV::from_u64(1, 1))]));
             common.extend(ctx.definitions());
         }
+        // What every model of the query satisfies: each side ran within its loops' bound (the
+        // target's where it is the only alternative, the source's where it chooses nothing, so
+        // that the terms mention only what is free in the query).
+        let mut within = Vec::new();
         let target: Vec<Bool> = self
             .target
             .iter()
@@ -1305,6 +1314,9 @@ impl<'s> Query<'s> {
             .map(|(a, steps)| {
                 let t = self.side(steps, &format!("tgt{a}_"), (NanBits::Free, to_bits), &out);
                 shown.extend(t.parts);
+                if self.target.len() == 1 {
+                    within.extend(t.bounded);
+                }
                 t.holds
             })
             .collect();
@@ -1371,9 +1383,25 @@ impl<'s> Query<'s> {
             query
         };
         let has_choices = sides.iter().any(|s| !s.choices.is_empty());
+        let (full, pinned) = (negated(false), has_choices.then(|| negated(true)));
+        let source: Vec<Bool> = sides
+            .iter()
+            .flat_map(|s| s.definitions.iter().chain([&s.holds]).cloned())
+            .collect();
+        within.extend(
+            sides
+                .iter()
+                .filter(|s| s.choices.is_empty())
+                .flat_map(|s| s.bounded.iter().cloned()),
+        );
         Posed {
-            full: negated(false),
-            pinned: has_choices.then(|| negated(true)),
+            full,
+            pinned,
+            sides: (to_bits == ToBits::Native).then_some(crate::shared_work::Sides {
+                target,
+                source,
+                within,
+            }),
             source_allows: Bool::or(
                 &sides
                     .iter()
@@ -1959,6 +1987,9 @@ pub struct Posed {
     /// The named values a counterexample reports (inputs `in_x`, `out`, the target's
     /// intermediate parts).
     pub shown: Vec<(String, BV)>,
+    /// What the two sides state, for [`crate::shared_work`] to find the work they share;
+    /// `None` for the portable text.
+    pub sides: Option<crate::shared_work::Sides>,
 }
 
 impl Posed {
@@ -1991,6 +2022,25 @@ impl Posed {
         }
     }
 
+    /// Whether the query with the work both sides share abstracted ([`crate::shared_work`]) is
+    /// unsatisfiable, within a quarter of `timeout_ms` (at most [`STRUCTURAL_MS`]).
+    fn proved_by_structure(&self, timeout_ms: u32) -> bool {
+        let Some(sides) = &self.sides else {
+            return false;
+        };
+        let budget = Duration::from_millis(u64::from((timeout_ms / 4).min(STRUCTURAL_MS)));
+        let start = Instant::now();
+        let query = self.pinned.as_ref().unwrap_or(&self.full);
+        let Some(abstracted) = crate::shared_work::abstract_shared(sides, query, budget * 2 / 3)
+        else {
+            return false;
+        };
+        let left = budget.saturating_sub(start.elapsed()).as_millis();
+        left > 0
+            && crate::solve::z3(&abstracted, &[], u32::try_from(left).unwrap_or(u32::MAX))
+                == Answer::Proved
+    }
+
     /// Solves: the pinned query first when there is one (proved, or a candidate checked with
     /// the inputs fixed), else or then the full query.
     /// An `unknown` says which sub-query gave up and why (`timeout after N ms`, or the
@@ -2009,6 +2059,9 @@ impl Posed {
             )),
             other => other,
         };
+        if self.proved_by_structure(timeout_ms) {
+            return Answer::Proved;
+        }
         let Some(pinned) = &self.pinned else {
             return solve("the query", &self.full, &self.shown);
         };
@@ -2037,6 +2090,10 @@ impl Posed {
         }
     }
 }
+
+/// The most time finding the work both sides share and asking the query with it abstracted
+/// get before the whole query is asked.
+const STRUCTURAL_MS: u32 = 15_000;
 
 /// A rule's result: the answer, and for a counterexample the evaluator's re-run.
 pub struct Proof<'s> {
