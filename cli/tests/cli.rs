@@ -833,6 +833,41 @@ fn check_ptx_does_not_take_a_free_function_as_a_witness() {
     }
 }
 
+/// The same free function on the source side of `prove`: a solver model that picked the
+/// source's `rsqrt.approx` value (at +inf, 0 against the target's 0) was printed as a
+/// counterexample with a "BUG" line. It is `unknown` now, saying why; a real difference from
+/// such a source is still a counterexample the evaluator confirms.
+#[test]
+fn prove_does_not_take_the_sources_free_function_as_a_witness() {
+    let dir = tempfile::tempdir().unwrap();
+    let ptx = ".version 7.0\n.target sm_80\n.address_size 64\n\
+               .visible .func (.param .b32 r) f(.param .b32 a)\n{\n\
+               .reg .b32 %f<3>;\n\
+               ld.param.b32 %f1, [a];\n\
+               rsqrt.approx.ftz.f32 %f2, %f1;\n\
+               st.param.b32 [r], %f2;\n\
+               ret;\n}\n";
+    std::fs::write(dir.path().join("f.ptx"), ptx).unwrap();
+    let rules = "name: the-function-is-its-instruction\n  @f.ptx:f d, a\n=>\n  rsqrt.approx.ftz.f32 d, a\n\n\
+                 name: negated\nexpect: counterexample\n  @f.ptx:f d, a\n=>\n  neg.f32 d, a\n";
+    let file = dir.path().join("r.rules");
+    std::fs::write(&file, rules).unwrap();
+    let (_, out, err) = run(&["prove", "--no-cache", file.to_str().unwrap()], None);
+    let first = out
+        .split("the-function-is-its-instruction: ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{out}{err}"));
+    assert!(
+        first.starts_with(
+            "unknown (the solver's model picks the value of an approximation of the source"
+        ),
+        "{out}{err}"
+    );
+    assert!(!err.contains("BUG"), "{err}");
+    assert!(out.contains("negated: counterexample"), "{out}");
+    assert!(out.contains("confirmed by the evaluator"), "{out}");
+}
+
 /// `backends --coverage` says, per backend, what it maps: the spec backend runs every
 /// variant; LLVM maps the two-input `min.f32` to `llvm.minnum` and names why the three-input
 /// form has no counterpart, one line per operand form.

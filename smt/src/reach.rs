@@ -53,7 +53,7 @@ pub fn reachable(program: &Program, inputs: &[u64], results: &[u64], timeout_ms:
 
 /// Whether some choice of `program` is an approximation the formulas leave uninterpreted
 /// ([`bound_in_z3`] false).
-fn leaves_a_bound_free(program: &Program) -> bool {
+pub fn leaves_a_bound_free(program: &Program) -> bool {
     fn free(o: &Outcome) -> bool {
         match o {
             Outcome::Within {

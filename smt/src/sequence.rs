@@ -1416,6 +1416,15 @@ impl<'s> Query<'s> {
         }
     }
 
+    /// Whether a source function computes an approximation whose bound the formulas leave
+    /// free ([`crate::reach::leaves_a_bound_free`]).
+    pub fn source_leaves_a_bound_free(&self) -> bool {
+        self.source.iter().flatten().any(|step| match &step.code {
+            Code::Function(f) => crate::reach::leaves_a_bound_free(f),
+            _ => false,
+        })
+    }
+
     /// Re-runs a counterexample concretely with the evaluator: the target must be able to
     /// produce `out` (following the solver's choices where it made them), and no choice of
     /// the source may. `values` maps constant names to bits.
@@ -2126,10 +2135,26 @@ pub fn prove<'s>(
             format!("cannot write the cache or the SMT-LIB2 file: {e}"),
         )
     })?;
-    let confirmation = match &solved.answer {
+    let mut confirmation = match &solved.answer {
         Answer::Counterexample(values) => Some(query.confirm(values)),
         _ => None,
     };
+    // A model through the source's free function (an approximation whose bound the formulas
+    // do not state) picked the source's value itself, where the source may be any function
+    // within the bound: the evaluator finding the output allowed shows it is no witness.
+    let mut solved = solved;
+    if confirmation
+        .as_ref()
+        .is_some_and(|c| c.source_allows && query.source_leaves_a_bound_free())
+    {
+        solved.answer = Answer::Unknown(
+            "the solver's model picks the value of an approximation of the source (rsqrt.approx, \
+             ex2.approx) that the formulas leave free, and the source allows the output it \
+             found: no witness"
+                .into(),
+        );
+        confirmation = None;
+    }
     Ok(Proof {
         query,
         solved,
