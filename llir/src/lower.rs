@@ -170,6 +170,7 @@ pub fn read_function_licensed(
             choice_sites: Vec::new(),
             variants: Vec::new(),
             memory: Memory::default(),
+            constants_read: HashMap::new(),
             wanted: None,
             special_registers: HashMap::new(),
         };
@@ -421,6 +422,8 @@ struct Reader<'s> {
     variants: Vec<String>,
     /// The blocks pointer parameters point to (`lower/memory.rs`).
     memory: Memory,
+    /// The `constant` globals read so far: their addresses.
+    constants_read: HashMap<String, ValueId>,
     /// The pointer parameter (its input) an access reached that has no block yet.
     wanted: Option<u16>,
     /// The special registers' inputs, where the function reads one.
@@ -1207,7 +1210,7 @@ impl<'s> Reader<'s> {
                     .map_err(|why| at(span, format!("the constant `{c}` as {t}: {why}")))?;
                 Ok(StateValue::defined(self.b.konst(bits, width)))
             }
-            Value::Global(g) => Err(self.global_use(g, "an operand", span)),
+            Value::Global(g) => self.constant_global(g, span),
             Value::Splat(e) => {
                 let Type::Vector(n, et) = t else {
                     return Err(at(span, format!("a `splat` where {t} is expected")));
@@ -1237,8 +1240,9 @@ impl<'s> Reader<'s> {
         }
     }
 
-    /// The located `unsupported` for `name`, a global value an instruction uses: memory is
-    /// not modelled, so neither a global variable nor a function's address is.
+    /// The located `unsupported` for `name`, a global value an instruction uses that is not a
+    /// `constant` semfuzz reads: a variable's memory is not modelled, nor a function's
+    /// address.
     fn global_use(&self, name: &str, opcode: &str, span: &Span) -> Diagnostic {
         match self.module.globals.iter().find(|g| g.name == name) {
             Some(g) => unsupported(
@@ -1532,11 +1536,13 @@ impl<'s> Reader<'s> {
         {
             return Ok(());
         }
-        if let Some(g) = i
-            .globals
-            .iter()
-            .find(|g| self.module.globals.iter().any(|m| &m.name == *g))
-        {
+        // A `constant` is read through its initializer where an operand names it.
+        if let Some(g) = i.globals.iter().find(|g| {
+            self.module
+                .globals
+                .iter()
+                .any(|m| &m.name == *g && m.kind != "constant")
+        }) {
             return Err(self.global_use(g, &i.opcode, &i.opcode_span));
         }
         let (ty, operands, result_ty): (Vec<Type>, Vec<&crate::syntax::Operand>, Type) =

@@ -40,8 +40,8 @@ pub struct Module {
 
 /// A global value a module-level line defines: `@g = addrspace(1) global float 0.0`,
 /// `@c = internal constant [4 x i32] ...`, `@a = alias ...`. Its line stays in
-/// [`Module::lines`]; memory is not modelled, so what matters is its name (a function that
-/// uses it is refused naming it) and its address space.
+/// [`Module::lines`]; a function reads a `constant` through its initializer, and is refused
+/// any other global naming it.
 #[derive(Clone, Debug)]
 pub struct Global {
     /// Its name without `@`.
@@ -50,6 +50,8 @@ pub struct Global {
     pub kind: String,
     /// The `addrspace(N)` written before `kind` (0 if none).
     pub addrspace: u32,
+    /// What follows `kind` on its line: the type, the initializer, `align N` and the like.
+    pub definition: String,
     /// Where its name is.
     pub span: Span,
 }
@@ -628,12 +630,21 @@ impl<'a> Parser<'a> {
                     let a = self.start();
                     self.pos += 2;
                     let (kind, addrspace) = self.global_kind();
+                    // `global_kind` stops at the kind's word.
+                    let after_kind = self.toks.get(self.pos).map_or(0, |t| t.end);
                     let line = self.rest_of_line_from(a);
                     if let Some(kind) = kind {
+                        let definition = self.file.text[after_kind..]
+                            .lines()
+                            .next()
+                            .unwrap_or_default()
+                            .trim()
+                            .to_string();
                         m.globals.push(Global {
                             name,
                             kind,
                             addrspace,
+                            definition,
                             span,
                         });
                     }

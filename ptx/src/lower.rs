@@ -380,7 +380,7 @@ fn refuse_module_variables(module: &Module, f: &Function, in_cta: bool) -> Resul
                             continue;
                         };
                         let shared = v.text.starts_with(".shared");
-                        if shared && in_cta {
+                        if (shared && in_cta) || is_constant(v) {
                             continue;
                         }
                         return Err(at(
@@ -393,8 +393,9 @@ fn refuse_module_variables(module: &Module, f: &Function, in_cta: bool) -> Resul
                         .with_hint(if shared {
                             "a `.shared` variable is the CTA's: read the kernel as a CTA (`--threads N`)"
                         } else {
-                            "semfuzz models the memory pointer parameters point to and a CTA's \
-                             `.shared` variables, not `.global` or `.const` module variables"
+                            "semfuzz models the memory pointer parameters point to, a CTA's \
+                             `.shared` variables and initialised `.global`/`.const` variables \
+                             read as constants"
                         }));
                     }
                 }
@@ -405,6 +406,84 @@ fn refuse_module_variables(module: &Module, f: &Function, in_cta: bool) -> Resul
         Ok(())
     }
     walk(module, f, f.body.as_deref().unwrap_or_default(), in_cta)
+}
+
+/// Whether module variable `v` is one a function reads as a constant: a `.global` or
+/// `.const` variable with an initializer (what LLVM writes for a `constant` global).
+fn is_constant(v: &Variable) -> bool {
+    (v.text.starts_with(".global") || v.text.starts_with(".const")) && v.text.contains('=')
+}
+
+/// The bytes an initialised `.global`/`.const` variable holds (`.global .align 4 .b8
+/// table[16] = {0, 0, 128, 63, ...}`, `.const .f32 c[2] = {0f3F800000, 1.5}`), lowest address
+/// first: each element in the declared type, little-endian, the rest zero (PTX ISA 5.4.4).
+fn constant_bytes(v: &Variable) -> Result<Vec<u8>, Diagnostic> {
+    /// The largest constant read: every access is a select over its bytes.
+    const MAX_CONSTANT: u32 = 256;
+    let bad = |why: String| {
+        at(
+            &v.span,
+            format!("unsupported module variable `{}`: {why}", v.name),
+        )
+    };
+    let (decl, init) = v.text.split_once('=').unwrap_or((&v.text, ""));
+    let declared = Variable {
+        text: decl.trim().to_string(),
+        ..v.clone()
+    };
+    let (_, size) = variable_layout(&declared, 0)?;
+    if size > MAX_CONSTANT {
+        return Err(bad(format!(
+            "{size} bytes, more than the {MAX_CONSTANT} semfuzz reads"
+        )));
+    }
+    let ty = decl
+        .split_whitespace()
+        .filter_map(|w| w.strip_prefix('.'))
+        .find(|w| type_bits(w).is_some())
+        .ok_or_else(|| bad("no element type".into()))?;
+    let width = type_bits(ty).unwrap_or(8);
+    let element = width.div_ceil(8) as usize;
+    let mut bytes = Vec::new();
+    for item in init
+        .split([',', '{', '}'])
+        .map(str::trim)
+        .filter(|x| !x.is_empty())
+    {
+        let bits = element_bits(item, ty, width)
+            .ok_or_else(|| bad(format!("the initializer element `{item}`")))?;
+        bytes.extend_from_slice(&bits.to_le_bytes()[..element]);
+    }
+    if bytes.len() > size as usize {
+        return Err(bad("more initializer elements than it holds".into()));
+    }
+    bytes.resize(size as usize, 0);
+    Ok(bytes)
+}
+
+/// An initializer element's bits as type `ty` of `width` bits: an integer (decimal, `0x` hex,
+/// negative), a hex float (`0f3F800000`, `0d3FF0000000000000`), or a decimal float for a float
+/// type.
+fn element_bits(item: &str, ty: &str, width: u32) -> Option<u64> {
+    let hex = |h: &str| u64::from_str_radix(h, 16).ok();
+    let bits = if let Some(h) = item.strip_prefix("0f").or(item.strip_prefix("0F")) {
+        hex(h)?
+    } else if let Some(h) = item.strip_prefix("0d").or(item.strip_prefix("0D")) {
+        hex(h)?
+    } else if let Some(h) = item.strip_prefix("0x").or(item.strip_prefix("0X")) {
+        hex(h)?
+    } else if let Ok(n) = item.parse::<i64>() {
+        n as u64
+    } else if ty.starts_with('f') {
+        match width {
+            32 => u64::from(item.parse::<f32>().ok()?.to_bits()),
+            64 => item.parse::<f64>().ok()?.to_bits(),
+            _ => return None,
+        }
+    } else {
+        return None;
+    };
+    Some(bits & semfuzz_spec::ir::mask(width))
 }
 
 /// The name a body's state-space declaration declares (`partial` of `.shared .f32
@@ -648,6 +727,8 @@ struct Reader<'s> {
     /// A CTA's `.shared` variables: one fixed block each, at the address `shared_vars` names.
     shared: Memory,
     shared_vars: HashMap<String, u64>,
+    /// The initialised `.global`/`.const` module variables read so far: their addresses.
+    constants_read: HashMap<String, ValueId>,
     /// The body's `.local` variables (llc's `__local_depot0`): their sizes in bytes.
     local_vars: HashMap<String, u32>,
     /// Each thread's block of each `.local` variable, by (thread, name): the opaque address
@@ -752,6 +833,7 @@ impl<'s> Reader<'s> {
             warp_stores_differ: None,
             shared: Memory::default(),
             shared_vars: HashMap::new(),
+            constants_read: HashMap::new(),
             local_vars: HashMap::new(),
             local_bases: HashMap::new(),
             shared_now: false,
@@ -834,6 +916,43 @@ impl<'s> Reader<'s> {
         self.heap.add_local_block(base, bytes);
         self.local_bases.insert(key, base);
         base
+    }
+
+    /// The initialised `.global`/`.const` module variable `name`, unless a parameter or a
+    /// `.local` variable of the function hides it.
+    fn constant_variable(&self, name: &str) -> Option<&Variable> {
+        if self.f.params.iter().any(|p| p.name == name) || self.local_vars.contains_key(name) {
+            return None;
+        }
+        self.module
+            .variables
+            .iter()
+            .find(|v| v.name == name && is_constant(v))
+    }
+
+    /// The address of the initialised module variable `name`, its block declared where first
+    /// named (one for every thread): its initializer's bytes, read-only, at an opaque address.
+    fn constant_base(&mut self, name: &str) -> Result<ValueId, Diagnostic> {
+        if let Some(&base) = self.constants_read.get(name) {
+            return Ok(base);
+        }
+        let v = self
+            .constant_variable(name)
+            .expect("a constant variable")
+            .clone();
+        let bytes = constant_bytes(&v)?;
+        let choice = self.choices.len();
+        self.choices.push(Outcome::Any(
+            semfuzz_spec::ir::any_bits_format(memory::LOCAL_ADDRESS_BITS).expect("a width"),
+        ));
+        self.choice_sites.push(format!("the address of `{name}`"));
+        let free = self
+            .b
+            .emit(Op::Choose(choice as u16), memory::LOCAL_ADDRESS_BITS);
+        let base = memory::local_address(&mut self.b, free);
+        self.heap.add_constant_block(&mut self.b, base, &bytes);
+        self.constants_read.insert(name.to_string(), base);
+        Ok(base)
     }
 
     /// How many threads are being read.
@@ -2147,7 +2266,8 @@ impl<'s> Reader<'s> {
                 OperandKind::Name(n)
                     if self.f.params.iter().any(|p| p.name == *n)
                         || self.shared_vars.contains_key(n)
-                        || self.local_vars.contains_key(n) => {}
+                        || self.local_vars.contains_key(n)
+                        || self.constant_variable(n).is_some() => {}
                 OperandKind::Name(n) => {
                     let v = self.read_reg(n, &o.span)?;
                     kinds.insert(v.id, v.kind);
@@ -2527,6 +2647,11 @@ impl<'s> Reader<'s> {
             // `mov.b64 %SPL, __local_depot0`.
             OperandKind::Name(n) if self.local_vars.contains_key(n) => {
                 let base = self.local_base(n);
+                self.fit(base, width, &o.span, n, instr)
+            }
+            // `mov.b64 %rd4, table`: an initialised `.global` or `.const` variable.
+            OperandKind::Name(n) if self.constant_variable(n).is_some() => {
+                let base = self.constant_base(n)?;
                 self.fit(base, width, &o.span, n, instr)
             }
             OperandKind::Name(n) => {

@@ -85,6 +85,8 @@ pub struct Block {
     pub base: Base,
     /// Its bytes, lowest first: (8-bit value, 1-bit poison).
     pub bytes: Vec<(ValueId, ValueId)>,
+    /// A constant: a store to it writes nothing and is not `ok`.
+    pub read_only: bool,
 }
 
 /// Where an access lands.
@@ -106,6 +108,9 @@ pub struct Loaded {
     pub poison: Vec<ValueId>,
     /// Whether the access was inside its block and aligned (one bit).
     pub ok: ValueId,
+    /// Whether the block is one the function itself holds (`Base::Local`), whose faults no
+    /// `in_bounds` result reports where the function has no other memory.
+    pub local: bool,
 }
 
 /// The memory of one function read.
@@ -139,6 +144,7 @@ impl Memory {
         self.blocks.push(Block {
             base: Base::Input(base),
             bytes,
+            read_only: false,
         });
     }
 
@@ -147,6 +153,7 @@ impl Memory {
         self.blocks.push(Block {
             base: Base::Fixed(address),
             bytes,
+            read_only: false,
         });
     }
 
@@ -157,6 +164,23 @@ impl Memory {
         self.blocks.push(Block {
             base: Base::Local(base),
             bytes,
+            read_only: false,
+        });
+    }
+
+    /// Declares a constant the function reads (an IR `constant` global, a PTX module
+    /// variable with an initializer) as a local block at the opaque address `base`, holding
+    /// `bytes`: the same on both sides, so no result, and read-only.
+    pub fn add_constant_block(&mut self, b: &mut Builder, base: ValueId, bytes: &[u8]) {
+        let no = b.konst(0, 1);
+        let bytes = bytes
+            .iter()
+            .map(|&v| (b.konst(u64::from(v), 8), no))
+            .collect();
+        self.blocks.push(Block {
+            base: Base::Local(base),
+            bytes,
+            read_only: true,
         });
     }
 
@@ -410,6 +434,7 @@ impl Memory {
             value: value.expect("a load reads a byte"),
             poison,
             ok: a.ok,
+            local: matches!(self.blocks[a.block].base, Base::Local(_)),
         })
     }
 
@@ -428,6 +453,9 @@ impl Memory {
     ) -> Result<ValueId, Refusal> {
         let bytes = poison.len() as u32;
         let a = self.access(b, addr, bytes, align)?;
+        if self.blocks[a.block].read_only {
+            return Ok(b.konst(0, 1));
+        }
         let width = b.widths[value as usize];
         let pieces: Vec<ValueId> = (0..bytes)
             .map(|j| {

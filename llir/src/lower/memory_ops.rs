@@ -7,7 +7,7 @@
 
 use super::{unsupported, Denormal, Reader, StateValue};
 use crate::syntax::{FloatTy, Instr, Type, Value};
-use semfuzz_spec::diag::Diagnostic;
+use semfuzz_spec::diag::{Diagnostic, Span};
 use semfuzz_spec::ir::{Op, ValueId};
 use semfuzz_spec::memory::{self, Refusal};
 
@@ -68,12 +68,66 @@ pub(super) fn pieces(raw: &str) -> Vec<&str> {
     out
 }
 
-/// A value as written after its type: a local `%x` or a constant.
+/// A value as written after its type: a local `%x`, a global `@g` or a constant.
 pub(super) fn value_of(s: &str) -> Value {
     let s = s.trim();
-    match s.strip_prefix('%') {
-        Some(n) => Value::Local(n.trim_matches('"').to_string()),
+    if let Some(n) = s.strip_prefix('%') {
+        return Value::Local(n.trim_matches('"').to_string());
+    }
+    match s.strip_prefix('@') {
+        Some(n) => Value::Global(n.trim_matches('"').to_string()),
         None => Value::Const(s.to_string()),
+    }
+}
+
+/// The largest constant global read: every access is a select over its bytes.
+const MAX_CONSTANT_BYTES: usize = 256;
+
+/// The bytes a `constant` global's definition (`[4 x float] [float 1.0, ...], align 4`, what
+/// follows `constant`) initialises it to, lowest address first.
+pub(super) fn constant_bytes(definition: &str) -> Result<Vec<u8>, String> {
+    let (t, rest) = leading_type(definition).ok_or("a type semfuzz does not read")?;
+    let init = pieces(rest)
+        .first()
+        .copied()
+        .unwrap_or_default()
+        .to_string();
+    let size = store_bytes(&t).ok_or_else(|| format!("its type {t}"))? as usize;
+    if size > MAX_CONSTANT_BYTES {
+        return Err(format!(
+            "{size} bytes, more than the {MAX_CONSTANT_BYTES} semfuzz reads"
+        ));
+    }
+    if init == "zeroinitializer" {
+        return Ok(vec![0; size]);
+    }
+    let scalar = |t: &Type, v: &str| -> Result<Vec<u8>, String> {
+        let bits = super::constant(v.trim(), t)?;
+        let n = store_bytes(t).ok_or_else(|| format!("an element of type {t}"))?;
+        Ok(bits.to_le_bytes()[..n as usize].to_vec())
+    };
+    match &t {
+        Type::Vector(n, e) => {
+            let inner = init
+                .strip_prefix('[')
+                .and_then(|x| x.strip_suffix(']'))
+                .or_else(|| init.strip_prefix('<').and_then(|x| x.strip_suffix('>')))
+                .ok_or_else(|| format!("the initializer `{init}`"))?;
+            let items = pieces(inner);
+            if items.len() != *n as usize {
+                return Err(format!("{} elements for {t}", items.len()));
+            }
+            let mut bytes = Vec::new();
+            for item in items {
+                let (et, v) = leading_type(item).ok_or_else(|| format!("the element `{item}`"))?;
+                if et != **e {
+                    return Err(format!("an element of type {et} in {t}"));
+                }
+                bytes.extend(scalar(&et, v)?);
+            }
+            Ok(bytes)
+        }
+        _ => scalar(&t, &init),
     }
 }
 
@@ -145,6 +199,40 @@ impl Reader<'_> {
             }
             _ => Ok(false),
         }
+    }
+
+    /// The address of `constant` global `@name`, its block declared where first used, holding
+    /// its initializer (read-only: a store to it is undefined behaviour); a located
+    /// `unsupported` for any other global or an initializer semfuzz does not read.
+    pub(super) fn constant_global(
+        &mut self,
+        name: &str,
+        span: &Span,
+    ) -> Result<StateValue, Diagnostic> {
+        if let Some(&base) = self.constants_read.get(name) {
+            return Ok(StateValue::defined(base));
+        }
+        let Some(g) = self
+            .module
+            .globals
+            .iter()
+            .find(|g| g.name == name && g.kind == "constant")
+        else {
+            return Err(self.global_use(name, "an operand", span));
+        };
+        let bytes = constant_bytes(&g.definition)
+            .map_err(|why| unsupported(span, format!("the constant `@{name}`: {why}")))?;
+        let any = self.any_bits(memory::LOCAL_ADDRESS_BITS);
+        let free = self.choose(
+            any,
+            memory::LOCAL_ADDRESS_BITS,
+            &format!("the address of `@{name}`"),
+            span,
+        );
+        let base = memory::local_address(&mut self.b, free);
+        self.memory.add_constant_block(&mut self.b, base, &bytes);
+        self.constants_read.insert(name.to_string(), base);
+        Ok(StateValue::defined(base))
     }
 
     /// A pointer operand (`ptr addrspace(1) %a`): its bits and where it is poison.

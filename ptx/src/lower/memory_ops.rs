@@ -7,7 +7,7 @@
 
 use super::{at, PhaseAccess, Reader};
 use semfuzz_spec::diag::{Diagnostic, Span};
-use semfuzz_spec::ir::{Op, ValueId};
+use semfuzz_spec::ir::{Op, Outcome, ValueId};
 use semfuzz_spec::memory::Refusal;
 
 impl Reader<'_> {
@@ -21,6 +21,12 @@ impl Reader<'_> {
     ) -> Result<ValueId, Diagnostic> {
         if let (true, Some(&address)) = (self.shared_now, self.shared_vars.get(base)) {
             return Ok(self.b.konst(address.wrapping_add(offset as u64), 64));
+        }
+        // `ld.global.nc.b32 %r1, [table+4]`.
+        if self.constant_variable(base).is_some() {
+            let start = self.constant_base(base)?;
+            let off = self.b.konst(offset as u64, 64);
+            return Ok(self.b.emit(Op::BvAdd(64, start, off), 64));
         }
         // `ld.local.b32 %r1, [__local_depot0+4]`.
         if self.local_vars.contains_key(base) {
@@ -134,7 +140,22 @@ impl Reader<'_> {
         let guard = self.guard_now;
         self.heap_fault(loaded.ok, guard);
         self.note_access(addr, bytes, guard, None);
-        Ok(self.b.extract(loaded.value, 0, width))
+        let mut value = loaded.value;
+        // Outside a block of the function's own (a `.local` or constant variable) is memory
+        // semfuzz does not model: any bits, so that a function whose only memory is its own,
+        // and so has no `in_bounds` result, cannot pass off a stray load as byte 0.
+        if loaded.local && self.b.known[loaded.ok as usize] != Some(1) {
+            let choice = self.choices.len();
+            let w = self.b.widths[value as usize];
+            self.choices.push(Outcome::Any(
+                semfuzz_spec::ir::any_bits_format(w).expect("a load of 1 to 8 bytes"),
+            ));
+            self.choice_sites
+                .push(format!("bytes read outside `{base}`'s variable"));
+            let any = self.b.emit(Op::Choose(choice as u16), w);
+            value = self.b.emit(Op::Select(loaded.ok, value, any), w);
+        }
+        Ok(self.b.extract(value, 0, width))
     }
 
     /// `value` stored at `[base+offset]` where the path and `guard` hold.
