@@ -255,14 +255,17 @@ impl Memory {
         found
     }
 
-    /// The roots `v` adds unscaled: through sums and the left side of differences.
+    /// The roots `v` adds unscaled: through sums (and `or`s) and the left side of
+    /// differences.
     fn direct(&self, b: &Builder, v: ValueId) -> Vec<Root> {
         if let Some(&k) = self.locals().get(&v) {
             return vec![Root::Local(k, v)];
         }
         match *b.op(v) {
             Op::Input(n) if self.candidates.contains(&n) => vec![Root::Input(n)],
-            Op::BvAdd(64, x, y) => {
+            // An `or` into an aligned block's address is how llc adds a small offset to it
+            // (`or.b64 %rd5, %rd4, %rd3` into a depot).
+            Op::BvAdd(64, x, y) | Op::Or(64, x, y) => {
                 let mut d = self.direct(b, x);
                 d.extend(self.direct(b, y));
                 d

@@ -46,3 +46,10 @@ define void @reverse_pair(ptr %p, i32 %i) {
   store i32 %w, ptr %p, align 4
   ret void
 }
+
+; A lane at an index known only at run time: at -O0 llc spills the vector to its depot and
+; adds the index with `or.b64`, the index a 64-bit parameter (so a pointer candidate) too.
+define float @lane(<2 x float> %a, i64 %idx) {
+  %e = extractelement <2 x float> %a, i64 %idx
+  ret float %e
+}
