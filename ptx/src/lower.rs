@@ -2137,6 +2137,7 @@ impl<'s> Reader<'s> {
             "call" => self.call(i, guard),
             "cvta" => self.cvta(i, guard),
             "red" => self.red(i, guard),
+            "ldu" => self.ldu(i, guard),
             // 9.7.13.4 membar/fence: "enforce an ordering of memory accesses" between threads;
             // one thread's accesses happen in program order already (docs/ambiguities.md 103).
             "fence" | "membar" => Ok(()),
@@ -2162,6 +2163,20 @@ impl<'s> Reader<'s> {
         // Generic, global and shared addresses name the same blocks for one thread.
         let v = self.read_reg(a, as_)?;
         self.write_reg(d, ds, v, guard)
+    }
+
+    /// `ldu{.global}{.vec}.type d, [a]` (PTX ISA 9.7.9.10: a load of read-only global data
+    /// whose address is the same in every thread of the warp) is, for one thread, the load
+    /// of read-only global data `ld.global.nc` (9.7.9.9) with the same operands, which
+    /// ptx-9.7.9-data-movement.sem specifies; a generic `ldu` is `ld` (docs/ambiguities.md
+    /// 181).
+    fn ldu(&mut self, i: &Instr, guard: Option<ValueId>) -> Result<(), Diagnostic> {
+        let mut ld = i.clone();
+        ld.opcode = match i.opcode.strip_prefix("ldu.global") {
+            Some(rest) => format!("ld.global.nc{rest}"),
+            None => format!("ld{}", &i.opcode["ldu".len()..]),
+        };
+        self.catalogued(&ld, guard)
     }
 
     /// `red.op.type [a], b` is `atom.op.type _, [a], b` (9.7.13.6: atom's operation, with no
