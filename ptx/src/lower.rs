@@ -868,21 +868,43 @@ impl<'s> Reader<'s> {
             let (align, size) = variable_layout(v, cta.extern_shared_bytes)?;
             let address = next.next_multiple_of(u64::from(align.max(1)));
             next = address + u64::from(size);
-            let no = self.b.konst(0, 1);
-            let any = semfuzz_spec::ir::any_bits_format(8).expect("8 bits");
-            let bytes = (0..size)
-                .map(|k| {
-                    let choice = self.choices.len();
-                    self.choices.push(Outcome::Any(any));
-                    self.choice_sites
-                        .push(format!("byte {k} of `.shared` `{}`, never written", v.name));
-                    (self.b.emit(Op::Choose(choice as u16), 8), no)
-                })
-                .collect();
+            let bytes = self.unwritten_bytes(size, &format!("`.shared` `{}`", v.name));
             self.shared.add_fixed_block(address, bytes);
             self.shared_vars.insert(v.name.clone(), address);
         }
         Ok(())
+    }
+
+    /// Any value of `width` bits the target may hold, a choice of its own named by `site`
+    /// (where it comes from, for reports).
+    pub(super) fn any_value(&mut self, width: u32, site: String) -> ValueId {
+        let any = semfuzz_spec::ir::any_bits_format(width).map_or_else(
+            || Outcome::OneOf(vec![self.b.konst(0, width)]),
+            Outcome::Any,
+        );
+        let choice = self.choices.len();
+        self.choices.push(any);
+        self.choice_sites.push(site);
+        self.b.emit(Op::Choose(choice as u16), width)
+    }
+
+    /// `size` bytes of `what` that start as any value (memory never written), none poison.
+    fn unwritten_bytes(&mut self, size: u32, what: &str) -> Vec<(ValueId, ValueId)> {
+        let no = self.b.konst(0, 1);
+        (0..size)
+            .map(|k| {
+                (
+                    self.any_value(8, format!("byte {k} of {what}, never written")),
+                    no,
+                )
+            })
+            .collect()
+    }
+
+    /// The opaque address of a block of the function's own (`memory::local_address`).
+    fn own_address(&mut self, site: String) -> ValueId {
+        let free = self.any_value(memory::LOCAL_ADDRESS_BITS, site);
+        memory::local_address(&mut self.b, free)
     }
 
     /// The current thread's block of `.local` variable `name` (local memory is private to
@@ -894,25 +916,8 @@ impl<'s> Reader<'s> {
             return base;
         }
         let size = self.local_vars[name];
-        let no = self.b.konst(0, 1);
-        let any = |bits| Outcome::Any(semfuzz_spec::ir::any_bits_format(bits).expect("a width"));
-        let bytes = (0..size)
-            .map(|k| {
-                let choice = self.choices.len();
-                self.choices.push(any(8));
-                self.choice_sites
-                    .push(format!("byte {k} of `.local` `{name}`, never written"));
-                (self.b.emit(Op::Choose(choice as u16), 8), no)
-            })
-            .collect();
-        let choice = self.choices.len();
-        self.choices.push(any(memory::LOCAL_ADDRESS_BITS));
-        self.choice_sites
-            .push(format!("the address of `.local` `{name}`"));
-        let free = self
-            .b
-            .emit(Op::Choose(choice as u16), memory::LOCAL_ADDRESS_BITS);
-        let base = memory::local_address(&mut self.b, free);
+        let bytes = self.unwritten_bytes(size, &format!("`.local` `{name}`"));
+        let base = self.own_address(format!("the address of `.local` `{name}`"));
         self.heap.add_local_block(base, bytes);
         self.local_bases.insert(key, base);
         base
@@ -941,15 +946,7 @@ impl<'s> Reader<'s> {
             .expect("a constant variable")
             .clone();
         let bytes = constant_bytes(&v)?;
-        let choice = self.choices.len();
-        self.choices.push(Outcome::Any(
-            semfuzz_spec::ir::any_bits_format(memory::LOCAL_ADDRESS_BITS).expect("a width"),
-        ));
-        self.choice_sites.push(format!("the address of `{name}`"));
-        let free = self
-            .b
-            .emit(Op::Choose(choice as u16), memory::LOCAL_ADDRESS_BITS);
-        let base = memory::local_address(&mut self.b, free);
+        let base = self.own_address(format!("the address of `{name}`"));
         self.heap.add_constant_block(&mut self.b, base, &bytes);
         self.constants_read.insert(name.to_string(), base);
         Ok(base)
@@ -2891,18 +2888,12 @@ impl<'s> Reader<'s> {
     ) -> Result<ValueId, Diagnostic> {
         let size = i64::from(self.f.params[k].size().unwrap_or(0));
         let bytes = i64::from(width.div_ceil(8));
-        let any = semfuzz_spec::ir::any_bits_format(width).map_or_else(
-            || Outcome::OneOf(vec![self.b.konst(0, width)]),
-            Outcome::Any,
-        );
-        let choice = self.choices.len();
-        self.choices.push(any);
         let (line, col) = span.file.line_col(span.start);
-        self.choice_sites.push(format!(
+        let site = format!(
             "a load through `{base}` outside parameter `{}` at {}:{line}:{col}",
             self.f.params[k].name, span.file.name
-        ));
-        let mut value = self.b.emit(Op::Choose(choice as u16), width);
+        );
+        let mut value = self.any_value(width, site);
         let w = self.b.widths[by as usize];
         for o in (0..=size - bytes - at).rev().filter(|o| *o >= 0) {
             let loaded = self.load_space(Space::Param(k), at + o, width, base, span)?;

@@ -2129,7 +2129,7 @@ pub fn prove<'s>(
         Some(lanes) => by_lane(&query, &lanes, &rule.name, opts),
         None => pose(&query, &rule.name, opts),
     };
-    let (solved, size) = solved.map_err(|e| {
+    let (mut solved, size) = solved.map_err(|e| {
         at(
             &rule.span,
             format!("cannot write the cache or the SMT-LIB2 file: {e}"),
@@ -2142,7 +2142,6 @@ pub fn prove<'s>(
     // A model through the source's free function (an approximation whose bound the formulas
     // do not state) picked the source's value itself, where the source may be any function
     // within the bound: the evaluator finding the output allowed shows it is no witness.
-    let mut solved = solved;
     if confirmation
         .as_ref()
         .is_some_and(|c| c.source_allows && query.source_leaves_a_bound_free())

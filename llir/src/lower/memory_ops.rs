@@ -201,6 +201,14 @@ impl Reader<'_> {
         }
     }
 
+    /// The opaque address of a block of the function's own (`memory::local_address`), a
+    /// choice of the source's named `what`.
+    fn own_address(&mut self, what: &str, span: &Span) -> ValueId {
+        let any = self.any_bits(memory::LOCAL_ADDRESS_BITS);
+        let free = self.choose(any, memory::LOCAL_ADDRESS_BITS, what, span);
+        memory::local_address(&mut self.b, free)
+    }
+
     /// The address of `constant` global `@name`, its block declared where first used, holding
     /// its initializer (read-only: a store to it is undefined behaviour); a located
     /// `unsupported` for any other global or an initializer semfuzz does not read.
@@ -222,14 +230,7 @@ impl Reader<'_> {
         };
         let bytes = constant_bytes(&g.definition)
             .map_err(|why| unsupported(span, format!("the constant `@{name}`: {why}")))?;
-        let any = self.any_bits(memory::LOCAL_ADDRESS_BITS);
-        let free = self.choose(
-            any,
-            memory::LOCAL_ADDRESS_BITS,
-            &format!("the address of `@{name}`"),
-            span,
-        );
-        let base = memory::local_address(&mut self.b, free);
+        let base = self.own_address(&format!("the address of `@{name}`"), span);
         self.memory.add_constant_block(&mut self.b, base, &bytes);
         self.constants_read.insert(name.to_string(), base);
         Ok(StateValue::defined(base))
@@ -302,14 +303,7 @@ impl Reader<'_> {
                 ),
             );
         }
-        let any = self.any_bits(memory::LOCAL_ADDRESS_BITS);
-        let free = self.choose(
-            any,
-            memory::LOCAL_ADDRESS_BITS,
-            "the address of `alloca`",
-            &i.opcode_span,
-        );
-        let base = memory::local_address(&mut self.b, free);
+        let base = self.own_address("the address of `alloca`", &i.opcode_span);
         let (zero, poison) = (self.b.konst(0, 8), self.b.konst(1, 1));
         self.memory
             .add_local_block(base, vec![(zero, poison); bytes as usize]);

@@ -7,7 +7,7 @@
 
 use super::{at, PhaseAccess, Reader};
 use semfuzz_spec::diag::{Diagnostic, Span};
-use semfuzz_spec::ir::{Op, Outcome, ValueId};
+use semfuzz_spec::ir::{Op, ValueId};
 use semfuzz_spec::memory::Refusal;
 
 impl Reader<'_> {
@@ -22,15 +22,15 @@ impl Reader<'_> {
         if let (true, Some(&address)) = (self.shared_now, self.shared_vars.get(base)) {
             return Ok(self.b.konst(address.wrapping_add(offset as u64), 64));
         }
-        // `ld.global.nc.b32 %r1, [table+4]`.
-        if self.constant_variable(base).is_some() {
-            let start = self.constant_base(base)?;
-            let off = self.b.konst(offset as u64, 64);
-            return Ok(self.b.emit(Op::BvAdd(64, start, off), 64));
-        }
-        // `ld.local.b32 %r1, [__local_depot0+4]`.
-        if self.local_vars.contains_key(base) {
-            let start = self.local_base(base);
+        // `ld.global.nc.b32 %r1, [table+4]`, `ld.local.b32 %r1, [__local_depot0+4]`.
+        let own = if self.constant_variable(base).is_some() {
+            Some(self.constant_base(base)?)
+        } else if self.local_vars.contains_key(base) {
+            Some(self.local_base(base))
+        } else {
+            None
+        };
+        if let Some(start) = own {
             let off = self.b.konst(offset as u64, 64);
             return Ok(self.b.emit(Op::BvAdd(64, start, off), 64));
         }
@@ -145,14 +145,8 @@ impl Reader<'_> {
         // semfuzz does not model: any bits, so that a function whose only memory is its own,
         // and so has no `in_bounds` result, cannot pass off a stray load as byte 0.
         if loaded.local && self.b.known[loaded.ok as usize] != Some(1) {
-            let choice = self.choices.len();
             let w = self.b.widths[value as usize];
-            self.choices.push(Outcome::Any(
-                semfuzz_spec::ir::any_bits_format(w).expect("a load of 1 to 8 bytes"),
-            ));
-            self.choice_sites
-                .push(format!("bytes read outside `{base}`'s variable"));
-            let any = self.b.emit(Op::Choose(choice as u16), w);
+            let any = self.any_value(w, format!("bytes read outside `{base}`'s variable"));
             value = self.b.emit(Op::Select(loaded.ok, value, any), w);
         }
         Ok(self.b.extract(value, 0, width))
