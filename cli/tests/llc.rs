@@ -204,6 +204,21 @@ fn constant_tables_are_read_through_their_initializers() {
     all_run_lines_proved("constants.ll", 3);
 }
 
+/// Flush-to-zero chains and selected divisions (docs/ambiguities.md 182): llc 22's `.ftz`
+/// instructions for preserve-sign operations are proved (a tiny product that rounds up to
+/// 2^-126 may be flushed), as is a `select` of two quotients LLVM turns into one division of the
+/// selected parameter (case by case over the flag, all work abstracted); a divisor not flushed,
+/// a product rounded toward zero and a swapped select are confirmed counterexamples.
+#[test]
+fn flush_chains_and_selected_divisions_are_proved_by_structure() {
+    prove_as_expected(
+        "cli/tests/llc/ftz-chains.rules",
+        "8 rules: 5 proved, 3 counterexample, 0 unknown; 0 differ",
+        3,
+    );
+    all_run_lines_proved("ftz-chains.ll", 5);
+}
+
 /// Issue 28's two-loop benchmark (docs/BENCHMARKS.md): llc 22's PTX for two loops of 12
 /// hash rounds each, whose rotated loops give the unrolled iterations other path conditions
 /// than the IR's, is proved by structure (the products both sides compute abstracted, the

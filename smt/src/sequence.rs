@@ -37,7 +37,7 @@ use semfuzz_spec::outcome::Accept;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use z3::ast::{exists_const, Ast, Bool, BV};
+use z3::ast::{exists_const, Ast, Bool, Dynamic, BV};
 
 /// What an input of a variant is bound to.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -2031,8 +2031,10 @@ impl Posed {
         }
     }
 
-    /// Whether the query with the work both sides share abstracted ([`crate::shared_work`]) is
-    /// unsatisfiable, within a quarter of `timeout_ms` (at most [`STRUCTURAL_MS`]).
+    /// Whether the query is proved by structure within a quarter of `timeout_ms` (at most
+    /// [`STRUCTURAL_MS`]): case by case over its one-bit inputs with all work abstracted
+    /// ([`Posed::proved_case_by_case`]), else with the work both sides share abstracted
+    /// ([`crate::shared_work::abstract_shared`]).
     fn proved_by_structure(&self, timeout_ms: u32) -> bool {
         let Some(sides) = &self.sides else {
             return false;
@@ -2040,7 +2042,11 @@ impl Posed {
         let budget = Duration::from_millis(u64::from((timeout_ms / 4).min(STRUCTURAL_MS)));
         let start = Instant::now();
         let query = self.pinned.as_ref().unwrap_or(&self.full);
-        let Some(abstracted) = crate::shared_work::abstract_shared(sides, query, budget * 2 / 3)
+        if self.proved_case_by_case(query, budget / 2) {
+            return true;
+        }
+        let left = budget.saturating_sub(start.elapsed());
+        let Some(abstracted) = crate::shared_work::abstract_shared(sides, query, left * 2 / 3)
         else {
             return false;
         };
@@ -2048,6 +2054,46 @@ impl Posed {
         left > 0
             && crate::solve::z3(&abstracted, &[], u32::try_from(left).unwrap_or(u32::MAX))
                 == Answer::Proved
+    }
+
+    /// Whether `query` is unsatisfiable for each value of its one-bit inputs (an `i1`
+    /// argument, at most [`SPLIT_INPUTS`] of them), each case simplified with the value in
+    /// place and every expensive term abstracted ([`crate::shared_work::abstract_all_work`]),
+    /// within `budget`. Fixing a flag settles a `select` that LLVM moved from the values to
+    /// their addresses (`fast-math.ll`'s `repeated_div_fast_sel` divides once, the IR twice),
+    /// and what is left is the same work on both sides. Sound: the cases cover every input.
+    fn proved_case_by_case(&self, query: &[Bool], budget: Duration) -> bool {
+        let flags: Vec<Dynamic> = self
+            .shown
+            .iter()
+            .filter(|(n, c)| n.starts_with("in_") && c.get_size() == 1)
+            .map(|(_, c)| Dynamic::from_ast(c))
+            .collect();
+        if flags.len() > SPLIT_INPUTS {
+            return false;
+        }
+        let deadline = Instant::now() + budget;
+        let cases = 1u64 << flags.len();
+        (0..cases).all(|case| {
+            let values: Vec<Dynamic> = (0..flags.len())
+                .map(|k| Dynamic::from_ast(&BV::from_u64(case >> k & 1, 1)))
+                .collect();
+            let pairs: Vec<(&Dynamic, &Dynamic)> = flags.iter().zip(&values).collect();
+            let fixed: Vec<Bool> = query
+                .iter()
+                .map(|f| f.substitute(&pairs).simplify())
+                .collect();
+            let Some(abstracted) = crate::shared_work::abstract_all_work(&fixed) else {
+                return false;
+            };
+            let left = deadline
+                .saturating_duration_since(Instant::now())
+                .as_millis();
+            let share = left / u128::from(cases - case);
+            share > 0
+                && crate::solve::z3(&abstracted, &[], u32::try_from(share).unwrap_or(u32::MAX))
+                    == Answer::Proved
+        })
     }
 
     /// Solves: the pinned query first when there is one (proved, or a candidate checked with
@@ -2103,6 +2149,8 @@ impl Posed {
 /// The most time finding the work both sides share and asking the query with it abstracted
 /// get before the whole query is asked.
 const STRUCTURAL_MS: u32 = 15_000;
+/// How many one-bit inputs [`Posed::proved_case_by_case`] splits on (2^N cases).
+const SPLIT_INPUTS: usize = 3;
 
 /// A rule's result: the answer, and for a counterexample the evaluator's re-run.
 pub struct Proof<'s> {

@@ -25,9 +25,17 @@ use std::time::{Duration, Instant};
 use z3::ast::{Ast, Bool, Dynamic};
 use z3::{AstKind, DeclKind, SortKind};
 
-/// Whether a term of this kind costs a solver a circuit worth not building twice.
-fn expensive(kind: DeclKind) -> bool {
+/// Whether a term costs a solver a circuit worth not building twice: an arithmetic
+/// operation, not a bit-vector read as a float (`to_fp` of one bit-vector, which is wiring).
+fn expensive(t: &Dynamic) -> bool {
     use DeclKind::*;
+    if t.kind() != AstKind::App {
+        return false;
+    }
+    let kind = t.decl().kind();
+    if kind == FpaToFp && matches!(&t.children()[..], [x] if x.sort_kind() == SortKind::Bv) {
+        return false;
+    }
     matches!(
         kind,
         Bmul | Bsdiv
@@ -381,7 +389,7 @@ fn provable_pairs(
     type Partners<'a> = HashMap<(&'a Vec<u64>, u32), Vec<(&'a Dynamic, u32)>>;
     let mut by_value: Partners = HashMap::new();
     for (t, d) in target {
-        if in_source.contains(t) || t.children().is_empty() || expensive(t.decl().kind()) {
+        if in_source.contains(t) || t.children().is_empty() || expensive(t) {
             continue;
         }
         if let (Some(v), Some(w)) = (sig.get(t), sort_key(t)) {
@@ -394,9 +402,7 @@ fn provable_pairs(
     // merged, and a solver asked about it would build its circuit.
     let mut pairs: Vec<(u32, &Dynamic, &Dynamic)> = source
         .iter()
-        .filter(|(s, _)| {
-            !in_target.contains(s) && !s.children().is_empty() && !expensive(s.decl().kind())
-        })
+        .filter(|(s, _)| !in_target.contains(s) && !s.children().is_empty() && !expensive(s))
         .flat_map(|(s, d)| {
             let partners = sig
                 .get(s)
@@ -448,10 +454,7 @@ pub fn abstract_shared(sides: &Sides, query: &[Bool], budget: Duration) -> Optio
     // (constant, the term it stands for), in the order made.
     let mut meanings: Vec<(Dynamic, Dynamic)> = Vec::new();
     let mut changed = false;
-    let target_work = terms(&target)
-        .iter()
-        .filter(|(t, _)| expensive(t.decl().kind()))
-        .count();
+    let target_work = terms(&target).iter().filter(|(t, _)| expensive(t)).count();
     if target_work < LARGE_WORK {
         return None;
     }
@@ -460,7 +463,7 @@ pub fn abstract_shared(sides: &Sides, query: &[Bool], budget: Duration) -> Optio
         let in_target: HashSet<&Dynamic> = t_terms.iter().map(|(t, _)| t).collect();
         let shared: Vec<(Dynamic, Dynamic)> = s_terms
             .iter()
-            .filter(|(s, _)| in_target.contains(s) && expensive(s.decl().kind()))
+            .filter(|(s, _)| in_target.contains(s) && expensive(s))
             .map(|(s, _)| (s.clone(), fresh(s)))
             .collect();
         meanings.extend(shared.iter().map(|(term, c)| (c.clone(), term.clone())));
@@ -489,6 +492,27 @@ pub fn abstract_shared(sides: &Sides, query: &[Bool], budget: Duration) -> Optio
         }
     }
     changed.then_some(query)
+}
+
+/// `query` with every expensive term (outside quantifiers) replaced by a fresh constant, the
+/// same term by the same constant: sound for proofs as [`abstract_shared`]'s constants are
+/// (a model of `query` is one of the result with each constant set to its term's value), and
+/// enough where the two sides do the same work once their conditions are settled. `None`
+/// where `query` has no such term.
+pub fn abstract_all_work(query: &[Bool]) -> Option<Vec<Bool>> {
+    let work: Vec<(Dynamic, Dynamic)> = terms(query)
+        .into_iter()
+        .filter(|(t, _)| expensive(t))
+        .map(|(t, _)| {
+            let c = fresh(&t);
+            (t, c)
+        })
+        .collect();
+    if work.is_empty() {
+        return None;
+    }
+    let pairs: Vec<(&Dynamic, &Dynamic)> = work.iter().map(|(a, b)| (a, b)).collect();
+    Some(query.iter().map(|f| f.substitute(&pairs)).collect())
 }
 
 #[cfg(test)]
