@@ -78,6 +78,10 @@ pub struct IrFunction {
     /// Its launch attributes (`"nvvm.reqntid"`, `"nvvm.maxntid"`, or their
     /// `!nvvm.annotations`), which bound the special registers among its inputs.
     pub launch: Launch,
+    /// How many bytes each pointer parameter's block holds: [`memory::DEFAULT_BLOCK_BYTES`],
+    /// or more where an access at a known offset reaches past it
+    /// ([`memory::read_with_blocks`]). The PTX it is judged against is read with the same.
+    pub block_bytes: u32,
 }
 
 /// How many times each loop's header may run per entry into the loop (its back edge taken
@@ -147,36 +151,42 @@ pub fn read_function_licensed(
     };
     // A block per pointer parameter some access reaches: an access through a parameter
     // without one stops the read, which starts again with it (at most once per parameter).
-    semfuzz_spec::memory::read_with_blocks(|blocks| {
-        let mut reader = Reader {
-            spec,
-            module,
-            f,
-            b: Builder::default(),
-            state: State::default(),
-            path: None,
-            ub: None,
-            cut: None,
-            unroll,
-            licences,
-            licensed: false,
-            first_call_input: 0,
-            external_calls: HashMap::new(),
-            call_inputs: Vec::new(),
-            call_arguments: Vec::new(),
-            looped: false,
-            calls: Vec::new(),
-            choices: Vec::new(),
-            choice_sites: Vec::new(),
-            variants: Vec::new(),
-            memory: Memory::default(),
-            constants_read: HashMap::new(),
-            wanted: None,
-            special_registers: HashMap::new(),
-        };
-        let read = reader.read(blocks);
-        (read, reader.wanted)
-    })
+    let (read, _) = semfuzz_spec::memory::read_with_blocks(
+        memory::DEFAULT_BLOCK_BYTES,
+        true,
+        |blocks, block_bytes| {
+            let mut reader = Reader {
+                spec,
+                module,
+                f,
+                b: Builder::default(),
+                state: State::default(),
+                path: None,
+                ub: None,
+                cut: None,
+                unroll,
+                licences,
+                licensed: false,
+                first_call_input: 0,
+                external_calls: HashMap::new(),
+                call_inputs: Vec::new(),
+                call_arguments: Vec::new(),
+                looped: false,
+                calls: Vec::new(),
+                choices: Vec::new(),
+                choice_sites: Vec::new(),
+                variants: Vec::new(),
+                memory: Memory::default(),
+                constants_read: HashMap::new(),
+                wanted: None,
+                special_registers: HashMap::new(),
+                block_bytes,
+            };
+            let read = reader.read(blocks);
+            (read, reader.wanted, reader.memory.reach())
+        },
+    );
+    read
 }
 
 /// A function's denormal modes, from `"denormal-fp-math"` and `"denormal-fp-math-f32"` (LLVM
@@ -428,6 +438,8 @@ struct Reader<'s> {
     wanted: Option<u16>,
     /// The special registers' inputs, where the function reads one.
     special_registers: HashMap<&'static str, ValueId>,
+    /// How many bytes each pointer parameter's block holds ([`IrFunction::block_bytes`]).
+    block_bytes: u32,
 }
 
 /// The integers `!nvvm.annotations` gives `f` under `key`: the entries `!{ptr @f, !"key", i32
@@ -698,12 +710,7 @@ impl<'s> Reader<'s> {
         self.memory = Memory::new(pointers);
         for &base in blocks {
             let name = inputs[base as usize].name.clone();
-            let slots = memory::block_inputs(
-                &mut self.b,
-                inputs.len(),
-                &name,
-                memory::DEFAULT_BLOCK_BYTES,
-            );
+            let slots = memory::block_inputs(&mut self.b, inputs.len(), &name, self.block_bytes);
             let contents: Vec<ValueId> = slots.iter().map(|(_, v)| *v).collect();
             for (slot, _) in slots {
                 widths.push(slot.width);
@@ -794,6 +801,7 @@ impl<'s> Reader<'s> {
             unrolled,
             licensed: self.licensed,
             launch: launch_of(self.module, f),
+            block_bytes: self.block_bytes,
         })
     }
 

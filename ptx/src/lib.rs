@@ -10,8 +10,9 @@ pub mod lower;
 pub mod syntax;
 
 pub use lower::{
-    parse_shape, read_cta, read_function, read_function_unrolled, shape_text, Cta, PtxFunction,
-    Slot, BOUNDED, DEFAULT_UNROLL, MAX_THREADS, RACE_FREE, WARP_STORES_AGREE,
+    parse_shape, read_cta, read_function, read_function_unrolled, read_function_with_blocks,
+    shape_text, Cta, PtxFunction, Slot, BOUNDED, DEFAULT_UNROLL, MAX_THREADS, RACE_FREE,
+    WARP_STORES_AGREE,
 };
 pub use syntax::{parse, Module};
 
@@ -38,8 +39,28 @@ pub fn load_unrolled(
     func: Option<&str>,
     unroll: u32,
 ) -> Result<PtxFunction, Diagnostic> {
+    load_with_blocks(
+        spec,
+        name,
+        text,
+        func,
+        unroll,
+        semfuzz_spec::memory::DEFAULT_BLOCK_BYTES,
+    )
+}
+
+/// [`load_unrolled`] with each pointer parameter's block `block_bytes` bytes long
+/// ([`read_function_with_blocks`]).
+pub fn load_with_blocks(
+    spec: &Spec,
+    name: &str,
+    text: &str,
+    func: Option<&str>,
+    unroll: u32,
+    block_bytes: u32,
+) -> Result<PtxFunction, Diagnostic> {
     read_text(name, text, |module| {
-        read_function_unrolled(spec, module, func, unroll)
+        read_function_with_blocks(spec, module, func, unroll, block_bytes)
     })
 }
 

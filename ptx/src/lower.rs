@@ -186,8 +186,21 @@ pub fn read_function_unrolled(
     name: Option<&str>,
     unroll: u32,
 ) -> Result<PtxFunction, Diagnostic> {
+    read_function_with_blocks(spec, module, name, unroll, memory::DEFAULT_BLOCK_BYTES)
+}
+
+/// [`read_function_unrolled`] with each pointer parameter's block `block_bytes` bytes long (a
+/// multiple of 8): the size the IR function it is judged against was read with
+/// (`semfuzz_llir::IrFunction::block_bytes`).
+pub fn read_function_with_blocks(
+    spec: &Spec,
+    module: &Module,
+    name: Option<&str>,
+    unroll: u32,
+    block_bytes: u32,
+) -> Result<PtxFunction, Diagnostic> {
     let f = pick_function(module, name, false)?;
-    read_shaped(spec, module, f, unroll, None)
+    read_shaped(spec, module, f, unroll, None, block_bytes)
 }
 
 /// `name` read as one CTA of `cta.shape` threads (loops unrolled to `unroll`): every thread
@@ -238,7 +251,7 @@ pub fn read_cta(
         )
         .with_hint("read a kernel (`.entry`) or a function without return parameters"));
     }
-    read_shaped(spec, module, f, unroll, Some(cta))
+    read_shaped(spec, module, f, unroll, Some(cta), cta.block_bytes)
 }
 
 /// `name` of `module`, or its one function with a body.
@@ -321,23 +334,28 @@ fn pick_function<'m>(
     })
 }
 
-/// `f` read as one thread (`cta` none) or as a CTA.
+/// `f` read as one thread (`cta` none) or as a CTA, each pointer parameter's block
+/// `block_bytes` bytes long.
 fn read_shaped(
     spec: &Spec,
     module: &Module,
     f: &Function,
     unroll: u32,
     cta: Option<Cta>,
+    block_bytes: u32,
 ) -> Result<PtxFunction, Diagnostic> {
     refuse_module_variables(module, f, cta.is_some())?;
     // A block per pointer parameter some access reaches: an access through a parameter
     // without one stops the read, which starts again with it (at most once per parameter).
-    semfuzz_spec::memory::read_with_blocks(|blocks| {
+    // The blocks keep their size: a PTX access past the IR's reach is the PTX's fault.
+    let (read, _) = semfuzz_spec::memory::read_with_blocks(block_bytes, false, |blocks, _| {
         let mut reader = Reader::new(spec, module, f, unroll);
         reader.cta = cta;
+        reader.block_bytes = block_bytes;
         let read = reader.read(blocks);
-        (read, reader.wanted)
-    })
+        (read, reader.wanted, 0)
+    });
+    read
 }
 
 /// A located `unsupported` where `f` names a module variable (`ld.global.f32 %f1, [x];`,
@@ -662,6 +680,8 @@ struct Reader<'s> {
     spec: &'s Spec,
     module: &'s Module,
     f: &'s Function,
+    /// How many bytes each pointer parameter's block holds.
+    block_bytes: u32,
     /// The functions being read, callers first (a call inlines its callee).
     calls: Vec<String>,
     /// The call parameters declared so far: name → number (a later declaration shadows).
@@ -796,6 +816,7 @@ impl<'s> Reader<'s> {
             spec,
             module,
             f,
+            block_bytes: memory::DEFAULT_BLOCK_BYTES,
             calls: Vec::new(),
             call_params: HashMap::new(),
             declared: module.declared(),
@@ -1052,9 +1073,7 @@ impl<'s> Reader<'s> {
         self.heap = Memory::new(pointers);
         for &base in blocks {
             let name = self.inputs[base as usize].name.clone();
-            let bytes = self
-                .cta
-                .map_or(memory::DEFAULT_BLOCK_BYTES, |c| c.block_bytes);
+            let bytes = self.block_bytes;
             let slots = memory::block_inputs(&mut self.b, self.inputs.len(), &name, bytes);
             let contents: Vec<ValueId> = slots.iter().map(|(_, v)| *v).collect();
             for (slot, _) in slots {

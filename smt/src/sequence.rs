@@ -148,11 +148,16 @@ pub fn resolve_unrolled<'s>(
     // A kernel's launch bounds its special registers: the source's, the contract the target
     // is held to (semfuzz_spec::launch).
     let mut launch = Vec::new();
+    let block_bytes = std::cell::Cell::new(semfuzz_spec::memory::DEFAULT_BLOCK_BYTES);
     let source = resolve_side(
         spec,
         &rule.source,
         &mut vars,
-        Reading { unroll, licences },
+        Reading {
+            unroll,
+            licences,
+            block_bytes: &block_bytes,
+        },
         &mut launch,
     )?;
     // A licence widens what the source allows; a target is what it computes.
@@ -164,6 +169,7 @@ pub fn resolve_unrolled<'s>(
         Reading {
             unroll,
             licences: &none,
+            block_bytes: &block_bytes,
         },
         &mut Vec::new(),
     )?;
@@ -263,6 +269,9 @@ fn var(
 struct Reading<'a> {
     unroll: u32,
     licences: &'a semfuzz_llir::Licences,
+    /// The block size of the last LLVM IR side read ([`semfuzz_llir::IrFunction::block_bytes`]),
+    /// which a PTX side read after it gets, so that their memories line up.
+    block_bytes: &'a std::cell::Cell<u32>,
 }
 
 fn resolve_side<'s>(
@@ -392,7 +401,9 @@ fn resolve_function<'s>(
     reading: Reading,
     launch: &mut Vec<String>,
 ) -> Result<Step<'s>, Diagnostic> {
-    let Reading { unroll, licences } = reading;
+    let Reading {
+        unroll, licences, ..
+    } = reading;
     let head = Span::new(
         &line.span.file,
         line.span.start,
@@ -446,6 +457,7 @@ fn resolve_function<'s>(
         let f = semfuzz_llir::load_licensed(spec, &name, &text, Some(func), unroll, licences)
             .map_err(|d| relocate(d, &head))?;
         let bounds = f.launch;
+        reading.block_bytes.set(f.block_bytes);
         // A vector of floats is read as its lanes, each with its own outcome, so that the
         // refinement can be posed lane by lane ([`Query::lanes`]).
         let program = float_lanes(&name, &text, func)
@@ -457,7 +469,14 @@ fn resolve_function<'s>(
     } else {
         let f = match cta {
             Some(cta) => semfuzz_ptx::load_cta(spec, &name, &text, Some(func), unroll, cta),
-            None => semfuzz_ptx::load_unrolled(spec, &name, &text, Some(func), unroll),
+            None => semfuzz_ptx::load_with_blocks(
+                spec,
+                &name,
+                &text,
+                Some(func),
+                unroll,
+                reading.block_bytes.get(),
+            ),
         }
         .map_err(|d| relocate(d, &head))?;
         let bounds = f.launch;

@@ -120,6 +120,9 @@ pub struct Memory {
     candidates: Vec<u16>,
     /// The blocks, in the order the reader declared them.
     pub blocks: Vec<Block>,
+    /// How far into a pointer input's block an access at a known offset reached (its last
+    /// byte's offset plus one): what [`read_with_blocks`] grows the blocks to.
+    reach: std::cell::Cell<u64>,
 }
 
 impl Memory {
@@ -128,7 +131,14 @@ impl Memory {
         Memory {
             candidates,
             blocks: Vec::new(),
+            reach: std::cell::Cell::new(0),
         }
+    }
+
+    /// How far into a pointer input's block an access at a known offset reached (the end of
+    /// the farthest such access), 0 where none did.
+    pub fn reach(&self) -> u64 {
+        self.reach.get()
     }
 
     /// Declares the block input `base` points to, its initial bytes those of `contents`
@@ -355,6 +365,10 @@ impl Memory {
             }
         };
         let offset = self.offset(b, addr, base_value);
+        if let (Base::Input(_), Some(at)) = (self.blocks[block].base, b.known[offset as usize]) {
+            self.reach
+                .set(self.reach.get().max(at.saturating_add(u64::from(bytes))));
+        }
         Ok(self.checked(b, block, offset, bytes, align))
     }
 
@@ -504,19 +518,41 @@ impl Memory {
     }
 }
 
+/// How many bytes a pointer parameter's block may grow to ([`read_with_blocks`]).
+pub const MAX_BLOCK_BYTES: u32 = 256;
+
+/// What one read of a function gives [`read_with_blocks`]: its result, the parameter it met
+/// without a block (if any), and [`Memory::reach`].
+pub type BlockRead<T> = (T, Option<u16>, u64);
+
 /// Reads a function with a block for each pointer parameter an access reaches: `read` runs
-/// with the blocks known so far (parameter indices, ascending) and returns its result and the
-/// parameter it met without a block, if any; the read starts again with that block added, at
-/// most once per parameter, so both readers give their blocks the same input order.
-pub fn read_with_blocks<T>(mut read: impl FnMut(&[u16]) -> (T, Option<u16>)) -> T {
+/// with the blocks known so far (parameter indices, ascending) and their size in bytes, and
+/// returns a [`BlockRead`]; the read starts again with a parameter it met without a block
+/// added, at most once per parameter, so both readers give their blocks the same input order.
+/// Where `grow` is set and an access at a known offset reached past the blocks' `bytes`, the
+/// read starts again with blocks that hold it (whole 8-byte words, at most
+/// [`MAX_BLOCK_BYTES`]): otherwise the access would be out of bounds at every input, and a
+/// refinement proof of a source undefined everywhere says nothing. Returns the result and the
+/// block size it was read with.
+pub fn read_with_blocks<T>(
+    bytes: u32,
+    grow: bool,
+    mut read: impl FnMut(&[u16], u32) -> BlockRead<T>,
+) -> (T, u32) {
     let mut blocks: Vec<u16> = Vec::new();
+    let mut bytes = bytes;
     loop {
-        match read(&blocks) {
-            (_, Some(n)) if !blocks.contains(&n) => {
+        match read(&blocks, bytes) {
+            (_, Some(n), _) if !blocks.contains(&n) => {
                 blocks.push(n);
                 blocks.sort_unstable();
             }
-            (result, _) => return result,
+            (_, None, reach)
+                if grow && reach > u64::from(bytes) && reach <= u64::from(MAX_BLOCK_BYTES) =>
+            {
+                bytes = u32::try_from(reach.next_multiple_of(8)).unwrap_or(MAX_BLOCK_BYTES);
+            }
+            (result, ..) => return (result, bytes),
         }
     }
 }

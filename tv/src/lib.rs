@@ -443,12 +443,13 @@ pub fn validate(
         Ok(f) => f,
         Err(d) => return Ok(unsupported(located(&d))),
     };
-    let ptx = match semfuzz_ptx::load_unrolled(
+    let ptx = match semfuzz_ptx::load_with_blocks(
         spec,
         &ptx_path.display().to_string(),
         ptx_text,
         Some(&u.short),
         unroll,
+        ir.block_bytes,
     ) {
         Ok(f) => f,
         Err(d) => return Ok(unsupported(format!("PTX: {}", located(&d)))),
@@ -602,7 +603,7 @@ pub fn validate(
         .then(|| {
             format!(
                 "assuming pointer arguments distinct, {} bytes each, {}-byte aligned, accesses aligned as the IR states",
-                semfuzz_spec::memory::DEFAULT_BLOCK_BYTES,
+                ir.block_bytes,
                 semfuzz_spec::memory::BLOCK_ALIGN
             )
         });
