@@ -151,41 +151,47 @@ pub fn read_function_licensed(
     };
     // A block per pointer parameter some access reaches: an access through a parameter
     // without one stops the read, which starts again with it (at most once per parameter).
-    let (read, _) = semfuzz_spec::memory::read_with_blocks(
-        memory::DEFAULT_BLOCK_BYTES,
-        true,
-        |blocks, block_bytes| {
-            let mut reader = Reader {
-                spec,
-                module,
-                f,
-                b: Builder::default(),
-                state: State::default(),
-                path: None,
-                ub: None,
-                cut: None,
-                unroll,
-                licences,
-                licensed: false,
-                first_call_input: 0,
-                external_calls: HashMap::new(),
-                call_inputs: Vec::new(),
-                call_arguments: Vec::new(),
-                looped: false,
-                calls: Vec::new(),
-                choices: Vec::new(),
-                choice_sites: Vec::new(),
-                variants: Vec::new(),
-                memory: Memory::default(),
-                constants_read: HashMap::new(),
-                wanted: None,
-                special_registers: HashMap::new(),
-                block_bytes,
-            };
-            let read = reader.read(blocks);
-            (read, reader.wanted, reader.memory.reach())
-        },
-    );
+    // `dereferenceable(N)` lets LLVM load there without the IR doing so (a load hoisted out
+    // of a branch): the blocks hold that much from the start.
+    let promised = f
+        .params
+        .iter()
+        .filter_map(|p| p.dereferenceable)
+        .max()
+        .map_or(0, |n| n.next_multiple_of(8))
+        .min(u64::from(memory::MAX_BLOCK_BYTES));
+    let first = memory::DEFAULT_BLOCK_BYTES.max(u32::try_from(promised).unwrap_or(0));
+    let (read, _) = semfuzz_spec::memory::read_with_blocks(first, true, |blocks, block_bytes| {
+        let mut reader = Reader {
+            spec,
+            module,
+            f,
+            b: Builder::default(),
+            state: State::default(),
+            path: None,
+            ub: None,
+            cut: None,
+            unroll,
+            licences,
+            licensed: false,
+            first_call_input: 0,
+            external_calls: HashMap::new(),
+            call_inputs: Vec::new(),
+            call_arguments: Vec::new(),
+            looped: false,
+            calls: Vec::new(),
+            choices: Vec::new(),
+            choice_sites: Vec::new(),
+            variants: Vec::new(),
+            memory: Memory::default(),
+            constants_read: HashMap::new(),
+            wanted: None,
+            special_registers: HashMap::new(),
+            block_bytes,
+        };
+        let read = reader.read(blocks);
+        (read, reader.wanted, reader.memory.reach())
+    });
     read
 }
 

@@ -211,6 +211,9 @@ pub struct Param {
     pub ty: Type,
     /// Its name without `%` (a number where the text leaves it unnamed).
     pub name: String,
+    /// `dereferenceable(N)`: how many bytes from the pointer may be read (LangRef 'Parameter
+    /// Attributes').
+    pub dereferenceable: Option<u64>,
     /// Where it is.
     pub span: Span,
 }
@@ -981,9 +984,19 @@ impl<'a> Parser<'a> {
             loop {
                 let a = self.start();
                 let ty = self.ty("a parameter type")?;
-                // Parameter attributes (`noundef`, `nofpclass(nan)`, `align 4`) before the name.
+                // Parameter attributes (`noundef`, `nofpclass(nan)`, `align 4`) before the name;
+                // of them only `dereferenceable(N)` is read.
+                let mut dereferenceable = None;
                 while let Some(Tok::Word(w)) = self.peek().cloned() {
                     self.pos += 1;
+                    if w == "dereferenceable" {
+                        if let (Some(Tok::Punct('(')), Some(Tok::Num(n))) = (
+                            self.toks.get(self.pos).map(|t| &t.tok),
+                            self.toks.get(self.pos + 1).map(|t| &t.tok),
+                        ) {
+                            dereferenceable = n.parse().ok();
+                        }
+                    }
                     self.word_arguments(&w)?;
                 }
                 let name = match self.peek() {
@@ -997,6 +1010,7 @@ impl<'a> Parser<'a> {
                 params.push(Param {
                     ty,
                     name,
+                    dereferenceable,
                     span: self.span(a, self.end_of_prev()),
                 });
                 if self.eat(')') {
@@ -1536,7 +1550,10 @@ impl fmt::Display for Module {
             let params: Vec<String> = func
                 .params
                 .iter()
-                .map(|p| format!("{} %{}", p.ty, p.name))
+                .map(|p| match p.dereferenceable {
+                    Some(n) => format!("{} dereferenceable({n}) %{}", p.ty, p.name),
+                    None => format!("{} %{}", p.ty, p.name),
+                })
                 .collect();
             write!(
                 f,

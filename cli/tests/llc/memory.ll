@@ -93,3 +93,16 @@ define i32 @load_far(ptr %p) {
   %v = load i32, ptr %q, align 4
   ret i32 %v
 }
+
+; `dereferenceable(32)`: LLVM may load anywhere in the first 32 bytes though the IR does not
+; (a load hoisted out of a branch), so the blocks hold 32 bytes from the start.
+define i32 @load_promised(ptr dereferenceable(32) %p) {
+  %v = load i32, ptr %p, align 4
+  ret i32 %v
+}
+
+; The same without the promise.
+define i32 @load_unpromised(ptr %p) {
+  %v = load i32, ptr %p, align 4
+  ret i32 %v
+}
