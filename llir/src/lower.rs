@@ -82,6 +82,10 @@ pub struct IrFunction {
     /// or more where an access at a known offset reaches past it
     /// ([`memory::read_with_blocks`]). The PTX it is judged against is read with the same.
     pub block_bytes: u32,
+    /// The function attributes read as fast-math flags on its operations
+    /// ([`attribute_flags`]) that some operation took, as written (`"no-nans-fp-math"`): a
+    /// verdict rests on that reading and says so.
+    pub attributes_read: Vec<String>,
 }
 
 /// How many times each loop's header may run per entry into the loop (its back edge taken
@@ -174,6 +178,8 @@ pub fn read_function_licensed(
             unroll,
             licences,
             licensed: false,
+            attribute_flags: attribute_flags(module, f),
+            attributes_read: Vec::new(),
             first_call_input: 0,
             external_calls: HashMap::new(),
             call_inputs: Vec::new(),
@@ -193,6 +199,29 @@ pub fn read_function_licensed(
         (read, reader.wanted, reader.memory.reach())
     });
     read
+}
+
+/// The fast-math flags a function's attributes give each of its operations: `nnan` for
+/// `"no-nans-fp-math"="true"`, `ninf` for `"no-infs-fp-math"="true"`, `nsz` for
+/// `"no-signed-zeros-fp-math"="true"`, each with the attribute's name. LangRef does not define
+/// these attributes; the code generator reads them as options that let it assume what the flag
+/// says of every operation (LLVM 22 forms `fma.rn.relu` from `fma`, `fcmp ogt`, `select` under
+/// `"no-nans-fp-math"` alone), so the IR is read with them (docs/ambiguities.md 183), and the
+/// verdict names the attribute it rested on.
+fn attribute_flags(module: &Module, f: &Function) -> Vec<(&'static str, &'static str)> {
+    const READ: [(&str, &str); 3] = [
+        ("no-nans-fp-math", "nnan"),
+        ("no-infs-fp-math", "ninf"),
+        ("no-signed-zeros-fp-math", "nsz"),
+    ];
+    let attrs = function_attrs(module, f);
+    READ.into_iter()
+        .filter(|(name, _)| {
+            attrs
+                .iter()
+                .any(|a| matches!(a, Attr::Pair(k, v) if k == name && v == "true"))
+        })
+        .collect()
 }
 
 /// A function's denormal modes, from `"denormal-fp-math"` and `"denormal-fp-math-f32"` (LLVM
@@ -421,6 +450,10 @@ struct Reader<'s> {
     licences: &'s Licences,
     /// Whether one of them widened an operation read so far.
     licensed: bool,
+    /// The fast-math flags the function's attributes give every operation
+    /// ([`attribute_flags`]), and which of them an operation read so far took.
+    attribute_flags: Vec<(&'static str, &'static str)>,
+    attributes_read: Vec<&'static str>,
     /// The first input number a call of a function the module only declares may take.
     first_call_input: usize,
     /// How many times each of those functions has been called so far.
@@ -806,6 +839,10 @@ impl<'s> Reader<'s> {
             variants: std::mem::take(&mut self.variants),
             unrolled,
             licensed: self.licensed,
+            attributes_read: std::mem::take(&mut self.attributes_read)
+                .into_iter()
+                .map(String::from)
+                .collect(),
             launch: launch_of(self.module, f),
             block_bytes: self.block_bytes,
         })
@@ -1788,6 +1825,14 @@ impl<'s> Reader<'s> {
             for g in set {
                 if row.flags.contains(g) && !flags.contains(g) {
                     flags.push(g);
+                }
+            }
+        }
+        for (attribute, g) in &self.attribute_flags {
+            if row.flags.contains(g) && !flags.contains(g) {
+                flags.push(g);
+                if !self.attributes_read.contains(attribute) {
+                    self.attributes_read.push(attribute);
                 }
             }
         }

@@ -452,3 +452,38 @@ fn tritons_kernels_read_whole_inline_asm_included() {
         }
     }
 }
+
+/// `"no-nans-fp-math"="true"` is read as `nnan` on each operation that takes the flag
+/// (docs/ambiguities.md 183): a NaN operand makes the result poison, which allows anything,
+/// and the function says which attribute its reading rests on; without the attribute the NaN
+/// is the result.
+#[test]
+fn no_nans_fp_math_is_nnan_on_every_operation() {
+    let text = |attrs: &str| {
+        format!(
+            "define float @f(float %a, float %b) #0 {{\n  %s = fadd float %a, %b\n  ret float %s\n}}\n\nattributes #0 = {{ {attrs} }}\n"
+        )
+    };
+    let with = module_of("with.ll", &text("\"no-nans-fp-math\"=\"true\""));
+    let f = function(&with, "f");
+    assert_eq!(f.attributes_read, ["no-nans-fp-math"]);
+    assert!(
+        f.variants.iter().any(|v| v == "ir_fadd.nnan.f32"),
+        "{:?}",
+        f.variants
+    );
+    let nan = [0x7fc0_0000, 0x3f80_0000];
+    assert!(
+        matches!(eval(&f, &nan)[0], Accept::Poison(_)),
+        "{:?}",
+        eval(&f, &nan)
+    );
+    let without = module_of("without.ll", &text("\"no-nans-fp-math\"=\"false\""));
+    let g = function(&without, "f");
+    assert!(g.attributes_read.is_empty());
+    assert!(
+        matches!(eval(&g, &nan)[0], Accept::AnyNan(_)),
+        "{:?}",
+        eval(&g, &nan)
+    );
+}

@@ -607,11 +607,24 @@ pub fn validate(
                 semfuzz_spec::memory::BLOCK_ALIGN
             )
         });
-    // What the verdict rests on besides the IR: the licences read off the compiler's flags.
+    // What the verdict rests on besides the IR: the licences read off the compiler's flags,
+    // and the function attributes read as fast-math flags.
+    let attributes = (!ir.attributes_read.is_empty()).then(|| {
+        let named: Vec<String> = ir
+            .attributes_read
+            .iter()
+            .map(|a| format!("\"{a}\"=\"true\""))
+            .collect();
+        format!(
+            "reading {} as the fast-math flag on every operation (docs/ambiguities.md 183)",
+            named.join(", ")
+        )
+    });
     let assumed: Vec<String> = licences
         .describe()
         .filter(|_| ir.licensed)
         .into_iter()
+        .chain(attributes)
         .chain(memory)
         .collect();
     let verdict = |kind, detail: String, counterexample| Verdict {
