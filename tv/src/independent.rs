@@ -608,12 +608,29 @@ fn encode(t: FloatTy, v: &F) -> u64 {
 fn round(t: FloatTy, r: &Rational) -> u64 {
     let (e, m) = layout(t);
     let neg = *r < 0;
-    let a = Rational::from(r.abs_ref());
     let bias = (1i64 << (e - 1)) - 1;
+    let (q, exp) = round_significand(&Rational::from(r.abs_ref()), m, 1 - bias);
+    let sign = u64::from(neg) << (e + m);
+    if exp > bias {
+        return sign | (((1u64 << e) - 1) << m);
+    }
+    let q = q.to_u64().expect("fits the fraction");
+    if q < 1 << m {
+        sign | q
+    } else {
+        sign | (((exp + bias) as u64) << m) | (q - (1 << m))
+    }
+}
+
+/// A positive rational `a` rounded to `m` fraction bits, ties to even, its exponent at least
+/// `min_exp` (below it the significand loses bits, as a subnormal does): the significand `q`
+/// and exponent `exp` with the rounded value `q · 2^(exp - m)`, `q` below `2^(m+1)` (a carry
+/// out of the rounding raises `exp`).
+fn round_significand(a: &Rational, m: u32, min_exp: i64) -> (Integer, i64) {
     // floor(log2 a) is one of two values, by the bit lengths of the numerator and denominator.
     let guess = i64::from(a.numer().significant_bits()) - i64::from(a.denom().significant_bits());
-    let exp = if a >= pow2(guess) { guess } else { guess - 1 };
-    let mut exp = exp.max(1 - bias);
+    let exp = if *a >= pow2(guess) { guess } else { guess - 1 };
+    let mut exp = exp.max(min_exp);
     let scaled = a / pow2(exp - i64::from(m));
     let floor = Rational::from(scaled.floor_ref());
     let rest = scaled - &floor;
@@ -626,16 +643,7 @@ fn round(t: FloatTy, r: &Rational) -> u64 {
         q >>= 1;
         exp += 1;
     }
-    let sign = u64::from(neg) << (e + m);
-    if exp > bias {
-        return sign | (((1u64 << e) - 1) << m);
-    }
-    let q = q.to_u64().expect("fits the fraction");
-    if q < 1 << m {
-        sign | q
-    } else {
-        sign | (((exp + bias) as u64) << m) | (q - (1 << m))
-    }
+    (q, exp)
 }
 
 /// The value of a finite or infinite operand as a signed rational (±infinity as `None`).
@@ -786,19 +794,7 @@ fn unflushed_result(modes: &Denormal, t: FloatTy, v: &F) -> Step<()> {
         return Ok(());
     };
     let (e, m) = layout(t);
-    let a = Rational::from(r.abs_ref());
-    let guess = i64::from(a.numer().significant_bits()) - i64::from(a.denom().significant_bits());
-    let mut exp = if a >= pow2(guess) { guess } else { guess - 1 };
-    // The significand rounded to m fraction bits, ties to even; a carry out raises exp.
-    let scaled = a / pow2(exp - i64::from(m));
-    let floor = Rational::from(scaled.floor_ref());
-    let rest = scaled - &floor;
-    let half = Rational::from((1, 2));
-    let odd = floor.numer().is_odd();
-    let up = rest > half || (rest == half && odd);
-    if up && floor + 1u32 == pow2(i64::from(m) + 1) {
-        exp += 1;
-    }
+    let (_, exp) = round_significand(&Rational::from(r.abs_ref()), m, i64::MIN);
     let emin = 2 - (1i64 << (e - 1));
     if out != Mode::Ieee && exp < emin {
         return Err("a result tiny after rounding under a flushing \"denormal-fp-math\"".into());
