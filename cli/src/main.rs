@@ -271,6 +271,11 @@ enum Command {
         #[arg(long, value_name = "N", default_value_t = semfuzz_llir::DEFAULT_UNROLL,
               value_parser = clap::value_parser!(u32).range(1..))]
         unroll: u32,
+        /// Let an LLVM IR function's pointer arguments overlap: those not `noalias` point into
+        /// one region, each at any byte offset near the others (by default each has a block of
+        /// its own). Every verdict states the assumption.
+        #[arg(long)]
+        may_alias: bool,
         #[command(flatten)]
         report: serve::ReportArgs,
     },
@@ -343,6 +348,11 @@ enum Command {
         #[arg(long, value_name = "N", default_value_t = semfuzz_llir::DEFAULT_UNROLL,
               value_parser = clap::value_parser!(u32).range(1..))]
         unroll: u32,
+        /// Let an LLVM IR function's pointer arguments overlap: those not `noalias` point into
+        /// one region, each at any byte offset near the others (by default each has a block of
+        /// its own). Every verdict states the assumption.
+        #[arg(long, conflicts_with = "campaign")]
+        may_alias: bool,
         #[command(flatten)]
         report: serve::ReportArgs,
     },
@@ -508,6 +518,7 @@ fn run(cli: Cli) -> Result<bool> {
             solver,
             explain,
             unroll,
+            may_alias,
             report,
         } => {
             let cache = (!no_cache).then(|| cache.unwrap_or_else(|| prove::default_cache().into()));
@@ -532,6 +543,7 @@ fn run(cli: Cli) -> Result<bool> {
                 unknowns: semfuzz_smt::solve::Unknowns::Ask,
                 unroll: Some(unroll),
                 licences: Default::default(),
+                may_alias,
             };
             prove::run(&spec, &paths, &opts, report.reporter().as_ref())
         }
@@ -550,6 +562,7 @@ fn run(cli: Cli) -> Result<bool> {
                 unknowns: semfuzz_smt::solve::Unknowns::Ask,
                 unroll: None,
                 licences: Default::default(),
+                may_alias: false,
             };
             validate::run(&spec, &instrs, &archs, &opts)
         }
@@ -567,10 +580,12 @@ fn run(cli: Cli) -> Result<bool> {
             retry_unknown,
             run_lines,
             unroll,
+            may_alias,
             report,
         } => {
             let mut opts = semfuzz_tv::campaign::options(timeout, crate::prove::default_cache());
             opts.unroll = Some(unroll);
+            opts.may_alias = may_alias;
             if retry_unknown {
                 opts.unknowns = semfuzz_smt::solve::Unknowns::Retry;
             }

@@ -177,6 +177,62 @@ fn memory_is_compared_byte_by_byte_and_every_broken_twin_is_caught() {
     );
 }
 
+/// `--may-alias` (docs/ambiguities.md 100): pointer arguments that are not `noalias` point into
+/// one region. llc 22's reload after a store through another pointer and its two-word copy
+/// are proved there (compiled at test time, and the committed PTX), as is its forwarded load
+/// under `noalias`; the same forwarding without `noalias`, and a copy that stores a word before
+/// loading the next, are counterexamples where the pointers overlap (`q = p`, `d = s + 4`),
+/// while without `--may-alias` the forwarding is proved: the flag is what finds it.
+#[test]
+fn may_alias_lets_pointer_arguments_overlap_and_noalias_keeps_them_apart() {
+    let out = prove_with(
+        "cli/tests/llc/alias.rules",
+        &["--may-alias"],
+        "5 rules: 3 proved, 2 counterexample, 0 unknown; 0 differ",
+        2,
+    );
+    let copy = out
+        .split("copy2-interleaved-overwrites-its-source: ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{out}"));
+    let address = |name: &str| {
+        let line = copy
+            .lines()
+            .find(|l| l.trim_start().starts_with(&format!("{name} = 0x")))
+            .unwrap_or_else(|| panic!("{copy}"));
+        u64::from_str_radix(line.trim().trim_start_matches(&format!("{name} = 0x")), 16)
+            .expect("hex")
+    };
+    assert_eq!(address("dst").wrapping_sub(address("src")), 4, "{copy}");
+
+    let dir = tempfile::tempdir().expect("temp dir");
+    let fixtures = root().join("cli/tests/llc");
+    let rule = format!(
+        "name: distinct\nexpect: proved\n  @{0}/alias.ll:reload/0 d, p, q, p0, p1, q0, q1\n=>\n  @{0}/alias.ptx:reload_forwarded/0 d, p, q, p0, p1, q0, q1\n",
+        fixtures.display()
+    );
+    let rules = dir.path().join("distinct.rules");
+    std::fs::write(&rules, rule).expect("writes");
+    prove_as_expected(
+        rules.to_str().expect("utf-8"),
+        "1 rules: 1 proved, 0 counterexample",
+        0,
+    );
+
+    let (_work, out, err) = validate_run_lines(
+        "cli/tests/llc/alias.ll",
+        &["--may-alias", "--timeout", "20s"],
+    );
+    assert!(
+        out.contains("| alias.ll | 3 | 3 | 0 | 0 | 0 |"),
+        "{out}{err}"
+    );
+    assert!(
+        out.contains("reload sm_80: proved (assuming pointer arguments %p, %q may overlap (--may-alias): each within 16 bytes of %p"),
+        "{out}"
+    );
+}
+
 /// Memory a function allocates itself (docs/ambiguities.md 179): llc 22's `.local` depots for
 /// IR `alloca`s, compiled at test time at -O2 and at -O0 (through `cvta.local`, and an offset
 /// added with `or.b64` that holds only for an aligned depot), are proved; the hand-broken

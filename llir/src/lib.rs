@@ -46,11 +46,12 @@ pub fn load_unrolled(
     func: Option<&str>,
     unroll: u32,
 ) -> Result<IrFunction, Diagnostic> {
-    load_licensed(spec, name, text, func, unroll, &Licences::default())
+    load_licensed(spec, name, text, func, unroll, &Licences::default(), false)
 }
 
 /// [`load_unrolled`] with the licences a compile configuration grants
-/// ([`Licences::from_llc_flags`]).
+/// ([`Licences::from_llc_flags`]), its pointer parameters other than `noalias` ones
+/// overlapping where `may_alias` (`--may-alias`, [`IrFunction::layout`]).
 pub fn load_licensed(
     spec: &Spec,
     name: &str,
@@ -58,8 +59,9 @@ pub fn load_licensed(
     func: Option<&str>,
     unroll: u32,
     licences: &Licences,
+    may_alias: bool,
 ) -> Result<IrFunction, Diagnostic> {
     let file = SourceFile::new(name, text);
     let module = parse(&file)?;
-    read_function_licensed(spec, &module, func, unroll, licences)
+    read_function_licensed(spec, &module, func, unroll, licences, may_alias)
 }

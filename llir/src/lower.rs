@@ -78,10 +78,14 @@ pub struct IrFunction {
     /// Its launch attributes (`"nvvm.reqntid"`, `"nvvm.maxntid"`, or their
     /// `!nvvm.annotations`), which bound the special registers among its inputs.
     pub launch: Launch,
-    /// How many bytes each pointer parameter's block holds: [`memory::DEFAULT_BLOCK_BYTES`],
-    /// or more where an access at a known offset reaches past it
-    /// ([`memory::read_with_blocks`]). The PTX it is judged against is read with the same.
-    pub block_bytes: u32,
+    /// How its pointer parameters' memory is laid out: each block
+    /// [`memory::DEFAULT_BLOCK_BYTES`] long, or more where an access at a known offset reaches
+    /// past that ([`memory::read_with_blocks`]); under `--may-alias` which of them may
+    /// overlap. The PTX it is judged against is read with the same.
+    pub layout: memory::Layout,
+    /// The pointer parameters whose blocks are one region (`--may-alias` and two or more of
+    /// them accessed; [`memory::Base::Region`]), ascending.
+    pub overlapping: Vec<u16>,
     /// The function attributes read as fast-math flags on its operations
     /// ([`attribute_flags`]) that some operation took, as written (`"no-nans-fp-math"`): a
     /// verdict rests on that reading and says so.
@@ -110,17 +114,19 @@ pub fn read_function_unrolled(
     name: Option<&str>,
     unroll: u32,
 ) -> Result<IrFunction, Diagnostic> {
-    read_function_licensed(spec, module, name, unroll, &Licences::default())
+    read_function_licensed(spec, module, name, unroll, &Licences::default(), false)
 }
 
 /// [`read_function_unrolled`] with each operation a compiler flag licenses allowed the
-/// licensed result too (`-nvptx-prec-divf32=0`: [`Licences`]).
+/// licensed result too (`-nvptx-prec-divf32=0`: [`Licences`]); where `may_alias`, its
+/// pointer parameters other than `noalias` ones may overlap ([`memory::Layout::aliasing`]).
 pub fn read_function_licensed(
     spec: &Spec,
     module: &Module,
     name: Option<&str>,
     unroll: u32,
     licences: &Licences,
+    may_alias: bool,
 ) -> Result<IrFunction, Diagnostic> {
     let f = match name {
         Some(n) => module
@@ -165,6 +171,15 @@ pub fn read_function_licensed(
         .map_or(0, |n| n.next_multiple_of(8))
         .min(u64::from(memory::MAX_BLOCK_BYTES));
     let first = memory::DEFAULT_BLOCK_BYTES.max(u32::try_from(promised).unwrap_or(0));
+    // A `noalias` parameter's accesses touch no byte another parameter reaches (LangRef
+    // 'Parameter Attributes'): its block stays its own under `--may-alias`.
+    let aliasing: Vec<u16> = f
+        .params
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| may_alias && matches!(p.ty, Type::Ptr(_)) && !p.noalias)
+        .map(|(k, _)| k as u16)
+        .collect();
     let (read, _) = semfuzz_spec::memory::read_with_blocks(first, true, |blocks, block_bytes| {
         let mut reader = Reader {
             spec,
@@ -193,7 +208,10 @@ pub fn read_function_licensed(
             constants_read: HashMap::new(),
             wanted: None,
             special_registers: HashMap::new(),
-            block_bytes,
+            layout: memory::Layout {
+                block_bytes,
+                aliasing: aliasing.clone(),
+            },
         };
         let read = reader.read(blocks);
         (read, reader.wanted, reader.memory.reach())
@@ -477,8 +495,8 @@ struct Reader<'s> {
     wanted: Option<u16>,
     /// The special registers' inputs, where the function reads one.
     special_registers: HashMap<&'static str, ValueId>,
-    /// How many bytes each pointer parameter's block holds ([`IrFunction::block_bytes`]).
-    block_bytes: u32,
+    /// How the pointer parameters' memory is laid out ([`IrFunction::layout`]).
+    layout: memory::Layout,
 }
 
 /// The integers `!nvvm.annotations` gives `f` under `key`: the entries `!{ptr @f, !"key", i32
@@ -747,15 +765,16 @@ impl<'s> Reader<'s> {
             }
         }
         self.memory = Memory::new(pointers);
-        for &base in blocks {
-            let name = inputs[base as usize].name.clone();
-            let slots = memory::block_inputs(&mut self.b, inputs.len(), &name, self.block_bytes);
-            let contents: Vec<ValueId> = slots.iter().map(|(_, v)| *v).collect();
-            for (slot, _) in slots {
-                widths.push(slot.width);
-                inputs.push(slot);
-            }
-            self.memory.add_block(&mut self.b, base, &contents);
+        let slots = self.memory.declare_blocks(
+            &mut self.b,
+            blocks,
+            |p| inputs[p as usize].name.clone(),
+            inputs.len(),
+            &self.layout,
+        );
+        for slot in slots {
+            widths.push(slot.width);
+            inputs.push(slot);
         }
         // A function that reads where its thread is gets every special register as an input
         // after the memory, in the order the PTX reader gives them (semfuzz_spec::launch).
@@ -791,12 +810,7 @@ impl<'s> Reader<'s> {
                 kind,
             });
         }
-        let names: Vec<String> = blocks
-            .iter()
-            .map(|b| inputs[*b as usize].name.clone())
-            .collect();
-        let (mut mem_dests, mut mem_results) =
-            self.memory.results(&mut self.b, &names, self.ub, None);
+        let (mut mem_dests, mut mem_results) = self.memory.results(&mut self.b, self.ub, None);
         dests.append(&mut mem_dests);
         results.append(&mut mem_results);
         for (name, v, t, span) in std::mem::take(&mut self.call_arguments) {
@@ -844,7 +858,8 @@ impl<'s> Reader<'s> {
                 .map(String::from)
                 .collect(),
             launch: launch_of(self.module, f),
-            block_bytes: self.block_bytes,
+            layout: self.layout.clone(),
+            overlapping: self.memory.region().to_vec(),
         })
     }
 

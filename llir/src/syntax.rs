@@ -214,6 +214,9 @@ pub struct Param {
     /// `dereferenceable(N)`: how many bytes from the pointer may be read (LangRef 'Parameter
     /// Attributes').
     pub dereferenceable: Option<u64>,
+    /// `noalias`: what it points to is reached through no other parameter while the function
+    /// runs (LangRef 'Parameter Attributes').
+    pub noalias: bool,
     /// Where it is.
     pub span: Span,
 }
@@ -985,10 +988,12 @@ impl<'a> Parser<'a> {
                 let a = self.start();
                 let ty = self.ty("a parameter type")?;
                 // Parameter attributes (`noundef`, `nofpclass(nan)`, `align 4`) before the name;
-                // of them only `dereferenceable(N)` is read.
+                // of them only `dereferenceable(N)` and `noalias` are read.
                 let mut dereferenceable = None;
+                let mut noalias = false;
                 while let Some(Tok::Word(w)) = self.peek().cloned() {
                     self.pos += 1;
+                    noalias |= w == "noalias";
                     if w == "dereferenceable" {
                         if let (Some(Tok::Punct('(')), Some(Tok::Num(n))) = (
                             self.toks.get(self.pos).map(|t| &t.tok),
@@ -1011,6 +1016,7 @@ impl<'a> Parser<'a> {
                     ty,
                     name,
                     dereferenceable,
+                    noalias,
                     span: self.span(a, self.end_of_prev()),
                 });
                 if self.eat(')') {
@@ -1550,9 +1556,12 @@ impl fmt::Display for Module {
             let params: Vec<String> = func
                 .params
                 .iter()
-                .map(|p| match p.dereferenceable {
-                    Some(n) => format!("{} dereferenceable({n}) %{}", p.ty, p.name),
-                    None => format!("{} %{}", p.ty, p.name),
+                .map(|p| {
+                    let noalias = if p.noalias { " noalias" } else { "" };
+                    match p.dereferenceable {
+                        Some(n) => format!("{}{noalias} dereferenceable({n}) %{}", p.ty, p.name),
+                        None => format!("{}{noalias} %{}", p.ty, p.name),
+                    }
                 })
                 .collect();
             write!(

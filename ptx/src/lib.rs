@@ -45,11 +45,11 @@ pub fn load_unrolled(
         text,
         func,
         unroll,
-        semfuzz_spec::memory::DEFAULT_BLOCK_BYTES,
+        &semfuzz_spec::memory::Layout::default(),
     )
 }
 
-/// [`load_unrolled`] with each pointer parameter's block `block_bytes` bytes long
+/// [`load_unrolled`] with the pointer parameters' memory laid out as `layout` says
 /// ([`read_function_with_blocks`]).
 pub fn load_with_blocks(
     spec: &Spec,
@@ -57,10 +57,10 @@ pub fn load_with_blocks(
     text: &str,
     func: Option<&str>,
     unroll: u32,
-    block_bytes: u32,
+    layout: &semfuzz_spec::memory::Layout,
 ) -> Result<PtxFunction, Diagnostic> {
     read_text(name, text, |module| {
-        read_function_with_blocks(spec, module, func, unroll, block_bytes)
+        read_function_with_blocks(spec, module, func, unroll, layout)
     })
 }
 

@@ -186,21 +186,21 @@ pub fn read_function_unrolled(
     name: Option<&str>,
     unroll: u32,
 ) -> Result<PtxFunction, Diagnostic> {
-    read_function_with_blocks(spec, module, name, unroll, memory::DEFAULT_BLOCK_BYTES)
+    read_function_with_blocks(spec, module, name, unroll, &memory::Layout::default())
 }
 
-/// [`read_function_unrolled`] with each pointer parameter's block `block_bytes` bytes long (a
-/// multiple of 8): the size the IR function it is judged against was read with
-/// (`semfuzz_llir::IrFunction::block_bytes`).
+/// [`read_function_unrolled`] with its pointer parameters' memory laid out as `layout` says
+/// (blocks a multiple of 8 bytes long): the layout the IR function it is judged against was
+/// read with (`semfuzz_llir::IrFunction::layout`).
 pub fn read_function_with_blocks(
     spec: &Spec,
     module: &Module,
     name: Option<&str>,
     unroll: u32,
-    block_bytes: u32,
+    layout: &memory::Layout,
 ) -> Result<PtxFunction, Diagnostic> {
     let f = pick_function(module, name, false)?;
-    read_shaped(spec, module, f, unroll, None, block_bytes)
+    read_shaped(spec, module, f, unroll, None, layout)
 }
 
 /// `name` read as one CTA of `cta.shape` threads (loops unrolled to `unroll`): every thread
@@ -251,7 +251,11 @@ pub fn read_cta(
         )
         .with_hint("read a kernel (`.entry`) or a function without return parameters"));
     }
-    read_shaped(spec, module, f, unroll, Some(cta), cta.block_bytes)
+    let layout = memory::Layout {
+        block_bytes: cta.block_bytes,
+        aliasing: Vec::new(),
+    };
+    read_shaped(spec, module, f, unroll, Some(cta), &layout)
 }
 
 /// `name` of `module`, or its one function with a body.
@@ -334,27 +338,28 @@ fn pick_function<'m>(
     })
 }
 
-/// `f` read as one thread (`cta` none) or as a CTA, each pointer parameter's block
-/// `block_bytes` bytes long.
+/// `f` read as one thread (`cta` none) or as a CTA, its pointer parameters' memory laid out as
+/// `layout` says.
 fn read_shaped(
     spec: &Spec,
     module: &Module,
     f: &Function,
     unroll: u32,
     cta: Option<Cta>,
-    block_bytes: u32,
+    layout: &memory::Layout,
 ) -> Result<PtxFunction, Diagnostic> {
     refuse_module_variables(module, f, cta.is_some())?;
     // A block per pointer parameter some access reaches: an access through a parameter
     // without one stops the read, which starts again with it (at most once per parameter).
     // The blocks keep their size: a PTX access past the IR's reach is the PTX's fault.
-    let (read, _) = semfuzz_spec::memory::read_with_blocks(block_bytes, false, |blocks, _| {
-        let mut reader = Reader::new(spec, module, f, unroll);
-        reader.cta = cta;
-        reader.block_bytes = block_bytes;
-        let read = reader.read(blocks);
-        (read, reader.wanted, 0)
-    });
+    let (read, _) =
+        semfuzz_spec::memory::read_with_blocks(layout.block_bytes, false, |blocks, _| {
+            let mut reader = Reader::new(spec, module, f, unroll);
+            reader.cta = cta;
+            reader.layout = layout.clone();
+            let read = reader.read(blocks);
+            (read, reader.wanted, 0)
+        });
     read
 }
 
@@ -680,8 +685,8 @@ struct Reader<'s> {
     spec: &'s Spec,
     module: &'s Module,
     f: &'s Function,
-    /// How many bytes each pointer parameter's block holds.
-    block_bytes: u32,
+    /// How the pointer parameters' memory is laid out.
+    layout: memory::Layout,
     /// The functions being read, callers first (a call inlines its callee).
     calls: Vec<String>,
     /// The call parameters declared so far: name → number (a later declaration shadows).
@@ -816,7 +821,7 @@ impl<'s> Reader<'s> {
             spec,
             module,
             f,
-            block_bytes: memory::DEFAULT_BLOCK_BYTES,
+            layout: memory::Layout::default(),
             calls: Vec::new(),
             call_params: HashMap::new(),
             declared: module.declared(),
@@ -1071,16 +1076,18 @@ impl<'s> Reader<'s> {
         let mut pointers: Vec<u16> = self.whole_param.keys().copied().collect();
         pointers.sort_unstable();
         self.heap = Memory::new(pointers);
-        for &base in blocks {
-            let name = self.inputs[base as usize].name.clone();
-            let bytes = self.block_bytes;
-            let slots = memory::block_inputs(&mut self.b, self.inputs.len(), &name, bytes);
-            let contents: Vec<ValueId> = slots.iter().map(|(_, v)| *v).collect();
-            for (slot, _) in slots {
-                self.input_widths.push(slot.width);
-                self.inputs.push(slot);
-            }
-            self.heap.add_block(&mut self.b, base, &contents);
+        let names: Vec<String> = self.inputs.iter().map(|s| s.name.clone()).collect();
+        let first = self.inputs.len();
+        let slots = self.heap.declare_blocks(
+            &mut self.b,
+            blocks,
+            |p| names[p as usize].clone(),
+            first,
+            &self.layout,
+        );
+        for slot in slots {
+            self.input_widths.push(slot.width);
+            self.inputs.push(slot);
         }
         let body = f
             .body
@@ -3166,18 +3173,7 @@ impl<'s> Reader<'s> {
             dests.push(Dest::whole(name.clone(), width, kind, outcome));
             slots.push(Slot { name, width, kind });
         }
-        let names: Vec<String> = self
-            .heap
-            .blocks
-            .iter()
-            .filter_map(|k| match k.base {
-                memory::Base::Input(n) => Some(self.inputs[n as usize].name.clone()),
-                memory::Base::Fixed(a) => Some(format!("{a:#x}")),
-                memory::Base::Local(_) => None,
-            })
-            .collect();
-        let (mut heap_dests, mut heap_slots) =
-            self.heap.results(&mut self.b, &names, None, self.fault);
+        let (mut heap_dests, mut heap_slots) = self.heap.results(&mut self.b, None, self.fault);
         dests.append(&mut heap_dests);
         slots.append(&mut heap_slots);
         for (name, value) in std::mem::take(&mut self.call_arguments) {

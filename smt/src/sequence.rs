@@ -132,23 +132,26 @@ pub fn resolve<'s>(spec: &'s Spec, rule: &Rule) -> Result<Query<'s>, Diagnostic>
         rule,
         semfuzz_llir::DEFAULT_UNROLL,
         &semfuzz_llir::Licences::default(),
+        false,
     )
 }
 
 /// [`resolve`] with each loop of a function side unrolled to `unroll` (`--unroll`): run at
 /// most that many times per entry into it; an LLVM IR source side read with the `licences`
-/// of the compile it is judged against ([`semfuzz_llir::Licences`]).
+/// of the compile it is judged against ([`semfuzz_llir::Licences`]), its pointer parameters
+/// overlapping where `may_alias` (`--may-alias`).
 pub fn resolve_unrolled<'s>(
     spec: &'s Spec,
     rule: &Rule,
     unroll: u32,
     licences: &semfuzz_llir::Licences,
+    may_alias: bool,
 ) -> Result<Query<'s>, Diagnostic> {
     let mut vars: Vec<Var> = Vec::new();
     // A kernel's launch bounds its special registers: the source's, the contract the target
     // is held to (semfuzz_spec::launch).
     let mut launch = Vec::new();
-    let block_bytes = std::cell::Cell::new(semfuzz_spec::memory::DEFAULT_BLOCK_BYTES);
+    let layout = std::cell::RefCell::new(semfuzz_spec::memory::Layout::default());
     let source = resolve_side(
         spec,
         &rule.source,
@@ -156,7 +159,8 @@ pub fn resolve_unrolled<'s>(
         Reading {
             unroll,
             licences,
-            block_bytes: &block_bytes,
+            may_alias,
+            layout: &layout,
         },
         &mut launch,
     )?;
@@ -169,7 +173,8 @@ pub fn resolve_unrolled<'s>(
         Reading {
             unroll,
             licences: &none,
-            block_bytes: &block_bytes,
+            may_alias,
+            layout: &layout,
         },
         &mut Vec::new(),
     )?;
@@ -269,9 +274,11 @@ fn var(
 struct Reading<'a> {
     unroll: u32,
     licences: &'a semfuzz_llir::Licences,
-    /// The block size of the last LLVM IR side read ([`semfuzz_llir::IrFunction::block_bytes`]),
+    /// Whether an LLVM IR side's pointer parameters may overlap (`--may-alias`).
+    may_alias: bool,
+    /// The memory layout of the last LLVM IR side read ([`semfuzz_llir::IrFunction::layout`]),
     /// which a PTX side read after it gets, so that their memories line up.
-    block_bytes: &'a std::cell::Cell<u32>,
+    layout: &'a std::cell::RefCell<semfuzz_spec::memory::Layout>,
 }
 
 fn resolve_side<'s>(
@@ -454,10 +461,18 @@ fn resolve_function<'s>(
             return Err(at(&head, "an LLVM IR function is read as one thread")
                 .with_hint("a CTA (`[N]`) is a PTX kernel's; drop the `[..]` here"));
         }
-        let f = semfuzz_llir::load_licensed(spec, &name, &text, Some(func), unroll, licences)
-            .map_err(|d| relocate(d, &head))?;
+        let f = semfuzz_llir::load_licensed(
+            spec,
+            &name,
+            &text,
+            Some(func),
+            unroll,
+            licences,
+            reading.may_alias,
+        )
+        .map_err(|d| relocate(d, &head))?;
         let bounds = f.launch;
-        reading.block_bytes.set(f.block_bytes);
+        reading.layout.replace(f.layout.clone());
         // A vector of floats is read as its lanes, each with its own outcome, so that the
         // refinement can be posed lane by lane ([`Query::lanes`]).
         let program = float_lanes(&name, &text, func)
@@ -475,7 +490,7 @@ fn resolve_function<'s>(
                 &text,
                 Some(func),
                 unroll,
-                reading.block_bytes.get(),
+                &reading.layout.borrow(),
             ),
         }
         .map_err(|d| relocate(d, &head))?;
@@ -2191,7 +2206,7 @@ pub fn prove<'s>(
     opts: &crate::solve::Options,
 ) -> Result<Proof<'s>, Diagnostic> {
     let unroll = opts.unroll.unwrap_or(semfuzz_llir::DEFAULT_UNROLL);
-    let query = resolve_unrolled(spec, rule, unroll, &opts.licences)?;
+    let query = resolve_unrolled(spec, rule, unroll, &opts.licences, opts.may_alias)?;
     let solved = match query.lanes() {
         Some(lanes) => by_lane(&query, &lanes, &rule.name, opts),
         None => pose(&query, &rule.name, opts),

@@ -74,6 +74,9 @@ pub struct Options {
     /// What the compile judged licenses beyond an LLVM IR source side's meaning
     /// (`validate-llc` reads them off the compiler's flags).
     pub licences: semfuzz_llir::Licences,
+    /// Whether an LLVM IR function side's pointer parameters (other than `noalias` ones) may
+    /// overlap (`--may-alias`; [`semfuzz_spec::memory::Layout::aliasing`]).
+    pub may_alias: bool,
 }
 
 /// What the cache does with an `unknown` (the cache itself is [`Options::cache`]).

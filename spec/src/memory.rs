@@ -12,6 +12,10 @@
 //! symbolic offset is a select chain over the block's bytes, so the program stays bit-vectors
 //! of at most 64 bits and no evaluator or encoder knows about memory.
 //!
+//! Under `--may-alias` ([`Layout::aliasing`]) the pointer parameters that may overlap share one
+//! block, a region around the lowest of them, each pointing into it at an offset the function's
+//! inputs decide: the same bytes may then be reached through two of them.
+//!
 //! A block the function allocates itself (an IR `alloca`, a PTX `.local` variable) is at an
 //! address only the function knows: its pointer derives from an opaque value (a choice),
 //! and it is no result, since it dies when the function returns.
@@ -57,11 +61,38 @@ pub enum Refusal {
     Several(Vec<u16>),
 }
 
+/// How the memory the pointer parameters point to is laid out: what the LLVM IR reader decides
+/// and the PTX judged against it is read with, so that the two sides' memories line up.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Layout {
+    /// How many bytes each pointer parameter's block holds.
+    pub block_bytes: u32,
+    /// The pointer inputs that may overlap one another (`--may-alias`; docs/ambiguities.md
+    /// 100), ascending. Those an access reaches, where there are two or more, share one block
+    /// ([`Base::Region`]); the others (none, or the IR's `noalias` parameters) have blocks of
+    /// their own.
+    pub aliasing: Vec<u16>,
+}
+
+impl Default for Layout {
+    fn default() -> Layout {
+        Layout {
+            block_bytes: DEFAULT_BLOCK_BYTES,
+            aliasing: Vec::new(),
+        }
+    }
+}
+
 /// Where a block starts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Base {
     /// At the address pointer input `n` holds.
     Input(u16),
+    /// `before` bytes below the address pointer input `n` holds: the region the pointer inputs
+    /// that may overlap share ([`Layout::aliasing`]), `n` the lowest of them. Each of them
+    /// points into it at any byte within `before` of `n`'s address; an access outside the
+    /// region is outside every block.
+    Region(u16, u64),
     /// At a fixed address: a PTX `.shared` variable, which the reader places in the CTA's
     /// shared window (docs/ambiguities.md 175).
     Fixed(u64),
@@ -83,6 +114,9 @@ enum Root {
 pub struct Block {
     /// Where it starts.
     pub base: Base,
+    /// What its results are named after (`%p`, `%p-16` for a region starting 16 bytes below
+    /// `%p`); empty for a block that is no result.
+    pub name: String,
     /// Its bytes, lowest first: (8-bit value, 1-bit poison).
     pub bytes: Vec<(ValueId, ValueId)>,
     /// A constant: a store to it writes nothing and is not `ok`.
@@ -118,6 +152,8 @@ pub struct Loaded {
 pub struct Memory {
     /// The inputs that may be pointers (a reader's pointer parameters).
     candidates: Vec<u16>,
+    /// The pointer inputs whose blocks are one region ([`Base::Region`]).
+    region: Vec<u16>,
     /// The blocks, in the order the reader declared them.
     pub blocks: Vec<Block>,
     /// How far into a pointer input's block an access at a known offset reached (its last
@@ -130,9 +166,15 @@ impl Memory {
     pub fn new(candidates: Vec<u16>) -> Memory {
         Memory {
             candidates,
+            region: Vec::new(),
             blocks: Vec::new(),
             reach: std::cell::Cell::new(0),
         }
+    }
+
+    /// The pointer inputs whose blocks are one region ([`Base::Region`]), ascending.
+    pub fn region(&self) -> &[u16] {
+        &self.region
     }
 
     /// How far into a pointer input's block an access at a known offset reached (the end of
@@ -141,27 +183,64 @@ impl Memory {
         self.reach.get()
     }
 
-    /// Declares the block input `base` points to, its initial bytes those of `contents`
-    /// (inputs, little-endian, lowest first), none of them poison.
-    pub fn add_block(&mut self, b: &mut Builder, base: u16, contents: &[ValueId]) {
-        let no = b.konst(0, 1);
-        let mut bytes = Vec::new();
-        for &c in contents {
-            for k in 0..b.widths[c as usize] / 8 {
-                bytes.push((b.extract(c, k * 8, 8), no));
+    /// Declares the blocks of the pointer inputs `pointers` (ascending), each named as `name`
+    /// gives, laid out as `layout` says: the members of [`Layout::aliasing`] among them, where
+    /// there are two or more, one region, the others a block each of [`Layout::block_bytes`].
+    /// Their initial bytes are inputs numbered from `first`, none of them poison; returns those
+    /// inputs' slots, in order.
+    pub fn declare_blocks(
+        &mut self,
+        b: &mut Builder,
+        pointers: &[u16],
+        name: impl Fn(u16) -> String,
+        first: usize,
+        layout: &Layout,
+    ) -> Vec<Slot> {
+        let shared: Vec<u16> = pointers
+            .iter()
+            .copied()
+            .filter(|p| layout.aliasing.contains(p))
+            .collect();
+        self.region = if shared.len() > 1 { shared } else { Vec::new() };
+        let bytes = layout.block_bytes;
+        let mut slots = Vec::new();
+        let mut declare = |memory: &mut Memory, base: Base, name: String, size: u32| {
+            let inputs = block_inputs(b, first + slots.len(), &name, size);
+            let no = b.konst(0, 1);
+            let mut contents = Vec::new();
+            for (slot, word) in inputs {
+                for k in 0..8 {
+                    contents.push((b.extract(word, k * 8, 8), no));
+                }
+                slots.push(slot);
             }
+            memory.blocks.push(Block {
+                base,
+                name,
+                bytes: contents,
+                read_only: false,
+            });
+        };
+        if let Some(&lowest) = self.region.first() {
+            // Room for each member on either side of the lowest: any overlap of their blocks,
+            // and blocks side by side, happen at some input.
+            let before = u64::from(bytes) * (self.region.len() as u64 - 1);
+            let size = bytes * (2 * self.region.len() as u32 - 1);
+            let base = Base::Region(lowest, before);
+            declare(self, base, format!("{}-{before}", name(lowest)), size);
         }
-        self.blocks.push(Block {
-            base: Base::Input(base),
-            bytes,
-            read_only: false,
-        });
+        let region = self.region.clone();
+        for &p in pointers.iter().filter(|p| !region.contains(p)) {
+            declare(self, Base::Input(p), name(p), bytes);
+        }
+        slots
     }
 
     /// Declares a block at the fixed `address`, its initial bytes `bytes` (value, poison).
     pub fn add_fixed_block(&mut self, address: u64, bytes: Vec<(ValueId, ValueId)>) {
         self.blocks.push(Block {
             base: Base::Fixed(address),
+            name: format!("{address:#x}"),
             bytes,
             read_only: false,
         });
@@ -173,6 +252,7 @@ impl Memory {
     pub fn add_local_block(&mut self, base: ValueId, bytes: Vec<(ValueId, ValueId)>) {
         self.blocks.push(Block {
             base: Base::Local(base),
+            name: String::new(),
             bytes,
             read_only: false,
         });
@@ -189,6 +269,7 @@ impl Memory {
             .collect();
         self.blocks.push(Block {
             base: Base::Local(base),
+            name: String::new(),
             bytes,
             read_only: true,
         });
@@ -212,7 +293,7 @@ impl Memory {
             .enumerate()
             .filter_map(|(k, block)| match block.base {
                 Base::Fixed(a) => Some((k, a)),
-                Base::Input(_) | Base::Local(_) => None,
+                Base::Input(_) | Base::Region(..) | Base::Local(_) => None,
             })
             .collect();
         match (b.known[addr as usize], fixed.as_slice()) {
@@ -354,21 +435,45 @@ impl Memory {
                 }
             },
         };
-        let (block, base_value) = match root {
-            Root::Local(block, base) => (block, base),
+        let (block, base_value, region) = match root {
+            Root::Local(block, base) => (block, base, None),
             Root::Input(base) => {
-                let Some(block) = self.blocks.iter().position(|k| k.base == Base::Input(base))
-                else {
+                let found =
+                    self.blocks
+                        .iter()
+                        .enumerate()
+                        .find_map(|(k, block)| match block.base {
+                            Base::Input(n) if n == base => Some((k, None)),
+                            Base::Region(lowest, before) if self.region.contains(&base) => {
+                                Some((k, Some((lowest, before))))
+                            }
+                            _ => None,
+                        });
+                let Some((block, region)) = found else {
                     return Err(Refusal::NewBlock(base));
                 };
-                (block, b.emit(Op::Input(base), 64))
+                (block, b.emit(Op::Input(base), 64), region)
             }
         };
         let offset = self.offset(b, addr, base_value);
-        if let (Base::Input(_), Some(at)) = (self.blocks[block].base, b.known[offset as usize]) {
+        if let (Root::Input(_), Some(at)) = (root, b.known[offset as usize]) {
             self.reach
                 .set(self.reach.get().max(at.saturating_add(u64::from(bytes))));
         }
+        // In a region, the offset from the pointer plus where the pointer is in it: `before`
+        // bytes past the lowest member's address, plus this pointer's distance from it.
+        let offset = match region {
+            None => offset,
+            Some((lowest, before)) => {
+                let mut shift = b.konst(before, 64);
+                if base_value != b.emit(Op::Input(lowest), 64) {
+                    let lowest = b.emit(Op::Input(lowest), 64);
+                    let distance = b.emit(Op::BvSub(64, base_value, lowest), 64);
+                    shift = b.emit(Op::BvAdd(64, distance, shift), 64);
+                }
+                b.emit(Op::BvAdd(64, offset, shift), 64)
+            }
+        };
         Ok(self.checked(b, block, offset, bytes, align))
     }
 
@@ -580,15 +685,13 @@ pub fn block_inputs(
 
 impl Memory {
     /// The final contents of every lasting block as results, 8 bytes each (named as
-    /// [`block_inputs`] names the initial ones, `names[k]` the pointer of the `k`th of
-    /// [`Memory::lasting_blocks`]), then
+    /// [`block_inputs`] names the initial ones, after [`Block::name`]), then
     /// [`IN_BOUNDS`]. Where `ub` holds the function may do anything (the source's undefined
     /// behaviour); a poison byte allows any byte; `fault` is where some access left its block
     /// or was misaligned (the target's; the source's is in its `ub`).
     pub fn results(
         &self,
         b: &mut Builder,
-        names: &[String],
         ub: Option<ValueId>,
         fault: Option<ValueId>,
     ) -> (Vec<Dest>, Vec<Slot>) {
@@ -602,10 +705,10 @@ impl Memory {
             }
             _ => o,
         };
-        for (block, name) in self.lasting_blocks().zip(names) {
+        for block in self.lasting_blocks() {
             for (k, chunk) in block.bytes.chunks(8).enumerate() {
                 let lo = 8 * k as u32;
-                let name = format!("[{name}+{lo}..{}]", lo + chunk.len() as u32);
+                let name = format!("[{}+{lo}..{}]", block.name, lo + chunk.len() as u32);
                 let width = 8 * chunk.len() as u32;
                 let exact = ub.is_none_or(|u| b.known[u as usize] == Some(0))
                     && chunk.iter().all(|(_, p)| b.known[*p as usize] == Some(0));

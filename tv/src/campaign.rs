@@ -34,6 +34,7 @@ pub fn options(timeout_ms: u32, cache: &Path) -> Options {
         unknowns: Unknowns::Reuse,
         unroll: None,
         licences: Default::default(),
+        may_alias: false,
     }
 }
 

@@ -391,6 +391,32 @@ fn var_name(s: &Slot, k: usize) -> String {
     }
 }
 
+/// What a verdict on a function with memory assumes of its pointer arguments
+/// (docs/llc-validation.md, "Memory").
+fn memory_assumption(ir: &semfuzz_llir::IrFunction) -> String {
+    let bytes = ir.layout.block_bytes;
+    let align = semfuzz_spec::memory::BLOCK_ALIGN;
+    let shared = &ir.overlapping;
+    if shared.is_empty() {
+        let why = if ir.layout.aliasing.is_empty() {
+            ""
+        } else {
+            " (--may-alias: no two accessed that may overlap, `noalias` ones never)"
+        };
+        return format!(
+            "assuming pointer arguments distinct{why}, {bytes} bytes each, {align}-byte aligned, accesses aligned as the IR states"
+        );
+    }
+    let name = |n: &u16| ir.inputs[usize::from(*n)].name.clone();
+    let names: Vec<String> = shared.iter().map(name).collect();
+    let within = u64::from(bytes) * (shared.len() as u64 - 1);
+    format!(
+        "assuming pointer arguments {} may overlap (--may-alias): each within {within} bytes of {}, which is {align}-byte aligned; any other distinct; blocks {bytes} bytes each, accesses aligned as the IR states",
+        names.join(", "),
+        names[0],
+    )
+}
+
 /// Validates one function at one target: reads its PTX (written into `ptx_dir`) and its IR, and
 /// proves the refinement; with a folder, also folds it at the given number of boundary inputs.
 #[allow(clippy::too_many_arguments)]
@@ -439,6 +465,7 @@ pub fn validate(
         Some(&u.func),
         unroll,
         &licences,
+        opts.may_alias,
     ) {
         Ok(f) => f,
         Err(d) => return Ok(unsupported(located(&d))),
@@ -449,7 +476,7 @@ pub fn validate(
         ptx_text,
         Some(&u.short),
         unroll,
-        ir.block_bytes,
+        &ir.layout,
     ) {
         Ok(f) => f,
         Err(d) => return Ok(unsupported(format!("PTX: {}", located(&d)))),
@@ -502,15 +529,17 @@ pub fn validate(
         .collect();
     // The blocks' alignment the verdict states is a precondition on their pointers: a target
     // that rounds an address down (`and.b64 %rd1, %rd2, -4`, the 32-bit CAS loop LLVM writes
-    // for a 16-bit atomic) then stays in its block.
+    // for a 16-bit atomic) then stays in its block. A region's is on the pointer it is placed
+    // around (`[%p-16+0..8]`); the others in it point anywhere in it.
     let aligned: Vec<String> = ir
         .inputs
         .iter()
         .zip(&vars)
         .filter(|(s, _)| {
-            ir.inputs
-                .iter()
-                .any(|b| b.name == format!("[{}+0..8]", s.name))
+            ir.inputs.iter().any(|b| {
+                b.name == format!("[{}+0..8]", s.name)
+                    || b.name.starts_with(&format!("[{}-", s.name))
+            })
         })
         .map(|(_, v)| {
             let bits = semfuzz_spec::memory::BLOCK_ALIGN.trailing_zeros();
@@ -600,13 +629,7 @@ pub fn validate(
         .results
         .iter()
         .any(|r| r.name == semfuzz_spec::memory::IN_BOUNDS)
-        .then(|| {
-            format!(
-                "assuming pointer arguments distinct, {} bytes each, {}-byte aligned, accesses aligned as the IR states",
-                ir.block_bytes,
-                semfuzz_spec::memory::BLOCK_ALIGN
-            )
-        });
+        .then(|| memory_assumption(&ir));
     // What the verdict rests on besides the IR: the licences read off the compiler's flags,
     // and the function attributes read as fast-math flags.
     let attributes = (!ir.attributes_read.is_empty()).then(|| {
