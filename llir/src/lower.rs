@@ -92,6 +92,39 @@ pub struct IrFunction {
     pub attributes_read: Vec<String>,
 }
 
+/// The largest module variable a function may write that semfuzz reads: every access at a
+/// computed offset is a select over its bytes.
+const MAX_GLOBAL_BYTES: u32 = 256;
+
+/// The module variables `f` (or a function it calls) names that it may write: each `global`
+/// that is not `constant`, in the generic or global address space, by name, with the bytes it
+/// holds (docs/ambiguities.md 184). Their contents when the function starts are inputs, as
+/// other code may have written them since the module was loaded; their final contents are
+/// results.
+fn mutable_globals(module: &Module, f: &Function) -> Result<Vec<(String, u32)>, Diagnostic> {
+    let mut found = Vec::new();
+    for g in crate::minimal(module, f).globals {
+        if g.kind != "global" || !matches!(g.addrspace, 0 | 1) {
+            continue;
+        }
+        let bytes = memory_ops::leading_type(&g.definition)
+            .and_then(|(t, _)| memory_ops::store_bytes(&t))
+            .filter(|n| (1..=MAX_GLOBAL_BYTES).contains(n))
+            .ok_or_else(|| {
+                unsupported(
+                    &g.span,
+                    format!("the global variable `@{}` ({})", g.name, g.definition),
+                )
+                .with_hint(format!(
+                    "semfuzz reads a module variable of a sized type of at most {MAX_GLOBAL_BYTES} bytes"
+                ))
+            })?;
+        found.push((g.name, bytes));
+    }
+    found.sort();
+    Ok(found)
+}
+
 /// How many times each loop's header may run per entry into the loop (its back edge taken
 /// one time fewer), unless the caller says otherwise (`--unroll`).
 pub const DEFAULT_UNROLL: u32 = 8;
@@ -171,6 +204,7 @@ pub fn read_function_licensed(
         .map_or(0, |n| n.next_multiple_of(8))
         .min(u64::from(memory::MAX_BLOCK_BYTES));
     let first = memory::DEFAULT_BLOCK_BYTES.max(u32::try_from(promised).unwrap_or(0));
+    let globals = mutable_globals(module, f)?;
     // A `noalias` parameter's accesses touch no byte another parameter reaches (LangRef
     // 'Parameter Attributes'): its block stays its own under `--may-alias`.
     let aliasing: Vec<u16> = f
@@ -205,12 +239,13 @@ pub fn read_function_licensed(
             choice_sites: Vec::new(),
             variants: Vec::new(),
             memory: Memory::default(),
-            constants_read: HashMap::new(),
+            globals_read: HashMap::new(),
             wanted: None,
             special_registers: HashMap::new(),
             layout: memory::Layout {
                 block_bytes,
                 aliasing: aliasing.clone(),
+                globals: Some(globals.clone()),
             },
         };
         let read = reader.read(blocks);
@@ -489,8 +524,9 @@ struct Reader<'s> {
     variants: Vec<String>,
     /// The blocks pointer parameters point to (`lower/memory.rs`).
     memory: Memory,
-    /// The `constant` globals read so far: their addresses.
-    constants_read: HashMap<String, ValueId>,
+    /// The globals whose blocks are declared (the `constant` ones read so far, every one the
+    /// function may write): their addresses.
+    globals_read: HashMap<String, ValueId>,
     /// The pointer parameter (its input) an access reached that has no block yet.
     wanted: Option<u16>,
     /// The special registers' inputs, where the function reads one.
@@ -775,6 +811,20 @@ impl<'s> Reader<'s> {
         for slot in slots {
             widths.push(slot.width);
             inputs.push(slot);
+        }
+        // The module variables it may write, after the parameters' memory, in the order
+        // the PTX reader gives them (`memory::Layout::globals`).
+        for (name, bytes) in self.layout.globals.clone().unwrap_or_default() {
+            let base = self.own_address(&format!("the address of `@{name}`"), &f.span);
+            let shown = format!("@{name}");
+            for slot in self
+                .memory
+                .add_global(&mut self.b, &shown, base, bytes, inputs.len())
+            {
+                widths.push(slot.width);
+                inputs.push(slot);
+            }
+            self.globals_read.insert(name, base);
         }
         // A function that reads where its thread is gets every special register as an input
         // after the memory, in the order the PTX reader gives them (semfuzz_spec::launch).
@@ -1602,12 +1652,15 @@ impl<'s> Reader<'s> {
         {
             return Ok(());
         }
-        // A `constant` is read through its initializer where an operand names it.
+        // A `constant` is read through its initializer where an operand names it, a variable
+        // the function may write through its block (declared with the parameters').
         if let Some(g) = i.globals.iter().find(|g| {
-            self.module
-                .globals
-                .iter()
-                .any(|m| &m.name == *g && m.kind != "constant")
+            !self.globals_read.contains_key(*g)
+                && self
+                    .module
+                    .globals
+                    .iter()
+                    .any(|m| &m.name == *g && m.kind != "constant")
         }) {
             return Err(self.global_use(g, &i.opcode, &i.opcode_span));
         }

@@ -253,7 +253,7 @@ pub fn read_cta(
     }
     let layout = memory::Layout {
         block_bytes: cta.block_bytes,
-        aliasing: Vec::new(),
+        ..memory::Layout::default()
     };
     read_shaped(spec, module, f, unroll, Some(cta), &layout)
 }
@@ -348,7 +348,8 @@ fn read_shaped(
     cta: Option<Cta>,
     layout: &memory::Layout,
 ) -> Result<PtxFunction, Diagnostic> {
-    refuse_module_variables(module, f, cta.is_some())?;
+    let mutable = mutable_variables(module, f, layout)?;
+    refuse_module_variables(module, f, cta.is_some(), &mutable)?;
     // A block per pointer parameter some access reaches: an access through a parameter
     // without one stops the read, which starts again with it (at most once per parameter).
     // The blocks keep their size: a PTX access past the IR's reach is the PTX's fault.
@@ -357,15 +358,13 @@ fn read_shaped(
             let mut reader = Reader::new(spec, module, f, unroll);
             reader.cta = cta;
             reader.layout = layout.clone();
+            reader.mutable.clone_from(&mutable);
             let read = reader.read(blocks);
             (read, reader.wanted, 0)
         });
     read
 }
 
-/// A located `unsupported` where `f` names a module variable (`ld.global.f32 %f1, [x];`,
-/// `mov.u64 %rd1, x;`): memory other than what parameters point to is not modelled, and
-/// reading such a name as a register would blame the wrong thing.
 /// The error for an instruction whose operands fit none of its variants' signatures.
 fn no_signature_fits(i: &Instr, opcode: &str, named: &[&Variant]) -> Diagnostic {
     let signatures: Vec<String> = named.iter().map(|v| v.signature()).collect();
@@ -375,7 +374,13 @@ fn no_signature_fits(i: &Instr, opcode: &str, named: &[&Variant]) -> Diagnostic 
     )
 }
 
-fn refuse_module_variables(module: &Module, f: &Function, in_cta: bool) -> Result<(), Diagnostic> {
+/// The module variables `f`'s operands name (`ld.global.f32 %f1, [x];`, `mov.u64 %rd1, x;`),
+/// each with the instruction's opcode and the operand that names it, unless a parameter hides
+/// it.
+fn named_variables<'m>(
+    module: &'m Module,
+    f: &'m Function,
+) -> Vec<(&'m Variable, &'m str, &'m Operand)> {
     fn names(o: &Operand) -> Vec<&str> {
         match &o.kind {
             OperandKind::Name(n) | OperandKind::Address { base: n, .. } => vec![n.as_str()],
@@ -383,52 +388,101 @@ fn refuse_module_variables(module: &Module, f: &Function, in_cta: bool) -> Resul
             _ => Vec::new(),
         }
     }
-    fn walk(
-        module: &Module,
-        f: &Function,
-        body: &[Statement],
-        in_cta: bool,
-    ) -> Result<(), Diagnostic> {
+    fn walk<'m>(
+        module: &'m Module,
+        f: &'m Function,
+        body: &'m [Statement],
+        found: &mut Vec<(&'m Variable, &'m str, &'m Operand)>,
+    ) {
         for s in body {
             match s {
                 Statement::Instr(i) => {
                     for o in &i.operands {
                         let shadowed = |n: &str| f.params.iter().any(|p| p.name == n);
-                        let Some(v) = names(o).into_iter().find_map(|n| {
-                            module
+                        found.extend(names(o).into_iter().filter_map(|n| {
+                            let v = module
                                 .variables
                                 .iter()
-                                .find(|v| v.name == n && !shadowed(n))
-                        }) else {
-                            continue;
-                        };
-                        let shared = v.text.starts_with(".shared");
-                        if (shared && in_cta) || is_constant(v) {
-                            continue;
-                        }
-                        return Err(at(
-                            &o.span,
-                            format!(
-                                "unsupported: `{}` names the module variable `{}`",
-                                i.opcode, v.name
-                            ),
-                        )
-                        .with_hint(if shared {
-                            "a `.shared` variable is the CTA's: read the kernel as a CTA (`--threads N`)"
-                        } else {
-                            "semfuzz models the memory pointer parameters point to, a CTA's \
-                             `.shared` variables and initialised `.global`/`.const` variables \
-                             read as constants"
+                                .find(|v| v.name == n && !shadowed(n))?;
+                            Some((v, i.opcode.as_str(), o))
                         }));
                     }
                 }
-                Statement::Block(b, _) => walk(module, f, b, in_cta)?,
+                Statement::Block(b, _) => walk(module, f, b, found),
                 _ => {}
             }
         }
-        Ok(())
     }
-    walk(module, f, f.body.as_deref().unwrap_or_default(), in_cta)
+    let mut found = Vec::new();
+    walk(module, f, f.body.as_deref().unwrap_or_default(), &mut found);
+    found
+}
+
+/// The PTX name LLVM gives IR global `@name`: each `.` written `_$_` (NVPTX's
+/// `NVPTXAssignValidGlobalNames`).
+fn ptx_global_name(name: &str) -> String {
+    name.replace('.', "_$_")
+}
+
+/// The module variables `f` may write, each with the name its results are shown under and its
+/// bytes (docs/ambiguities.md 184): those `layout` names (the IR's globals that are not
+/// `constant`, whatever their PTX initializer says), or, with no IR, the `.global` variables
+/// without an initializer that `f` names, by name.
+fn mutable_variables(
+    module: &Module,
+    f: &Function,
+    layout: &memory::Layout,
+) -> Result<Vec<(String, String, u32)>, Diagnostic> {
+    if let Some(globals) = &layout.globals {
+        return Ok(globals
+            .iter()
+            .map(|(name, bytes)| (ptx_global_name(name), ptx_global_name(name), *bytes))
+            .collect());
+    }
+    let mut found: Vec<(String, String, u32)> = Vec::new();
+    for (v, ..) in named_variables(module, f) {
+        if !v.text.starts_with(".global") || is_constant(v) {
+            continue;
+        }
+        if found.iter().all(|(n, ..)| *n != v.name) {
+            let (_, bytes) = variable_layout(v, 0)?;
+            found.push((v.name.clone(), v.name.clone(), bytes));
+        }
+    }
+    found.sort();
+    Ok(found)
+}
+
+/// A located `unsupported` where `f` names a module variable semfuzz does not model: a
+/// `.shared` one outside a CTA, a `.const` one without an initializer, one of another state
+/// space; those in `mutable` and initialised constants are read.
+fn refuse_module_variables(
+    module: &Module,
+    f: &Function,
+    in_cta: bool,
+    mutable: &[(String, String, u32)],
+) -> Result<(), Diagnostic> {
+    for (v, opcode, o) in named_variables(module, f) {
+        let shared = v.text.starts_with(".shared");
+        if (shared && in_cta) || is_constant(v) || mutable.iter().any(|(n, ..)| *n == v.name) {
+            continue;
+        }
+        return Err(at(
+            &o.span,
+            format!(
+                "unsupported: `{opcode}` names the module variable `{}`",
+                v.name
+            ),
+        )
+        .with_hint(if shared {
+            "a `.shared` variable is the CTA's: read the kernel as a CTA (`--threads N`)"
+        } else {
+            "semfuzz models the memory pointer parameters point to, a CTA's `.shared` \
+             variables and `.global` variables, and initialised `.const` variables read as \
+             constants"
+        }));
+    }
+    Ok(())
 }
 
 /// Whether module variable `v` is one a function reads as a constant: a `.global` or
@@ -752,8 +806,12 @@ struct Reader<'s> {
     /// A CTA's `.shared` variables: one fixed block each, at the address `shared_vars` names.
     shared: Memory,
     shared_vars: HashMap<String, u64>,
-    /// The initialised `.global`/`.const` module variables read so far: their addresses.
-    constants_read: HashMap<String, ValueId>,
+    /// The module variables whose blocks are declared (the initialised `.global`/`.const`
+    /// ones read so far, every one the function may write): their addresses.
+    variables_read: HashMap<String, ValueId>,
+    /// The module variables the function may write (`mutable_variables`): each one's name,
+    /// the name its results are shown under, and its bytes.
+    mutable: Vec<(String, String, u32)>,
     /// The body's `.local` variables (llc's `__local_depot0`): their sizes in bytes.
     local_vars: HashMap<String, u32>,
     /// Each thread's block of each `.local` variable, by (thread, name): the opaque address
@@ -859,7 +917,8 @@ impl<'s> Reader<'s> {
             warp_stores_differ: None,
             shared: Memory::default(),
             shared_vars: HashMap::new(),
-            constants_read: HashMap::new(),
+            variables_read: HashMap::new(),
+            mutable: Vec::new(),
             local_vars: HashMap::new(),
             local_bases: HashMap::new(),
             shared_now: false,
@@ -961,10 +1020,21 @@ impl<'s> Reader<'s> {
             .find(|v| v.name == name && is_constant(v))
     }
 
-    /// The address of the initialised module variable `name`, its block declared where first
-    /// named (one for every thread): its initializer's bytes, read-only, at an opaque address.
-    fn constant_base(&mut self, name: &str) -> Result<ValueId, Diagnostic> {
-        if let Some(&base) = self.constants_read.get(name) {
+    /// Whether `name` is a module variable the function reads through its address (one it may
+    /// write, or an initialised constant), unless a parameter or a `.local` variable of the
+    /// function hides it.
+    fn module_variable(&self, name: &str) -> bool {
+        self.constant_variable(name).is_some()
+            || (self.variables_read.contains_key(name)
+                && !self.f.params.iter().any(|p| p.name == name)
+                && !self.local_vars.contains_key(name))
+    }
+
+    /// The address of module variable `name`: a block the function may write, declared with
+    /// its parameters' (`Reader::read`), or an initialised one's, declared where first named
+    /// (one for every thread): its initializer's bytes, read-only, at an opaque address.
+    fn variable_base(&mut self, name: &str) -> Result<ValueId, Diagnostic> {
+        if let Some(&base) = self.variables_read.get(name) {
             return Ok(base);
         }
         let v = self
@@ -974,7 +1044,7 @@ impl<'s> Reader<'s> {
         let bytes = constant_bytes(&v)?;
         let base = self.own_address(format!("the address of `{name}`"));
         self.heap.add_constant_block(&mut self.b, base, &bytes);
-        self.constants_read.insert(name.to_string(), base);
+        self.variables_read.insert(name.to_string(), base);
         Ok(base)
     }
 
@@ -1088,6 +1158,20 @@ impl<'s> Reader<'s> {
         for slot in slots {
             self.input_widths.push(slot.width);
             self.inputs.push(slot);
+        }
+        // The module variables it may write, after the parameters' memory, in the order the
+        // IR reader gives them.
+        for (name, shown, bytes) in self.mutable.clone() {
+            let base = self.own_address(format!("the address of `{name}`"));
+            let first = self.inputs.len();
+            for slot in self
+                .heap
+                .add_global(&mut self.b, &shown, base, bytes, first)
+            {
+                self.input_widths.push(slot.width);
+                self.inputs.push(slot);
+            }
+            self.variables_read.insert(name, base);
         }
         let body = f
             .body
@@ -2305,7 +2389,7 @@ impl<'s> Reader<'s> {
                     if self.f.params.iter().any(|p| p.name == *n)
                         || self.shared_vars.contains_key(n)
                         || self.local_vars.contains_key(n)
-                        || self.constant_variable(n).is_some() => {}
+                        || self.module_variable(n) => {}
                 OperandKind::Name(n) => {
                     let v = self.read_reg(n, &o.span)?;
                     kinds.insert(v.id, v.kind);
@@ -2687,9 +2771,9 @@ impl<'s> Reader<'s> {
                 let base = self.local_base(n);
                 self.fit(base, width, &o.span, n, instr)
             }
-            // `mov.b64 %rd4, table`: an initialised `.global` or `.const` variable.
-            OperandKind::Name(n) if self.constant_variable(n).is_some() => {
-                let base = self.constant_base(n)?;
+            // `mov.b64 %rd4, table`: a `.global` or `.const` variable.
+            OperandKind::Name(n) if self.module_variable(n) => {
+                let base = self.variable_base(n)?;
                 self.fit(base, width, &o.span, n, instr)
             }
             OperandKind::Name(n) => {

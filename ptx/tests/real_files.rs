@@ -114,13 +114,20 @@ fn launch_directives_and_module_variables_are_kept() {
 }
 
 #[test]
-fn a_function_using_a_module_variable_is_refused_naming_it() {
+fn module_variables_are_read_as_memory_or_refused_naming_them() {
     // An initialised `.global` is read as a constant (docs/ambiguities.md 180).
     let m = module_of(DEBUG, &fixture_text(DEBUG));
     read_function(spec(), &m, Some("uses_global")).expect("`scale` read through its initializer");
-    // One without an initializer is memory semfuzz does not model, named where it is used,
-    // through `mov` of its address as well.
-    let text = ".version 7.0\n.target sm_80\n.address_size 64\n.global .align 4 .b8 x[16];\n\
+    // One without an initializer is memory the function may write (docs/ambiguities.md 184):
+    // its bytes are inputs and results.
+    let text = ".version 7.0\n.target sm_80\n.address_size 64\n.global .align 4 .b8 x[12];\n\
+                .visible .func (.param .b32 r) f()\n{\n\t.reg .b32 %r<2>;\n\tld.global.b32 %r1, [x+8];\n\tst.param.b32 [r], %r1;\n\tret;\n}\n";
+    let f = read_function(spec(), &module_of("x.ptx", text), Some("f")).expect("read");
+    let names: Vec<&str> = f.inputs.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["[x+0..8]", "[x+8..12]"]);
+    // A `.const` without an initializer is memory semfuzz does not model, named where it is
+    // used, through `mov` of its address as well.
+    let text = ".version 7.0\n.target sm_80\n.address_size 64\n.const .align 4 .b8 x[16];\n\
                 .visible .func (.param .b64 r) f()\n{\n\t.reg .b64 %rd<2>;\n\tmov.u64 %rd1, x;\n\tst.param.b64 [r], %rd1;\n\tret;\n}\n";
     let m = module_of("mov.ptx", text);
     let e = read_function(spec(), &m, Some("f")).expect_err("refused");

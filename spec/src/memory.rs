@@ -72,11 +72,17 @@ pub struct Layout {
     /// ([`Base::Region`]); the others (none, or the IR's `noalias` parameters) have blocks of
     /// their own.
     pub aliasing: Vec<u16>,
+    /// The module variables the function may write and the bytes each holds, by the IR's
+    /// name (without `@`), ascending ([`Base::Global`]); `None` where no IR decided them (a
+    /// PTX function read alone takes the `.global` variables without an initializer it
+    /// names).
+    pub globals: Option<Vec<(String, u32)>>,
 }
 
 impl Default for Layout {
     fn default() -> Layout {
         Layout {
+            globals: None,
             block_bytes: DEFAULT_BLOCK_BYTES,
             aliasing: Vec::new(),
         }
@@ -99,13 +105,17 @@ pub enum Base {
     /// At the opaque address value `ValueId`: memory the function allocated itself (an IR
     /// `alloca`, a PTX `.local` variable; docs/ambiguities.md 179).
     Local(ValueId),
+    /// At the opaque address value `ValueId`: a module variable the function may write (an
+    /// IR `global` that is not `constant`, a PTX `.global` variable; docs/ambiguities.md
+    /// 184), which outlives the function.
+    Global(ValueId),
 }
 
-/// What an address is computed from: a pointer input or a block the function allocated.
+/// What an address is computed from: a pointer input or a block at an opaque address.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Root {
     Input(u16),
-    /// The local block with this index, at this address value.
+    /// The local block or module variable with this index, at this address value.
     Local(usize, ValueId),
 }
 
@@ -205,15 +215,8 @@ impl Memory {
         let bytes = layout.block_bytes;
         let mut slots = Vec::new();
         let mut declare = |memory: &mut Memory, base: Base, name: String, size: u32| {
-            let inputs = block_inputs(b, first + slots.len(), &name, size);
-            let no = b.konst(0, 1);
-            let mut contents = Vec::new();
-            for (slot, word) in inputs {
-                for k in 0..8 {
-                    contents.push((b.extract(word, k * 8, 8), no));
-                }
-                slots.push(slot);
-            }
+            let (inputs, contents) = initial_bytes(b, first + slots.len(), &name, size);
+            slots.extend(inputs);
             memory.blocks.push(Block {
                 base,
                 name,
@@ -233,6 +236,27 @@ impl Memory {
         for &p in pointers.iter().filter(|p| !region.contains(p)) {
             declare(self, Base::Input(p), name(p), bytes);
         }
+        slots
+    }
+
+    /// Declares the block of module variable `name` (shown as written), `bytes` bytes at the
+    /// opaque 64-bit address `base`: its initial bytes inputs numbered from `first`, none of
+    /// them poison, its final bytes results. Returns those inputs' slots.
+    pub fn add_global(
+        &mut self,
+        b: &mut Builder,
+        name: &str,
+        base: ValueId,
+        bytes: u32,
+        first: usize,
+    ) -> Vec<Slot> {
+        let (slots, contents) = initial_bytes(b, first, name, bytes);
+        self.blocks.push(Block {
+            base: Base::Global(base),
+            name: name.to_string(),
+            bytes: contents,
+            read_only: false,
+        });
         slots
     }
 
@@ -293,7 +317,7 @@ impl Memory {
             .enumerate()
             .filter_map(|(k, block)| match block.base {
                 Base::Fixed(a) => Some((k, a)),
-                Base::Input(_) | Base::Region(..) | Base::Local(_) => None,
+                Base::Input(_) | Base::Region(..) | Base::Local(_) | Base::Global(_) => None,
             })
             .collect();
         match (b.known[addr as usize], fixed.as_slice()) {
@@ -308,13 +332,14 @@ impl Memory {
         }
     }
 
-    /// The local blocks, by the value of their address.
+    /// The blocks at opaque addresses (local blocks and module variables), by the value of
+    /// their address.
     fn locals(&self) -> std::collections::HashMap<ValueId, usize> {
         self.blocks
             .iter()
             .enumerate()
             .filter_map(|(k, block)| match block.base {
-                Base::Local(v) => Some((v, k)),
+                Base::Local(v) | Base::Global(v) => Some((v, k)),
                 _ => None,
             })
             .collect()
@@ -662,8 +687,8 @@ pub fn read_with_blocks<T>(
     }
 }
 
-/// The inputs holding a block's initial `bytes` bytes (a multiple of 8: [`DEFAULT_BLOCK_BYTES`]
-/// for one thread), 64 bits each, numbered from `first` on: each with its slot (`[p+0..8]` for
+/// The inputs holding a block's initial `bytes` bytes, 8 each (the last fewer where `bytes`
+/// is no multiple of 8), numbered from `first` on: each with its slot (`[p+0..8]` for
 /// pointer `p`) and its value.
 pub fn block_inputs(
     b: &mut Builder,
@@ -671,16 +696,38 @@ pub fn block_inputs(
     pointer: &str,
     bytes: u32,
 ) -> Vec<(Slot, ValueId)> {
-    (0..bytes / 8)
+    (0..bytes.div_ceil(8))
         .map(|k| {
+            let (lo, hi) = (8 * k, (8 * k + 8).min(bytes));
+            let width = 8 * (hi - lo);
             let slot = Slot {
-                name: format!("[{pointer}+{}..{}]", 8 * k, 8 * k + 8),
-                width: 64,
+                name: format!("[{pointer}+{lo}..{hi}]"),
+                width,
                 kind: PartKind::Bits,
             };
-            (slot, b.emit(Op::Input((first + k as usize) as u16), 64))
+            (slot, b.emit(Op::Input((first + k as usize) as u16), width))
         })
         .collect()
+}
+
+/// A block's initial `bytes` bytes as inputs numbered from `first` ([`block_inputs`]): their
+/// slots, and the bytes (value, poison), none of them poison.
+fn initial_bytes(
+    b: &mut Builder,
+    first: usize,
+    name: &str,
+    bytes: u32,
+) -> (Vec<Slot>, Vec<(ValueId, ValueId)>) {
+    let no = b.konst(0, 1);
+    let mut slots = Vec::new();
+    let mut contents = Vec::new();
+    for (slot, word) in block_inputs(b, first, name, bytes) {
+        for k in 0..slot.width / 8 {
+            contents.push((b.extract(word, k * 8, 8), no));
+        }
+        slots.push(slot);
+    }
+    (slots, contents)
 }
 
 impl Memory {

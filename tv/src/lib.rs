@@ -397,24 +397,40 @@ fn memory_assumption(ir: &semfuzz_llir::IrFunction) -> String {
     let bytes = ir.layout.block_bytes;
     let align = semfuzz_spec::memory::BLOCK_ALIGN;
     let shared = &ir.overlapping;
-    if shared.is_empty() {
+    let pointers = ir.inputs.iter().any(|s| s.name.starts_with("[%"));
+    let mut parts = Vec::new();
+    if pointers && shared.is_empty() {
         let why = if ir.layout.aliasing.is_empty() {
             ""
         } else {
             " (--may-alias: no two accessed that may overlap, `noalias` ones never)"
         };
-        return format!(
-            "assuming pointer arguments distinct{why}, {bytes} bytes each, {align}-byte aligned, accesses aligned as the IR states"
-        );
+        parts.push(format!(
+            "pointer arguments distinct{why}, {bytes} bytes each, {align}-byte aligned"
+        ));
+    } else if pointers {
+        let name = |n: &u16| ir.inputs[usize::from(*n)].name.clone();
+        let names: Vec<String> = shared.iter().map(name).collect();
+        let within = u64::from(bytes) * (shared.len() as u64 - 1);
+        parts.push(format!(
+            "pointer arguments {} may overlap (--may-alias): each within {within} bytes of {}, which is {align}-byte aligned; any other distinct; blocks {bytes} bytes each",
+            names.join(", "),
+            names[0],
+        ));
     }
-    let name = |n: &u16| ir.inputs[usize::from(*n)].name.clone();
-    let names: Vec<String> = shared.iter().map(name).collect();
-    let within = u64::from(bytes) * (shared.len() as u64 - 1);
-    format!(
-        "assuming pointer arguments {} may overlap (--may-alias): each within {within} bytes of {}, which is {align}-byte aligned; any other distinct; blocks {bytes} bytes each, accesses aligned as the IR states",
-        names.join(", "),
-        names[0],
-    )
+    let globals = ir.layout.globals.as_deref().unwrap_or_default();
+    if !globals.is_empty() {
+        let named: Vec<String> = globals
+            .iter()
+            .map(|(n, b)| format!("@{n} ({b} bytes)"))
+            .collect();
+        parts.push(format!(
+            "module variables {} start with any contents",
+            named.join(", ")
+        ));
+    }
+    parts.push("accesses aligned as the IR states".into());
+    format!("assuming {}", parts.join("; "))
 }
 
 /// Validates one function at one target: reads its PTX (written into `ptx_dir`) and its IR, and

@@ -203,7 +203,7 @@ impl Reader<'_> {
 
     /// The opaque address of a block of the function's own (`memory::local_address`), a
     /// choice of the source's named `what`.
-    fn own_address(&mut self, what: &str, span: &Span) -> ValueId {
+    pub(super) fn own_address(&mut self, what: &str, span: &Span) -> ValueId {
         let any = self.any_bits(memory::LOCAL_ADDRESS_BITS);
         let free = self.choose(any, memory::LOCAL_ADDRESS_BITS, what, span);
         memory::local_address(&mut self.b, free)
@@ -217,7 +217,7 @@ impl Reader<'_> {
         name: &str,
         span: &Span,
     ) -> Result<StateValue, Diagnostic> {
-        if let Some(&base) = self.constants_read.get(name) {
+        if let Some(&base) = self.globals_read.get(name) {
             return Ok(StateValue::defined(base));
         }
         let Some(g) = self
@@ -232,7 +232,7 @@ impl Reader<'_> {
             .map_err(|why| unsupported(span, format!("the constant `@{name}`: {why}")))?;
         let base = self.own_address(&format!("the address of `@{name}`"), span);
         self.memory.add_constant_block(&mut self.b, base, &bytes);
-        self.constants_read.insert(name.to_string(), base);
+        self.globals_read.insert(name.to_string(), base);
         Ok(StateValue::defined(base))
     }
 

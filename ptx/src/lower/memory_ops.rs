@@ -23,8 +23,8 @@ impl Reader<'_> {
             return Ok(self.b.konst(address.wrapping_add(offset as u64), 64));
         }
         // `ld.global.nc.b32 %r1, [table+4]`, `ld.local.b32 %r1, [__local_depot0+4]`.
-        let own = if self.constant_variable(base).is_some() {
-            Some(self.constant_base(base)?)
+        let own = if self.module_variable(base) {
+            Some(self.variable_base(base)?)
         } else if self.local_vars.contains_key(base) {
             Some(self.local_base(base))
         } else {
