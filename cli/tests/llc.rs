@@ -248,6 +248,44 @@ fn module_variables_are_blocks_whose_contents_are_inputs_and_results() {
     all_run_lines_proved("globals.ll", 3);
 }
 
+/// `"unsafe-fp-math"="true"` (docs/ambiguities.md 185): llc-19 contracts a multiply-add and
+/// divides with `div.approx.f32` under it, which the IR alone calls counterexamples (the
+/// committed llc-19 PTX, proved against the IR by `prove`, which knows no compiler); validate-llc
+/// reads the attribute as LLVM 19 does and proves both, saying so, and LLVM 22, which ignores
+/// it, compiles the IR as written and is proved without the reading.
+#[test]
+fn unsafe_fp_math_is_read_where_the_compiler_reads_it() {
+    prove_as_expected(
+        "cli/tests/llc/unsafe-fp-math.rules",
+        "2 rules: 0 proved, 2 counterexample, 0 unknown; 0 differ",
+        2,
+    );
+    for (llc, read) in [("llc-19", true), ("llvmlite", false)] {
+        let work = tempfile::tempdir().expect("temp dir");
+        let (_, out, err) = semfuzz(&[
+            "validate-llc",
+            "cli/tests/llc/unsafe-fp-math.ll",
+            "--llc",
+            llc,
+            "--sm",
+            "sm_80",
+            "--timeout",
+            "20s",
+            "--work",
+            work.path().to_str().expect("utf-8"),
+        ]);
+        for func in ["mul_add", "divide"] {
+            assert_eq!(verdict(&out, func, "sm_80"), "proved", "{llc}: {out}{err}");
+        }
+        assert_eq!(
+            out.matches("reading \"unsafe-fp-math\"=\"true\" as llc-19")
+                .count(),
+            if read { 2 } else { 0 },
+            "{llc}: {out}"
+        );
+    }
+}
+
 /// Memory a function allocates itself (docs/ambiguities.md 179): llc 22's `.local` depots for
 /// IR `alloca`s, compiled at test time at -O2 and at -O0 (through `cvta.local`, and an offset
 /// added with `or.b64` that holds only for an aligned depot), are proved; the hand-broken

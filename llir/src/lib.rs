@@ -19,7 +19,7 @@ pub mod syntax;
 pub use licences::Licences;
 pub use lower::{
     read_function, read_function_licensed, read_function_unrolled, IrFunction, BOUNDED,
-    DEFAULT_UNROLL,
+    DEFAULT_UNROLL, UNSAFE_FP_MATH,
 };
 pub use minimal::minimal;
 pub use syntax::{parse, Module};

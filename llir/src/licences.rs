@@ -32,6 +32,12 @@ pub struct Licences {
     pub f32_division: Option<&'static str>,
     /// `-nvptx-prec-sqrtf32=0`: `llvm.sqrt.f32` may be `sqrt.approx.f32`.
     pub approximate_f32_sqrt: bool,
+    /// The compiler reads a function's `"unsafe-fp-math"="true"` as leave to contract, to
+    /// use approximate functions and reciprocals and to ignore the sign of zero in every
+    /// operation (LLVM 14 to 21's `TargetOptions::UnsafeFPMath`; LLVM 22 no longer reads it):
+    /// such a function's operations are read with `contract`, `afn`, `arcp` and `nsz`, and the
+    /// verdict says so (docs/ambiguities.md 185). Set from the compiler, not from a flag.
+    pub unsafe_fp_math_attribute: bool,
     /// The flags read, as written, for [`Licences::describe`].
     flags: Vec<String>,
 }

@@ -227,7 +227,7 @@ pub fn read_function_licensed(
             unroll,
             licences,
             licensed: false,
-            attribute_flags: attribute_flags(module, f),
+            attribute_flags: attribute_flags(module, f, licences),
             attributes_read: Vec::new(),
             first_call_input: 0,
             external_calls: HashMap::new(),
@@ -261,20 +261,40 @@ pub fn read_function_licensed(
 /// says of every operation (LLVM 22 forms `fma.rn.relu` from `fma`, `fcmp ogt`, `select` under
 /// `"no-nans-fp-math"` alone), so the IR is read with them (docs/ambiguities.md 183), and the
 /// verdict names the attribute it rested on.
-fn attribute_flags(module: &Module, f: &Function) -> Vec<(&'static str, &'static str)> {
-    const READ: [(&str, &str); 3] = [
+///
+/// Where the compiler reads `"unsafe-fp-math"="true"` ([`Licences::unsafe_fp_math_attribute`]),
+/// that attribute gives `afn`, `arcp` and `nsz` here, and `contract` through
+/// [`UNSAFE_FP_MATH`]'s check in the contraction (docs/ambiguities.md 185).
+fn attribute_flags(
+    module: &Module,
+    f: &Function,
+    licences: &Licences,
+) -> Vec<(&'static str, &'static str)> {
+    const READ: [(&str, &str); 6] = [
         ("no-nans-fp-math", "nnan"),
         ("no-infs-fp-math", "ninf"),
         ("no-signed-zeros-fp-math", "nsz"),
+        (UNSAFE_FP_MATH, "afn"),
+        (UNSAFE_FP_MATH, "arcp"),
+        (UNSAFE_FP_MATH, "nsz"),
     ];
     let attrs = function_attrs(module, f);
     READ.into_iter()
+        .filter(|(name, _)| *name != UNSAFE_FP_MATH || licences.unsafe_fp_math_attribute)
         .filter(|(name, _)| {
             attrs
                 .iter()
                 .any(|a| matches!(a, Attr::Pair(k, v) if k == name && v == "true"))
         })
         .collect()
+}
+
+/// The function attribute LLVM 14 to 21 read as leave for every unsafe transformation.
+pub const UNSAFE_FP_MATH: &str = "unsafe-fp-math";
+
+/// Whether `i` carries LangRef's `contract` (`fast` includes it).
+fn flagged_contract(i: &Instr) -> bool {
+    i.flags.iter().any(|f| f == "contract" || f == "fast")
 }
 
 /// A function's denormal modes, from `"denormal-fp-math"` and `"denormal-fp-math-f32"` (LLVM
@@ -1458,9 +1478,22 @@ impl<'s> Reader<'s> {
         }
     }
 
+    /// Records that an operation's reading rested on function attribute `a`
+    /// ([`IrFunction::attributes_read`]).
+    fn took_attribute(&mut self, a: &'static str) {
+        if !self.attributes_read.contains(&a) {
+            self.attributes_read.push(a);
+        }
+    }
+
     fn instr(&mut self, i: &Instr, modes: &Denormal) -> Result<(), Diagnostic> {
         match self.contractible(i) {
-            Some((k, product)) => self.contract(i, k, product, modes),
+            Some((k, product)) => {
+                if !(flagged_contract(i) && flagged_contract(product)) {
+                    self.took_attribute(UNSAFE_FP_MATH);
+                }
+                self.contract(i, k, product, modes)
+            }
             None => self.plain_instr(i, modes),
         }
     }
@@ -1470,7 +1503,11 @@ impl<'s> Reader<'s> {
     /// carry the flag (`fast` includes it), and so does this reader; where only one does, the
     /// IR is read as written (docs/ambiguities.md 92).
     fn contractible(&self, i: &Instr) -> Option<(usize, &'s Instr)> {
-        let licensed = |i: &Instr| i.flags.iter().any(|f| f == "contract" || f == "fast");
+        let everywhere = self
+            .attribute_flags
+            .iter()
+            .any(|(a, _)| *a == UNSAFE_FP_MATH);
+        let licensed = |i: &Instr| everywhere || flagged_contract(i);
         if !matches!(i.opcode.as_str(), "fadd" | "fsub") || !licensed(i) {
             return None;
         }
@@ -1896,12 +1933,10 @@ impl<'s> Reader<'s> {
                 }
             }
         }
-        for (attribute, g) in &self.attribute_flags {
-            if row.flags.contains(g) && !flags.contains(g) {
+        for (attribute, g) in self.attribute_flags.clone() {
+            if row.flags.contains(&g) && !flags.contains(&g) {
                 flags.push(g);
-                if !self.attributes_read.contains(attribute) {
-                    self.attributes_read.push(attribute);
-                }
+                self.took_attribute(attribute);
             }
         }
         flags.sort_by_key(|f| FLAG_ORDER.iter().position(|g| g == f).unwrap_or(usize::MAX));
@@ -2032,14 +2067,15 @@ impl<'s> Reader<'s> {
                 .map(|(v, t)| self.lane_poison(*v, t, l))
                 .collect();
             let mut outs = self.inline(variant, &args, i)?;
-            if let Some(licensed) = self.licensed_instead(&opcode, &op_elem, modes) {
-                outs[0].value = self.or_licensed(
-                    i,
-                    outs[0].value,
-                    &[licensed],
-                    &args,
-                    "a licence of llc's flags",
-                )?;
+            if let Some((licensed, by_attribute)) = self.licensed_instead(&opcode, &op_elem, modes)
+            {
+                let what = if by_attribute {
+                    self.took_attribute(UNSAFE_FP_MATH);
+                    "the approximate division \"unsafe-fp-math\" licenses"
+                } else {
+                    "a licence of llc's flags"
+                };
+                outs[0].value = self.or_licensed(i, outs[0].value, &[licensed], &args, what)?;
             }
             let from_operands = if opcode == "ir_select" {
                 // LangRef 'select': "the presence of value which would otherwise result in
@@ -2345,14 +2381,31 @@ impl<'s> Reader<'s> {
 
     /// The PTX variant a compiler flag licenses in place of IR operation `opcode` on `elem` in
     /// `modes` ([`Licences`]): `div.approx.ftz.f32` for `fdiv float` under
-    /// `-nvptx-prec-divf32=0` in preserve-sign mode. `None` where nothing is licensed, or the
-    /// mode is one the PTX instruction cannot follow (positive-zero, dynamic).
-    fn licensed_instead(&self, opcode: &str, elem: &Type, modes: &Denormal) -> Option<String> {
+    /// `-nvptx-prec-divf32=0` in preserve-sign mode, or, where no flag says otherwise, in a
+    /// function whose `"unsafe-fp-math"` the compiler reads (LLVM 14-21's NVPTX divides with
+    /// `div.approx.f32` there: docs/ambiguities.md 185); with whether that attribute is what
+    /// licenses it. `None` where nothing is licensed, or the mode is one the PTX instruction
+    /// cannot follow (positive-zero, dynamic).
+    fn licensed_instead(
+        &self,
+        opcode: &str,
+        elem: &Type,
+        modes: &Denormal,
+    ) -> Option<(String, bool)> {
         if elem != &Type::Float(FloatTy::Float) {
             return None;
         }
+        let unsafe_math = self
+            .attribute_flags
+            .iter()
+            .any(|(a, _)| *a == UNSAFE_FP_MATH);
+        let by_attribute = opcode == "ir_fdiv" && self.licences.f32_division.is_none();
         let base = match opcode {
-            "ir_fdiv" => self.licences.f32_division?,
+            "ir_fdiv" => match self.licences.f32_division {
+                Some(d) => d,
+                None if unsafe_math => "div.approx",
+                None => return None,
+            },
             "llvm_sqrt" if self.licences.approximate_f32_sqrt => "sqrt.approx",
             _ => return None,
         };
@@ -2361,7 +2414,7 @@ impl<'s> Reader<'s> {
             (Mode::PreserveSign, Mode::PreserveSign) => ".ftz",
             _ => return None,
         };
-        Some(format!("{base}{ftz}.f32"))
+        Some((format!("{base}{ftz}.f32"), by_attribute))
     }
 
     /// `own` or any result of the variants `others` on `args`: an operation whose allowed set a

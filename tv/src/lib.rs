@@ -473,7 +473,11 @@ pub fn validate(
     std::fs::write(&ptx_path, ptx_text)?;
     let text = std::fs::read_to_string(&u.ll)?;
     let unroll = opts.unroll.unwrap_or(semfuzz_llir::DEFAULT_UNROLL);
-    let licences = semfuzz_llir::Licences::from_llc_flags(&compiler.flags);
+    let mut licences = semfuzz_llir::Licences::from_llc_flags(&compiler.flags);
+    // LLVM 14-19 were measured to read the attribute (`div.approx.f32`, a contracted `fma`),
+    // LLVM 22 and trunk not; 20 and 21 are given the benefit of the doubt, which widens what
+    // the IR allows and so can only withhold a claim (docs/ambiguities.md 185).
+    licences.unsafe_fp_math_attribute = compiler.is_llvm() && compiler.major() < 22;
     let ir = match semfuzz_llir::load_licensed(
         spec,
         &u.ll.display().to_string(),
@@ -648,9 +652,12 @@ pub fn validate(
         .then(|| memory_assumption(&ir));
     // What the verdict rests on besides the IR: the licences read off the compiler's flags,
     // and the function attributes read as fast-math flags.
-    let attributes = (!ir.attributes_read.is_empty()).then(|| {
-        let named: Vec<String> = ir
-            .attributes_read
+    let (unsafe_math, flag_like): (Vec<&String>, Vec<&String>) = ir
+        .attributes_read
+        .iter()
+        .partition(|a| *a == semfuzz_llir::UNSAFE_FP_MATH);
+    let attributes = (!flag_like.is_empty()).then(|| {
+        let named: Vec<String> = flag_like
             .iter()
             .map(|a| format!("\"{a}\"=\"true\""))
             .collect();
@@ -659,11 +666,18 @@ pub fn validate(
             named.join(", ")
         )
     });
+    let unsafe_math = (!unsafe_math.is_empty()).then(|| {
+        format!(
+            "reading \"unsafe-fp-math\"=\"true\" as {} does: contract, afn, arcp and nsz on every operation, div.approx.f32 for fdiv float (docs/ambiguities.md 185)",
+            compiler.label()
+        )
+    });
     let assumed: Vec<String> = licences
         .describe()
         .filter(|_| ir.licensed)
         .into_iter()
         .chain(attributes)
+        .chain(unsafe_math)
         .chain(memory)
         .collect();
     let verdict = |kind, detail: String, counterexample| Verdict {
