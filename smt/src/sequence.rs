@@ -2117,7 +2117,7 @@ impl Posed {
                 .iter()
                 .map(|f| f.substitute(&pairs).simplify())
                 .collect();
-            let Some(abstracted) = crate::shared_work::abstract_all_work(&fixed) else {
+            let Some(abstracted) = crate::shared_work::abstract_all_work(&fixed, deadline) else {
                 return false;
             };
             let left = deadline

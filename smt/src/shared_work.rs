@@ -494,12 +494,63 @@ pub fn abstract_shared(sides: &Sides, query: &[Bool], budget: Duration) -> Optio
     changed.then_some(query)
 }
 
+/// How long the solver may take to show that a NaN's replacement is a NaN ([`nan_blind`]):
+/// the replacement does no arithmetic, so it is wiring.
+const NAN_MS: u32 = 200;
+
+/// `query` with each floating-point `ite(fp.isNaN(x), y, x)` whose `y` is a NaN at every input
+/// replaced by `x`: the same value, since the floating-point sort has one NaN. A side that
+/// picks a NaN's bits before computing on it (the target's canonical NaN of `sqrt.rn.f64`
+/// fed to `div.rn.f64`, the source's pinned one) then computes on the same term as the
+/// other, and the work both do becomes one term that [`abstract_all_work`] abstracts once.
+/// `y` must do no expensive work, so that asking whether it is always a NaN is quick; past
+/// `deadline` the rest stay as they are.
+fn nan_blind(query: &[Bool], deadline: Instant) -> Vec<Bool> {
+    let mut query = query.to_vec();
+    loop {
+        let found: Vec<(Dynamic, Dynamic)> = terms(&query)
+            .into_iter()
+            .filter_map(|(t, _)| {
+                if t.sort_kind() != SortKind::FloatingPoint || t.decl().kind() != DeclKind::Ite {
+                    return None;
+                }
+                let [c, y, x] = <[Dynamic; 3]>::try_from(t.children()).ok()?;
+                let tested = c.children();
+                let is_nan_of_x = c.kind() == AstKind::App
+                    && c.decl().kind() == DeclKind::FpaIsNan
+                    && tested.first() == Some(&x);
+                let cheap = || {
+                    terms_of(std::slice::from_ref(&y))
+                        .iter()
+                        .all(|(u, _)| !expensive(u))
+                };
+                let always_nan = || {
+                    if Instant::now() >= deadline {
+                        return None;
+                    }
+                    let not_nan = y.as_float().map(|f| f.is_nan().not())?;
+                    Some(crate::solve::z3(&[not_nan], &[], NAN_MS) == crate::solve::Answer::Proved)
+                };
+                (is_nan_of_x && cheap() && always_nan() == Some(true)).then_some((t, x))
+            })
+            .collect();
+        if found.is_empty() {
+            return query;
+        }
+        let pairs: Vec<(&Dynamic, &Dynamic)> = found.iter().map(|(a, b)| (a, b)).collect();
+        query = query.iter().map(|f| f.substitute(&pairs)).collect();
+    }
+}
+
 /// `query` with every expensive term (outside quantifiers) replaced by a fresh constant, the
 /// same term by the same constant: sound for proofs as [`abstract_shared`]'s constants are
 /// (a model of `query` is one of the result with each constant set to its term's value), and
-/// enough where the two sides do the same work once their conditions are settled. `None`
-/// where `query` has no such term.
-pub fn abstract_all_work(query: &[Bool]) -> Option<Vec<Bool>> {
+/// enough where the two sides do the same work once their conditions are settled. NaNs are
+/// made blind to their bits first ([`nan_blind`], until `deadline`). `None` where `query` has
+/// no such term.
+pub fn abstract_all_work(query: &[Bool], deadline: Instant) -> Option<Vec<Bool>> {
+    let query = nan_blind(query, deadline);
+    let query = query.as_slice();
     let work: Vec<(Dynamic, Dynamic)> = terms(query)
         .into_iter()
         .filter(|(t, _)| expensive(t))
@@ -584,6 +635,37 @@ mod tests {
         // Small work is left to the solvers.
         let small = out.eq(x.bvmul(&n));
         assert!(abstract_two(&small, &small, &[small.clone(), small.not()]).is_none());
+    }
+
+    /// `sqrt.rn.f64` then `div.rn.f64` on both sides, one side picking a NaN's bits between
+    /// them (a canonical NaN, or the input's quieted): the same value in the floating-point
+    /// sort, so with NaNs made blind the two divisions are one term and the query is proved
+    /// by structure. A side that puts a number there instead is not rewritten and not proved.
+    #[test]
+    fn a_nan_picked_between_two_operations_is_the_same_value() {
+        use crate::fpbits::fp_from_bits;
+        let (a, b, out) = (
+            BV::new_const("a", 64),
+            BV::new_const("b", 64),
+            z3::ast::Float::new_const("out", 11, 53),
+        );
+        let rne = z3::ast::RoundingMode::round_nearest_ties_to_even();
+        let (fa, fb) = (fp_from_bits(&a, 11, 53), fp_from_bits(&b, 11, 53));
+        let root = fa.sqrt_with_rounding_mode(&rne);
+        let quieted = fp_from_bits(&a.bvor(BV::from_u64(1 << 51, 64)), 11, 53);
+        let nan = z3::ast::Float::nan(&crate::fpbits::fp_sort(11, 53));
+        let picked = root.is_nan().ite(&fa.is_nan().ite(&quieted, &nan), &root);
+        let source = out.eq(root.div_with_rounding_mode(&fb, &rne));
+        let target = out.eq(picked.div_with_rounding_mode(&fb, &rne));
+        let query = [target.clone(), source.not()];
+        let soon = Instant::now() + Duration::from_secs(5);
+        let abstracted = abstract_all_work(&query, soon).expect("work");
+        assert!(unsat(&abstracted));
+        // A number in the NaN's place: another value, left as it is.
+        let other = root.is_nan().ite(&fa, &root);
+        let target = out.eq(other.div_with_rounding_mode(&fb, &rne));
+        let abstracted = abstract_all_work(&[target, source.not()], soon).expect("work");
+        assert!(!unsat(&abstracted));
     }
 
     #[test]
