@@ -1478,6 +1478,13 @@ impl<'s> Reader<'s> {
         }
     }
 
+    /// Whether this function's `"unsafe-fp-math"="true"` is read ([`attribute_flags`]).
+    fn reads_unsafe_fp_math(&self) -> bool {
+        self.attribute_flags
+            .iter()
+            .any(|(a, _)| *a == UNSAFE_FP_MATH)
+    }
+
     /// Records that an operation's reading rested on function attribute `a`
     /// ([`IrFunction::attributes_read`]).
     fn took_attribute(&mut self, a: &'static str) {
@@ -1503,10 +1510,7 @@ impl<'s> Reader<'s> {
     /// carry the flag (`fast` includes it), and so does this reader; where only one does, the
     /// IR is read as written (docs/ambiguities.md 92).
     fn contractible(&self, i: &Instr) -> Option<(usize, &'s Instr)> {
-        let everywhere = self
-            .attribute_flags
-            .iter()
-            .any(|(a, _)| *a == UNSAFE_FP_MATH);
+        let everywhere = self.reads_unsafe_fp_math();
         let licensed = |i: &Instr| everywhere || flagged_contract(i);
         if !matches!(i.opcode.as_str(), "fadd" | "fsub") || !licensed(i) {
             return None;
@@ -2395,10 +2399,7 @@ impl<'s> Reader<'s> {
         if elem != &Type::Float(FloatTy::Float) {
             return None;
         }
-        let unsafe_math = self
-            .attribute_flags
-            .iter()
-            .any(|(a, _)| *a == UNSAFE_FP_MATH);
+        let unsafe_math = self.reads_unsafe_fp_math();
         let by_attribute = opcode == "ir_fdiv" && self.licences.f32_division.is_none();
         let base = match opcode {
             "ir_fdiv" => match self.licences.f32_division {

@@ -424,29 +424,28 @@ fn ptx_global_name(name: &str) -> String {
     name.replace('.', "_$_")
 }
 
-/// The module variables `f` may write, each with the name its results are shown under and its
-/// bytes (docs/ambiguities.md 184): those `layout` names (the IR's globals that are not
+/// The module variables `f` may write, each with its PTX name and its bytes (docs/ambiguities.md 184): those `layout` names (the IR's globals that are not
 /// `constant`, whatever their PTX initializer says), or, with no IR, the `.global` variables
 /// without an initializer that `f` names, by name.
 fn mutable_variables(
     module: &Module,
     f: &Function,
     layout: &memory::Layout,
-) -> Result<Vec<(String, String, u32)>, Diagnostic> {
+) -> Result<Vec<(String, u32)>, Diagnostic> {
     if let Some(globals) = &layout.globals {
         return Ok(globals
             .iter()
-            .map(|(name, bytes)| (ptx_global_name(name), ptx_global_name(name), *bytes))
+            .map(|(name, bytes)| (ptx_global_name(name), *bytes))
             .collect());
     }
-    let mut found: Vec<(String, String, u32)> = Vec::new();
+    let mut found: Vec<(String, u32)> = Vec::new();
     for (v, ..) in named_variables(module, f) {
         if !v.text.starts_with(".global") || is_constant(v) {
             continue;
         }
         if found.iter().all(|(n, ..)| *n != v.name) {
             let (_, bytes) = variable_layout(v, 0)?;
-            found.push((v.name.clone(), v.name.clone(), bytes));
+            found.push((v.name.clone(), bytes));
         }
     }
     found.sort();
@@ -460,7 +459,7 @@ fn refuse_module_variables(
     module: &Module,
     f: &Function,
     in_cta: bool,
-    mutable: &[(String, String, u32)],
+    mutable: &[(String, u32)],
 ) -> Result<(), Diagnostic> {
     for (v, opcode, o) in named_variables(module, f) {
         let shared = v.text.starts_with(".shared");
@@ -809,9 +808,9 @@ struct Reader<'s> {
     /// The module variables whose blocks are declared (the initialised `.global`/`.const`
     /// ones read so far, every one the function may write): their addresses.
     variables_read: HashMap<String, ValueId>,
-    /// The module variables the function may write (`mutable_variables`): each one's name,
-    /// the name its results are shown under, and its bytes.
-    mutable: Vec<(String, String, u32)>,
+    /// The module variables the function may write (`mutable_variables`): each one's name
+    /// and its bytes.
+    mutable: Vec<(String, u32)>,
     /// The body's `.local` variables (llc's `__local_depot0`): their sizes in bytes.
     local_vars: HashMap<String, u32>,
     /// Each thread's block of each `.local` variable, by (thread, name): the opaque address
@@ -1161,13 +1160,10 @@ impl<'s> Reader<'s> {
         }
         // The module variables it may write, after the parameters' memory, in the order the
         // IR reader gives them.
-        for (name, shown, bytes) in self.mutable.clone() {
+        for (name, bytes) in self.mutable.clone() {
             let base = self.own_address(format!("the address of `{name}`"));
             let first = self.inputs.len();
-            for slot in self
-                .heap
-                .add_global(&mut self.b, &shown, base, bytes, first)
-            {
+            for slot in self.heap.add_global(&mut self.b, &name, base, bytes, first) {
                 self.input_widths.push(slot.width);
                 self.inputs.push(slot);
             }

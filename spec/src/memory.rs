@@ -214,28 +214,49 @@ impl Memory {
         self.region = if shared.len() > 1 { shared } else { Vec::new() };
         let bytes = layout.block_bytes;
         let mut slots = Vec::new();
-        let mut declare = |memory: &mut Memory, base: Base, name: String, size: u32| {
-            let (inputs, contents) = initial_bytes(b, first + slots.len(), &name, size);
-            slots.extend(inputs);
-            memory.blocks.push(Block {
-                base,
-                name,
-                bytes: contents,
-                read_only: false,
-            });
-        };
         if let Some(&lowest) = self.region.first() {
             // Room for each member on either side of the lowest: any overlap of their blocks,
             // and blocks side by side, happen at some input.
             let before = u64::from(bytes) * (self.region.len() as u64 - 1);
             let size = bytes * (2 * self.region.len() as u32 - 1);
             let base = Base::Region(lowest, before);
-            declare(self, base, format!("{}-{before}", name(lowest)), size);
+            let shown = format!("{}-{before}", name(lowest));
+            slots.extend(self.add_input_block(b, base, shown, size, first));
         }
         let region = self.region.clone();
         for &p in pointers.iter().filter(|p| !region.contains(p)) {
-            declare(self, Base::Input(p), name(p), bytes);
+            let at = first + slots.len();
+            slots.extend(self.add_input_block(b, Base::Input(p), name(p), bytes, at));
         }
+        slots
+    }
+
+    /// Declares a lasting block at `base` named `name`, `bytes` bytes whose initial values are
+    /// inputs numbered from `first` ([`block_inputs`]), none of them poison; returns those
+    /// inputs' slots.
+    fn add_input_block(
+        &mut self,
+        b: &mut Builder,
+        base: Base,
+        name: String,
+        bytes: u32,
+        first: usize,
+    ) -> Vec<Slot> {
+        let no = b.konst(0, 1);
+        let mut slots = Vec::new();
+        let mut contents = Vec::new();
+        for (slot, word) in block_inputs(b, first, &name, bytes) {
+            for k in 0..slot.width / 8 {
+                contents.push((b.extract(word, k * 8, 8), no));
+            }
+            slots.push(slot);
+        }
+        self.blocks.push(Block {
+            base,
+            name,
+            bytes: contents,
+            read_only: false,
+        });
         slots
     }
 
@@ -250,14 +271,7 @@ impl Memory {
         bytes: u32,
         first: usize,
     ) -> Vec<Slot> {
-        let (slots, contents) = initial_bytes(b, first, name, bytes);
-        self.blocks.push(Block {
-            base: Base::Global(base),
-            name: name.to_string(),
-            bytes: contents,
-            read_only: false,
-        });
-        slots
+        self.add_input_block(b, Base::Global(base), name.to_string(), bytes, first)
     }
 
     /// Declares a block at the fixed `address`, its initial bytes `bytes` (value, poison).
@@ -708,26 +722,6 @@ pub fn block_inputs(
             (slot, b.emit(Op::Input((first + k as usize) as u16), width))
         })
         .collect()
-}
-
-/// A block's initial `bytes` bytes as inputs numbered from `first` ([`block_inputs`]): their
-/// slots, and the bytes (value, poison), none of them poison.
-fn initial_bytes(
-    b: &mut Builder,
-    first: usize,
-    name: &str,
-    bytes: u32,
-) -> (Vec<Slot>, Vec<(ValueId, ValueId)>) {
-    let no = b.konst(0, 1);
-    let mut slots = Vec::new();
-    let mut contents = Vec::new();
-    for (slot, word) in block_inputs(b, first, name, bytes) {
-        for k in 0..slot.width / 8 {
-            contents.push((b.extract(word, k * 8, 8), no));
-        }
-        slots.push(slot);
-    }
-    (slots, contents)
 }
 
 impl Memory {
