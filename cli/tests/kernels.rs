@@ -34,6 +34,11 @@ fn semfuzz(args: &[&str]) -> (i32, String) {
     )
 }
 
+/// A rule named `name` with the precondition line `pre` (or none): `source => target`.
+fn rule(name: &str, pre: &str, source: &str, target: &str) -> String {
+    format!("name: {name}\n{pre}  {source}\n=>\n  {target}\n\n")
+}
+
 const OPERANDS: &str = "d, out, o0, o1, tid_x, tid_y, tid_z, ntid_x, ntid_y, ntid_z, ctaid_x, \
                         ctaid_y, ctaid_z, nctaid_x, nctaid_y, nctaid_z, laneid";
 
@@ -47,17 +52,13 @@ fn the_launch_bounds_the_special_registers() {
     let free = work.path().join("free.ll");
     std::fs::write(&free, text.replace("\"nvvm.reqntid\"=\"64\"", "nounwind")).expect("written");
     let ptx = fixtures().join("lane.ptx");
-    let rule = |name: &str, ll: &Path| {
-        format!(
-            "name: {name}\npre: out[3:0] == 0\n  @{}:lane/0 {OPERANDS}\n=>\n  @{}:lane/0 {OPERANDS}\n",
-            ll.display(),
-            ptx.display()
-        )
-    };
+    let side = |file: &Path| format!("@{}:lane/0 {OPERANDS}", file.display());
     let rules = work.path().join("kernel.rules");
+    let pre = "pre: out[3:0] == 0\n";
     std::fs::write(
         &rules,
-        rule("bounded", &lane) + "\n" + &rule("unbounded", &free),
+        rule("bounded", pre, &side(&lane), &side(&ptx))
+            + &rule("unbounded", pre, &side(&free), &side(&ptx)),
     )
     .expect("written");
     let (_, out) = semfuzz(&["prove", "--no-cache", rules.to_str().expect("utf-8")]);
@@ -248,6 +249,24 @@ fn triton_installed() -> bool {
     there
 }
 
+/// `validate-llc --llc triton` on the committed IR of Triton's `kernel` for `sm`.
+fn validate_with_triton(kernel: &str, sm: &str) -> (i32, String) {
+    let work = tempfile::tempdir().expect("temp dir");
+    let ll = root().join(format!("llir/fixtures/triton-3.9-{kernel}-{sm}.ll"));
+    semfuzz(&[
+        "validate-llc",
+        "--llc",
+        "triton",
+        "--sm",
+        sm,
+        "--timeout",
+        "120s",
+        "--work",
+        work.path().to_str().expect("utf-8"),
+        ll.to_str().expect("utf-8"),
+    ])
+}
+
 /// Triton's vector add (scripts/kernel-fixtures.py), its IR compiled by Triton's own LLVM
 /// trunk: the kernel's inline-asm loads and stores, its special registers and its memory as
 /// the result, IR to PTX, proved.
@@ -256,20 +275,7 @@ fn tritons_vector_add_validates_ir_to_ptx() {
     if !triton_installed() {
         return;
     }
-    let work = tempfile::tempdir().expect("temp dir");
-    let ll = root().join("llir/fixtures/triton-3.9-vector-add-sm_90.ll");
-    let (code, out) = semfuzz(&[
-        "validate-llc",
-        "--llc",
-        "triton",
-        "--sm",
-        "sm_90",
-        "--timeout",
-        "120s",
-        "--work",
-        work.path().to_str().expect("utf-8"),
-        ll.to_str().expect("utf-8"),
-    ]);
+    let (code, out) = validate_with_triton("vector-add", "sm_90");
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("vector_add sm_90: proved"), "{out}");
 }
@@ -362,4 +368,58 @@ fn prove_compares_kernels_over_a_cta() {
         out.contains("an LLVM IR function is read as one thread"),
         "{out}"
     );
+}
+
+/// Triton's elementwise kernel (scripts/kernel-fixtures.py): a masked bf16 load, `fpext` to
+/// f32, a multiply by log2(e), `ex2.approx.f32` and a round to bf16 stored under the mask.
+/// Its IR, compiled for sm_80 and for sm_90 by Triton's own LLVM, is proved with its memory
+/// as the result: the bf16 NaN the IR may store follows the one the PTX stores, and the
+/// approximation is the same function on both sides.
+#[test]
+fn tritons_exp_bf16_kernel_validates_ir_to_ptx() {
+    if !triton_installed() {
+        return;
+    }
+    for sm in ["sm_80", "sm_90"] {
+        let (code, out) = validate_with_triton("exp-bf16", sm);
+        assert_eq!(code, 0, "{out}");
+        assert!(out.contains(&format!("exp_bf16 {sm}: proved")), "{out}");
+    }
+}
+
+/// The same kernel's committed PTX (Triton's own output) stores its first output word as
+/// the IR says; with the store's predicate dropped by hand it writes where the mask is off,
+/// a confirmed counterexample at a thread past `n`.
+#[test]
+fn an_unmasked_store_in_tritons_exp_bf16_kernel_is_caught() {
+    let work = tempfile::tempdir().expect("temp dir");
+    let ll = root().join("llir/fixtures/triton-3.9-exp-bf16-sm_90.ll");
+    let ptx = root().join("ptx/fixtures/triton-3.9-exp-bf16-sm_90.ptx");
+    let text = std::fs::read_to_string(&ptx).expect("fixture");
+    let unmasked = work.path().join("unmasked.ptx");
+    let store = "@%p1 st.global.b16";
+    assert!(text.contains(store), "the fixture's masked store");
+    std::fs::write(&unmasked, text.replace(store, "st.global.b16")).expect("written");
+    let special = OPERANDS
+        .strip_prefix("d, out, o0, o1, ")
+        .expect("the special registers follow the memory");
+    let operands = format!("d, x, o, n, u, v, x0, x1, o0, o1, {special}");
+    let side = |file: &Path| format!("@{}:exp_bf16/2 {operands}", file.display());
+    let rules = work.path().join("exp.rules");
+    std::fs::write(
+        &rules,
+        rule("triton", "", &side(&ll), &side(&ptx))
+            + &rule("unmasked", "", &side(&ll), &side(&unmasked)),
+    )
+    .expect("written");
+    let (_, out) = semfuzz(&[
+        "prove",
+        "--no-cache",
+        "--timeout",
+        "60s",
+        rules.to_str().expect("utf-8"),
+    ]);
+    assert!(out.contains("triton: proved"), "{out}");
+    assert!(out.contains("unmasked: counterexample"), "{out}");
+    assert!(out.contains("confirmed"), "{out}");
 }

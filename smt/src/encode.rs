@@ -865,7 +865,7 @@ pub fn encode_vals(program: &Program, prefix: &str, ctx: &Rc<Ctx>, inputs: Vec<V
                 &format!("{prefix}{}_{j}_c", d.name),
                 &mut n,
                 &mut choices,
-                hint,
+                (hint, &Bool::from_bool(true)),
             );
             parts.push(EncodedPart {
                 result,
@@ -1300,7 +1300,7 @@ impl Encoder<'_> {
                     &format!("{}choice{k}_", self.prefix),
                     &mut 0,
                     &mut found,
-                    leaf_format(outcome),
+                    (leaf_format(outcome), &Bool::from_bool(true)),
                 );
                 self.intermediate = found;
                 v
@@ -1309,23 +1309,46 @@ impl Encoder<'_> {
     }
 
     /// The outcome tree as a value (see [`EncodedPart::term`]); leaf variables are `{name}{n}`.
+    /// `reached` is where the tree's selects lead to `o`: a leaf's choice must be allowed
+    /// there only, as elsewhere its value is not read (`ex2`'s approximation where the input
+    /// is NaN). Required everywhere, it would constrain the approximation's free function at
+    /// bits no computation reads, which can leave a source no choice a target's run needs.
     fn choice_term(
         &self,
         o: &Outcome,
         name: &str,
         n: &mut usize,
         choices: &mut Vec<Choice>,
-        hint: Option<Format>,
+        (hint, reached): (Option<Format>, &Bool),
     ) -> Val {
         match o {
             Outcome::Exact(v) => self.val(*v).clone(),
             Outcome::OneOf(vs) if vs.len() == 1 => self.val(vs[0]).clone(),
             // A known condition takes its branch alone: the other's choices are no choices.
             Outcome::Select(c, a, b) => match self.val(*c).known() {
-                Some(k) => self.choice_term(if k & 1 == 1 { a } else { b }, name, n, choices, hint),
+                Some(k) => self.choice_term(
+                    if k & 1 == 1 { a } else { b },
+                    name,
+                    n,
+                    choices,
+                    (hint, reached),
+                ),
                 None => {
-                    let a = self.choice_term(a, name, n, choices, hint);
-                    let b = self.choice_term(b, name, n, choices, hint);
+                    let taken = self.pred(*c);
+                    let a = self.choice_term(
+                        a,
+                        name,
+                        n,
+                        choices,
+                        (hint, &Bool::and(&[reached, &taken])),
+                    );
+                    let b = self.choice_term(
+                        b,
+                        name,
+                        n,
+                        choices,
+                        (hint, &Bool::and(&[reached, &taken.not()])),
+                    );
                     Val::select(self.val(*c), &a, &b, self.ctx)
                 }
             },
@@ -1355,7 +1378,7 @@ impl Encoder<'_> {
                     _ => None,
                 };
                 choices.push(Choice {
-                    allowed: self.allowed(leaf, &var, hint),
+                    allowed: reached.implies(self.allowed(leaf, &var, hint)).simplify(),
                     var: var.clone(),
                     witness,
                     nan: matches!(leaf, Outcome::AnyNan(_)),

@@ -14,7 +14,9 @@
 //! - the source's choices are existentially quantified inside the negated query: a target
 //!   value is fine when *some* choice of the source produces it. Choices of the source's last
 //!   instruction are its outcome formula over the output itself; an intermediate choice is a
-//!   variable under `exists`. The source's own operation NaNs are pinned (`NanBits::Pinned`),
+//!   variable under `exists` (first pinned to a witness, then to NaN bits learned from
+//!   candidates the source allows: [`Posed::answer`]). The source's own operation NaNs are
+//!   pinned (`NanBits::Pinned`),
 //!   which only removes source behaviours: a proof stays sound, and specs that pass the
 //!   consistency check never expose those bits anyway;
 //! - the licence to fuse: a `mul` and an `add` without rounding modifier (`Variant::fusable`,
@@ -1050,6 +1052,91 @@ struct SideTerm {
     bounded: Vec<Bool>,
 }
 
+/// The negated refinement over the source's alternatives `sides`: its intermediate choices
+/// under `exists` (`pin` is `None`), or (`Some(learned)`) every choice that has a witness
+/// pinned to it, and each NaN choice in `learned` to its witness or one of the values
+/// learned for it, case by case. Pinning only removes source behaviours (a pinned value is
+/// still checked against what the choice allows, which stays in `holds`), so the pinned query
+/// unsatisfiable is a proof.
+fn negated(common: &[Bool], sides: &[SideTerm], pin: Option<&[(BV, BV)]>) -> Vec<Bool> {
+    let mut query = common.to_vec();
+    let mut alternatives = Vec::new();
+    for s in sides {
+        let (negated, outside) = quantified(s, pin);
+        alternatives.push(negated);
+        query.extend(outside);
+    }
+    query.push(Bool::or(&alternatives).not());
+    query
+}
+
+/// A source alternative for [`negated`]: (the formula, definitions stated outside).
+fn quantified(s: &SideTerm, pin: Option<&[(BV, BV)]>) -> (Bool, Vec<Bool>) {
+    // A choice of one bit (the reader's "fused or as written" of `contract`) is its
+    // two cases, `φ(0) ∨ φ(1)`, never pinned to one nor left to a quantifier the
+    // solvers instantiate slowly; only where no definition reads it, as definitions
+    // are stated once, outside. Likewise a learned NaN's cases.
+    let read_by_no_definition = |c: &crate::encode::Choice| {
+        let other = c.var.bvnot();
+        s.definitions
+            .iter()
+            .all(|d| d.substitute(&[(&c.var, &other)]) == *d)
+    };
+    let (zero, one) = (BV::from_u64(0, 1), BV::from_u64(1, 1));
+    let (expanded, rest): (Vec<_>, Vec<_>) = s
+        .choices
+        .iter()
+        .partition(|c| c.var.get_size() == 1 && read_by_no_definition(c));
+    let learned_for = |c: &crate::encode::Choice| -> Vec<BV> {
+        pin.unwrap_or_default()
+            .iter()
+            .filter(|(var, _)| *var == c.var)
+            .map(|(_, value)| value.clone())
+            .collect()
+    };
+    let (learned, rest): (Vec<_>, Vec<_>) = rest.into_iter().partition(|c| {
+        c.nan && c.witness.is_some() && !learned_for(c).is_empty() && read_by_no_definition(c)
+    });
+    let (pinned, free): (Vec<_>, Vec<_>) = rest
+        .into_iter()
+        .partition(|c| pin.is_some() && c.witness.is_some());
+    let subst: Vec<(BV, BV)> = pinned
+        .iter()
+        .map(|c| (c.var.clone(), c.witness.clone().expect("partitioned")))
+        .collect();
+    let pairs: Vec<(&BV, &BV)> = subst.iter().map(|(a, b)| (a, b)).collect();
+    let mut holds = s.holds.substitute(&pairs);
+    let definitions: Vec<Bool> = s.definitions.iter().map(|d| d.substitute(&pairs)).collect();
+    for c in expanded {
+        holds = Bool::or(&[
+            holds.substitute(&[(&c.var, &zero)]).simplify(),
+            holds.substitute(&[(&c.var, &one)]).simplify(),
+        ]);
+    }
+    for c in learned {
+        let cases: Vec<Bool> = c
+            .witness
+            .iter()
+            .cloned()
+            .chain(learned_for(c))
+            .map(|value| holds.substitute(&[(&c.var, &value)]).simplify())
+            .collect();
+        holds = Bool::or(&cases);
+    }
+    if free.is_empty() {
+        (holds, definitions)
+    } else {
+        let mut body = definitions;
+        body.push(holds);
+        let bound: Vec<&dyn Ast> = free
+            .iter()
+            .map(|c| &c.var as &dyn Ast)
+            .chain(s.fresh_bits.iter().map(|b| b as &dyn Ast))
+            .collect();
+        (exists_const(&bound, &[], &Bool::and(&body)), Vec::new())
+    }
+}
+
 impl<'s> Query<'s> {
     /// The rule as one query per part of its output, when that is the same question: the
     /// source is one function (one alternative, one step) whose output parts depend on no
@@ -1341,12 +1428,19 @@ impl<'s> Query<'s> {
         // target's where it is the only alternative, the source's where it chooses nothing, so
         // that the terms mention only what is free in the query).
         let mut within = Vec::new();
+        let mut target_nans = Vec::new();
         let target: Vec<Bool> = self
             .target
             .iter()
             .enumerate()
             .map(|(a, steps)| {
                 let t = self.side(steps, &format!("tgt{a}_"), (NanBits::Free, to_bits), &out);
+                target_nans.extend(
+                    t.choices
+                        .iter()
+                        .filter(|c| c.nan)
+                        .map(|c| (c.var.to_string(), c.var.clone())),
+                );
                 shown.extend(t.parts);
                 if self.target.len() == 1 {
                     within.extend(t.bounded);
@@ -1363,61 +1457,9 @@ impl<'s> Query<'s> {
                 self.side(steps, &format!("src{a}_"), (NanBits::Pinned, to_bits), &out)
             })
             .collect();
-        // A source alternative as (the formula negated, definitions stated outside).
-        let quantified = |s: &SideTerm, pin: bool| -> (Bool, Vec<Bool>) {
-            // A choice of one bit (the reader's "fused or as written" of `contract`) is its
-            // two cases, `φ(0) ∨ φ(1)`, never pinned to one nor left to a quantifier the
-            // solvers instantiate slowly; only where no definition reads it, as definitions
-            // are stated once, outside.
-            let (zero, one) = (BV::from_u64(0, 1), BV::from_u64(1, 1));
-            let (expanded, rest): (Vec<_>, Vec<_>) = s.choices.iter().partition(|c| {
-                c.var.get_size() == 1
-                    && s.definitions
-                        .iter()
-                        .all(|d| d.substitute(&[(&c.var, &zero)]) == *d)
-            });
-            let (pinned, free): (Vec<_>, Vec<_>) =
-                rest.into_iter().partition(|c| pin && c.witness.is_some());
-            let subst: Vec<(BV, BV)> = pinned
-                .iter()
-                .map(|c| (c.var.clone(), c.witness.clone().expect("partitioned")))
-                .collect();
-            let pairs: Vec<(&BV, &BV)> = subst.iter().map(|(a, b)| (a, b)).collect();
-            let mut holds = s.holds.substitute(&pairs);
-            let definitions: Vec<Bool> =
-                s.definitions.iter().map(|d| d.substitute(&pairs)).collect();
-            for c in expanded {
-                holds = Bool::or(&[
-                    holds.substitute(&[(&c.var, &zero)]).simplify(),
-                    holds.substitute(&[(&c.var, &one)]).simplify(),
-                ]);
-            }
-            if free.is_empty() {
-                (holds, definitions)
-            } else {
-                let mut body = definitions;
-                body.push(holds);
-                let bound: Vec<&dyn Ast> = free
-                    .iter()
-                    .map(|c| &c.var as &dyn Ast)
-                    .chain(s.fresh_bits.iter().map(|b| b as &dyn Ast))
-                    .collect();
-                (exists_const(&bound, &[], &Bool::and(&body)), Vec::new())
-            }
-        };
-        let negated = |pin: bool| {
-            let mut query = common.clone();
-            let mut alternatives = Vec::new();
-            for s in &sides {
-                let (negated, outside) = quantified(s, pin);
-                alternatives.push(negated);
-                query.extend(outside);
-            }
-            query.push(Bool::or(&alternatives).not());
-            query
-        };
         let has_choices = sides.iter().any(|s| !s.choices.is_empty());
-        let (full, pinned) = (negated(false), has_choices.then(|| negated(true)));
+        let full = negated(&common, &sides, None);
+        let pinned = has_choices.then(|| negated(&common, &sides, Some(&[])));
         let source: Vec<Bool> = sides
             .iter()
             .flat_map(|s| s.definitions.iter().chain([&s.holds]).cloned())
@@ -1428,9 +1470,18 @@ impl<'s> Query<'s> {
                 .filter(|s| s.choices.is_empty())
                 .flat_map(|s| s.bounded.iter().cloned()),
         );
+        let nan_choices = sides
+            .iter()
+            .flat_map(|s| &s.choices)
+            .filter(|c| c.nan && c.witness.is_some())
+            .map(|c| (c.var.to_string(), c.var.clone()))
+            .collect();
         Posed {
             full,
             pinned,
+            nan_choices,
+            target_nans,
+            common,
             sides: (to_bits == ToBits::Native).then_some(crate::shared_work::Sides {
                 target,
                 source,
@@ -1447,6 +1498,7 @@ impl<'s> Query<'s> {
                     .collect::<Vec<_>>(),
             ),
             shown,
+            alternatives: sides,
         }
     }
 
@@ -2024,6 +2076,15 @@ pub struct Posed {
     /// unsatisfiable means proved, since pinning only removes source behaviours. `None` when
     /// the source makes no intermediate choice (then `full` has no quantifier either).
     pub pinned: Option<Vec<Bool>>,
+    /// The source's NaN choices that have a default, by name: the pinned query may learn
+    /// other values for them ([`Posed::answer`]).
+    nan_choices: Vec<(String, BV)>,
+    /// The target's NaN choices, by name: a source NaN may follow one.
+    target_nans: Vec<(String, BV)>,
+    /// What the query says besides the source's alternatives, and those alternatives: to pin
+    /// again with learned NaNs.
+    common: Vec<Bool>,
+    alternatives: Vec<SideTerm>,
     /// "Some choice of the source produces `out`", its choices free: with the inputs and
     /// `out` fixed to a candidate, unsatisfiable confirms the candidate.
     pub source_allows: Bool,
@@ -2131,7 +2192,11 @@ impl Posed {
     }
 
     /// Solves: the pinned query first when there is one (proved, or a candidate checked with
-    /// the inputs fixed), else or then the full query.
+    /// the inputs fixed), else or then the full query. A candidate the source allows with
+    /// other NaN bits than the pinned ones teaches the pinned query those bits (or the
+    /// target's NaN choice that had them), for at most [`LEARNING_ROUNDS`] more tries: a
+    /// source rounding to bf16 stores the NaN the target stores, which byte-compared memory
+    /// otherwise leaves to a quantifier the solvers time out on (Triton's `exp` of bf16).
     /// An `unknown` says which sub-query gave up and why (`timeout after N ms`, or the
     /// solver's own reason).
     pub fn answer(&self, timeout_ms: u32) -> Answer {
@@ -2154,35 +2219,75 @@ impl Posed {
         let Some(pinned) = &self.pinned else {
             return solve("the query", &self.full, &self.shown);
         };
-        match solve(
-            "the query with the source's choices pinned",
-            pinned,
-            &self.shown,
-        ) {
-            Answer::Counterexample(values) => {
-                let mut fixed = vec![self.source_allows.clone()];
-                for (name, c) in &self.shown {
-                    if name == "out" || name.starts_with("in_") {
-                        fixed.push(c.eq(BV::from_u64(values[name], c.get_size())));
-                    }
-                }
-                match crate::solve::z3(&fixed, &[], timeout_ms) {
-                    Answer::Proved => Answer::Counterexample(values),
-                    _ => solve(
-                        "the query with the source's choices under exists",
-                        &self.full,
-                        &self.shown,
-                    ),
+        let mut pinned = pinned.clone();
+        let mut learned: Vec<(BV, BV)> = Vec::new();
+        let mut watched = self.shown.clone();
+        watched.extend(self.target_nans.iter().cloned());
+        for _ in 0..=LEARNING_ROUNDS {
+            let mut values = match solve(
+                "the query with the source's choices pinned",
+                &pinned,
+                &watched,
+            ) {
+                Answer::Counterexample(values) => values,
+                other => return other,
+            };
+            let mut fixed = vec![self.source_allows.clone()];
+            for (name, c) in &self.shown {
+                if name == "out" || name.starts_with("in_") {
+                    fixed.push(c.eq(BV::from_u64(values[name], c.get_size())));
                 }
             }
-            other => other,
+            let target_picked: Vec<(&BV, u64)> = self
+                .target_nans
+                .iter()
+                .map(|(name, var)| (var, values[name]))
+                .collect();
+            values.retain(|name, _| self.shown.iter().any(|(n, _)| n == name));
+            match crate::solve::z3(&fixed, &self.nan_choices, timeout_ms) {
+                Answer::Proved => return Answer::Counterexample(values),
+                // The source allows the candidate with the NaNs it picked there. The bits one
+                // of the target's NaN choices took, it may follow that choice everywhere
+                // (the source's choice is made after the target's, for all of them); other
+                // bits it may pick at every input. The pinned query tries those as well
+                // before it gives the question to `exists`.
+                Answer::Counterexample(picked) => {
+                    let before = learned.len();
+                    for (name, var) in &self.nan_choices {
+                        let bits = picked[name];
+                        let value = target_picked
+                            .iter()
+                            .find(|(t, b)| t.get_size() == var.get_size() && *b == bits)
+                            .map_or_else(
+                                || BV::from_u64(bits, var.get_size()),
+                                |(t, _)| (*t).clone(),
+                            );
+                        if !learned.iter().any(|(v, b)| v == var && *b == value) {
+                            learned.push((var.clone(), value));
+                        }
+                    }
+                    if learned.len() == before {
+                        break;
+                    }
+                    pinned = negated(&self.common, &self.alternatives, Some(&learned));
+                }
+                Answer::Unknown(_) => break,
+            }
         }
+        solve(
+            "the query with the source's choices under exists",
+            &self.full,
+            &self.shown,
+        )
     }
 }
 
 /// The most time finding the work both sides share and asking the query with it abstracted
 /// get before the whole query is asked.
 const STRUCTURAL_MS: u32 = 15_000;
+/// How many times [`Posed::answer`] pins the source's NaNs again to bits the source picked
+/// at a candidate it allowed.
+const LEARNING_ROUNDS: usize = 3;
 /// How many one-bit inputs [`Posed::proved_case_by_case`] splits on (2^N cases).
 const SPLIT_INPUTS: usize = 3;
 
