@@ -2200,18 +2200,22 @@ impl Posed {
     /// An `unknown` says which sub-query gave up and why (`timeout after N ms`, or the
     /// solver's own reason).
     pub fn answer(&self, timeout_ms: u32) -> Answer {
-        let solve = |what: &str, query: &[Bool], shown: &[(String, BV)]| match crate::solve::z3(
-            query, shown, timeout_ms,
-        ) {
-            Answer::Unknown(why) => Answer::Unknown(format!(
-                "{what}: {}",
-                if why == "timeout" || why == "canceled" {
-                    format!("timeout after {timeout_ms} ms")
-                } else {
-                    format!("the solver gave up ({why})")
-                }
-            )),
-            other => other,
+        let solve_within =
+            |what: &str, query: &[Bool], shown: &[(String, BV)], ms: u32| match crate::solve::z3(
+                query, shown, ms,
+            ) {
+                Answer::Unknown(why) => Answer::Unknown(format!(
+                    "{what}: {}",
+                    if why == "timeout" || why == "canceled" {
+                        format!("timeout after {timeout_ms} ms")
+                    } else {
+                        format!("the solver gave up ({why})")
+                    }
+                )),
+                other => other,
+            };
+        let solve = |what: &str, query: &[Bool], shown: &[(String, BV)]| {
+            solve_within(what, query, shown, timeout_ms)
         };
         if self.proved_by_structure(timeout_ms) {
             return Answer::Proved;
@@ -2223,11 +2227,25 @@ impl Posed {
         let mut learned: Vec<(BV, BV)> = Vec::new();
         let mut watched = self.shown.clone();
         watched.extend(self.target_nans.iter().cloned());
+        // The pinned query's rounds share one timeout, as the single pinned query had it.
+        let deadline = Instant::now() + Duration::from_millis(u64::from(timeout_ms));
+        let left = || {
+            u32::try_from(
+                deadline
+                    .saturating_duration_since(Instant::now())
+                    .as_millis(),
+            )
+            .unwrap_or(u32::MAX)
+        };
         for _ in 0..=LEARNING_ROUNDS {
-            let mut values = match solve(
+            if left() == 0 {
+                break;
+            }
+            let mut values = match solve_within(
                 "the query with the source's choices pinned",
                 &pinned,
                 &watched,
+                left(),
             ) {
                 Answer::Counterexample(values) => values,
                 other => return other,
