@@ -275,27 +275,30 @@ fn validate_ptxas_proves_the_hmul2_ptxas_emits() {
 
 /// Issue 18 item 4: `--explain` prints each query's size (the two sides' products are one
 /// term once the negations cancel, an fma by one is a sum), and an `unknown` says which
-/// sub-query gave up and why.
+/// sub-query gave up and why. The sizes are asked at an ordinary timeout and the `unknown` at
+/// 1 ms: a proof within 1 ms depends on the machine's load.
 #[test]
 fn explain_prints_the_query_size_and_unknown_says_why() {
     let dir = tempfile::tempdir().unwrap();
-    let rules = dir.path().join("r.rules");
-    std::fs::write(
-        &rules,
+    let explain = |rules: &str, timeout: &str| {
+        let file = dir.path().join("r.rules");
+        std::fs::write(&file, rules).unwrap();
+        let (code, out, _) = prove(&[
+            file.to_str().unwrap(),
+            "--no-cache",
+            "--explain",
+            "--timeout",
+            timeout,
+        ]);
+        (code, out)
+    };
+    let (code, out) = explain(
         "name: neg-both\nexpect: proved\n  mul.rn.f32 d, a, b\n=>\n  neg.f32 t, a\n  neg.f32 u, b\n  mul.rn.f32 d, t, u\n\n\
          name: div-rz\n  div.rn.f64 d, a, b\n=>\n  div.rz.f64 d, a, b\n\n\
-         name: fma-one\n  fma.rn.f16 d, a, 0x3c00, c\n=>\n  add.rn.f16 d, a, c\n\n\
-         name: sqrt-approx\n  sqrt.approx.f32 d, a\n=>\n  sqrt.rn.f32 d, a\n",
-    )
-    .unwrap();
-    let (code, out, _) = prove(&[
-        rules.to_str().unwrap(),
-        "--no-cache",
-        "--explain",
-        "--timeout",
-        "1ms",
-    ]);
-    assert_eq!(code, 1, "{out}");
+         name: fma-one\n  fma.rn.f16 d, a, 0x3c00, c\n=>\n  add.rn.f16 d, a, c\n",
+        "10s",
+    );
+    assert_eq!(code, 0, "{out}");
     assert!(
         out.contains("    query: ")
             && out.contains("fp.mul x1;")
@@ -307,6 +310,17 @@ fn explain_prints_the_query_size_and_unknown_says_why() {
         out.contains("fma-one: proved") && out.contains("fp.add x1; bit-vector widths: 16;"),
         "{out}"
     );
+    assert!(out.contains("neg-both: proved"), "{out}");
+    // The wrong one is refuted by sample inputs before any solver, and says so.
+    assert!(
+        out.contains("div-rz: counterexample (") && out.contains(", evaluator)"),
+        "{out}"
+    );
+    let (code, out) = explain(
+        "name: sqrt-approx\n  sqrt.approx.f32 d, a\n=>\n  sqrt.rn.f32 d, a\n",
+        "1ms",
+    );
+    assert_eq!(code, 1, "{out}");
     let sqrt = out
         .lines()
         .find(|l| l.starts_with("sqrt-approx: "))
@@ -314,12 +328,6 @@ fn explain_prints_the_query_size_and_unknown_says_why() {
     assert!(
         sqrt.starts_with("sqrt-approx: unknown (z3: the query")
             && sqrt.contains(": timeout after 1 ms)"),
-        "{out}"
-    );
-    assert!(out.contains("neg-both: proved"), "{out}");
-    // The wrong one is refuted by sample inputs before any solver, and says so.
-    assert!(
-        out.contains("div-rz: counterexample (") && out.contains(", evaluator)"),
         "{out}"
     );
 }
