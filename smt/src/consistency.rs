@@ -73,6 +73,7 @@ impl fmt::Display for Inconsistency {
 pub struct Checker<'p> {
     solver: Solver,
     program: &'p Program,
+    timeout_ms: u32,
 }
 
 /// Whether every bounded leaf of `o` has its bound stated in the formulas: elsewhere an
@@ -145,7 +146,11 @@ impl<'p> Checker<'p> {
         let mut params = Params::new();
         params.set_u32("timeout", timeout_ms);
         solver.set_params(&params);
-        Checker { solver, program }
+        Checker {
+            solver,
+            program,
+            timeout_ms,
+        }
     }
 
     fn check_with(&self, extra: &[Bool]) -> SatResult {
@@ -153,7 +158,7 @@ impl<'p> Checker<'p> {
         for e in extra {
             self.solver.assert(e);
         }
-        self.solver.check()
+        crate::solve::check_within(&self.solver, self.timeout_ms)
     }
 
     /// Checks one input tuple against the evaluator's accept sets for it.
@@ -231,9 +236,9 @@ impl<'p> Checker<'p> {
                         })
                     }
                     SatResult::Unknown => {
-                        return Err(Inconsistency::Unknown(
-                            self.solver.get_reason_unknown().unwrap_or_default(),
-                        ))
+                        return Err(Inconsistency::Unknown(crate::solve::reason_unknown(
+                            &self.solver,
+                        )))
                     }
                 }
             }
@@ -249,9 +254,9 @@ impl<'p> Checker<'p> {
         let r = self.check_with(&[Bool::or(&outside)]);
         let result = match r {
             SatResult::Unsat => Ok(()),
-            SatResult::Unknown => Err(Inconsistency::Unknown(
-                self.solver.get_reason_unknown().unwrap_or_default(),
-            )),
+            SatResult::Unknown => Err(Inconsistency::Unknown(crate::solve::reason_unknown(
+                &self.solver,
+            ))),
             SatResult::Sat => {
                 let model = self.solver.get_model();
                 let mut found = Err(Inconsistency::Unknown(

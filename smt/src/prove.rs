@@ -90,9 +90,9 @@ pub fn refines(
         )
         .not(),
     );
-    Ok(match solver.check() {
+    Ok(match crate::solve::check_within(&solver, timeout_ms) {
         SatResult::Unsat => Verdict::Proved,
-        SatResult::Unknown => Verdict::Unknown(solver.get_reason_unknown().unwrap_or_default()),
+        SatResult::Unknown => Verdict::Unknown(crate::solve::reason_unknown(&solver)),
         SatResult::Sat => {
             let model = solver.get_model();
             let val = |bv: &BV| {

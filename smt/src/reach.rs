@@ -40,7 +40,7 @@ pub fn reachable(program: &Program, inputs: &[u64], results: &[u64], timeout_ms:
                 .eq(z3::ast::BV::from_u64(*bits, part.result.get_size())),
         );
     }
-    match solver.check() {
+    match crate::solve::check_within(&solver, timeout_ms) {
         // An approximation whose bound the formulas do not state (`ex2`, `rsqrt`, `lg2`) is
         // a free function there: any result of it is satisfiable, so a model proves nothing,
         // while `unsat` still holds for every function within the bound.

@@ -12,6 +12,8 @@ use crate::portfolio::{self, Solver};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 use z3::ast::{Bool, BV};
 use z3::{Params, SatResult};
@@ -272,6 +274,7 @@ pub fn solve(
         let context = z3::Context::thread_local();
         let handle = context.handle();
         let (z3_returned, z3_answered) = (AtomicBool::new(false), AtomicBool::new(false));
+        let interrupted = AtomicBool::new(false);
         std::thread::scope(|s| {
             let others = s.spawn(|| {
                 while start.elapsed() < HEAD_START && !z3_returned.load(Ordering::Relaxed) {
@@ -287,6 +290,7 @@ pub fn solve(
                         handle.interrupt();
                         std::thread::sleep(Duration::from_millis(10));
                     }
+                    interrupted.store(true, Ordering::Relaxed);
                 }
                 Some(found)
             });
@@ -299,6 +303,9 @@ pub fn solve(
                     None,
                 )))
             });
+            if interrupted.load(Ordering::Relaxed) {
+                clear_stale_interrupt();
+            }
             Ok::<_, std::io::Error>(match (z3, others) {
                 (Answer::Unknown(why), Some(others)) => match others? {
                     (Answer::Unknown(more), None) => {
@@ -389,18 +396,15 @@ pub fn z3(assertions: &[Bool], shown: &[(String, BV)], timeout_ms: u32) -> Answe
     for a in assertions {
         solver.assert(a);
     }
-    check(&solver, shown)
+    check(&solver, shown, timeout_ms)
 }
 
-/// Checks a solver holding a query; reads `shown` from the model when satisfiable.
-pub fn check(solver: &z3::Solver, shown: &[(String, BV)]) -> Answer {
-    match solver.check() {
+/// Checks a solver holding a query within `timeout_ms` ([`check_within`]); reads `shown`
+/// from the model when satisfiable.
+pub fn check(solver: &z3::Solver, shown: &[(String, BV)], timeout_ms: u32) -> Answer {
+    match check_within(solver, timeout_ms) {
         SatResult::Unsat => Answer::Proved,
-        SatResult::Unknown => Answer::Unknown(
-            solver
-                .get_reason_unknown()
-                .unwrap_or_else(|| "unknown".into()),
-        ),
+        SatResult::Unknown => Answer::Unknown(reason_unknown(solver)),
         SatResult::Sat => {
             let model = solver.get_model();
             Answer::Counterexample(
@@ -432,8 +436,63 @@ pub fn solve_text(text: &str, shown: &[(String, u32)], timeout_ms: u32) -> Answe
         .iter()
         .map(|(n, w)| (n.clone(), BV::new_const(n.as_str(), *w)))
         .collect();
-    check(&solver, &consts)
+    check(&solver, &consts, timeout_ms)
 }
+
+/// `solver.check()`, interrupted from `timeout_ms` on until it returns. Z3's own `timeout`
+/// parameter is not enough: its timer's cancellation is lost when the timer fires before the
+/// check resets the context's limit (measured: a 1 ms timeout ran for 407 s on a loaded
+/// machine, in the rewriter). The watchdog interrupts only while the check runs, and an
+/// interrupt that lands as it returns is cleared.
+pub fn check_within(solver: &z3::Solver, timeout_ms: u32) -> SatResult {
+    let context = z3::Context::thread_local();
+    let handle = context.handle();
+    let running = Mutex::new(true);
+    let interrupted = AtomicBool::new(false);
+    let (finished, done) = mpsc::channel::<()>();
+    let result = std::thread::scope(|scope| {
+        let (handle, running, interrupted) = (&handle, &running, &interrupted);
+        scope.spawn(move || {
+            let mut wait = Duration::from_millis(u64::from(timeout_ms.max(1)));
+            while done.recv_timeout(wait) == Err(RecvTimeoutError::Timeout) {
+                if *running.lock().unwrap_or_else(PoisonError::into_inner) {
+                    handle.interrupt();
+                    interrupted.store(true, Ordering::Relaxed);
+                }
+                wait = INTERRUPT_AGAIN_AFTER;
+            }
+        });
+        let result = solver.check();
+        *running.lock().unwrap_or_else(PoisonError::into_inner) = false;
+        drop(finished);
+        result
+    });
+    if interrupted.load(Ordering::Relaxed) {
+        clear_stale_interrupt();
+    }
+    result
+}
+
+/// Clears an interrupt that landed after the check it was meant for had returned: left, it
+/// cancels the context's next `simplify` and model evaluation (measured: `eval` gives
+/// nothing, `simplify` returns its term unchanged). A check resets it.
+fn clear_stale_interrupt() {
+    z3::Solver::new().check();
+}
+
+/// Why the last check of `solver` answered `unknown`: `timeout` also where it was
+/// interrupted, by [`check_within`]'s watchdog at the timeout (or by the race of [`solve`]
+/// once another solver answered, whose answer is then taken).
+pub fn reason_unknown(solver: &z3::Solver) -> String {
+    match solver.get_reason_unknown() {
+        Some(why) if why == "interrupted" => "timeout".into(),
+        Some(why) => why,
+        None => "unknown".into(),
+    }
+}
+
+/// How often [`check_within`] interrupts a check that has not returned since its timeout.
+const INTERRUPT_AGAIN_AFTER: Duration = Duration::from_millis(10);
 
 /// A cached answer and who found it; its first line is `proved by z3` or
 /// `counterexample by cvc5`, then `NAME=0xHEX` lines.

@@ -449,7 +449,7 @@ impl Query<'_> {
             solver.assert(Bool::and(&same).not());
         }
         let before = resources_used(&solver);
-        let result = solver.check();
+        let result = crate::solve::check_within(&solver, self.timeout_ms);
         let used = resources_used(&solver).saturating_sub(before);
         let model = (result == SatResult::Sat).then(|| {
             let m = solver.get_model();

@@ -119,3 +119,38 @@ fn add_rn_differs_from_add_rz() {
     );
     assert_eq!(solver.check(), SatResult::Sat);
 }
+
+/// `solve::check_within` stops a check by itself at its timeout: here Z3 has no `timeout`
+/// parameter, as when its own timer fires before the check resets the context and is lost
+/// (a 1 ms `prove` once ran 407 s so). A 32-bit multiplier against shift-and-add is an
+/// equivalence SAT solvers take minutes over. After the interrupt the context is usable: a
+/// `simplify` rewrites and a model of the next query evaluates.
+#[test]
+fn check_within_interrupts_a_check_z3s_timer_would_not() {
+    let x = BV::new_const("x", 32);
+    let y = BV::new_const("y", 32);
+    let shift_add = (0..32u32).fold(BV::from_u64(0, 32), |sum, k| {
+        let bit = y.extract(k, k).eq(BV::from_u64(1, 1));
+        sum.bvadd(bit.ite(
+            &x.bvshl(BV::from_u64(u64::from(k), 32)),
+            &BV::from_u64(0, 32),
+        ))
+    });
+    let solver = Solver::new();
+    solver.assert(x.bvmul(&y).eq(&shift_add).not());
+    let t = Instant::now();
+    let r = semfuzz_smt::solve::check_within(&solver, 200);
+    eprintln!("multiplier equivalence, 200 ms: {r:?} in {:?}", t.elapsed());
+    assert_eq!(r, SatResult::Unknown);
+    assert_eq!(semfuzz_smt::solve::reason_unknown(&solver), "timeout");
+    assert_eq!(
+        x.bvadd(BV::from_u64(0, 32)).simplify().to_string(),
+        "x",
+        "the context is no longer cancelled"
+    );
+    let next = Solver::new();
+    next.assert(x.bvmul(BV::from_u64(3, 32)).eq(BV::from_u64(9, 32)));
+    assert_eq!(next.check(), SatResult::Sat);
+    let model = next.get_model().expect("a model");
+    assert_eq!(model.eval(&x, true).and_then(|v| v.as_u64()), Some(3));
+}

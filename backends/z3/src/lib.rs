@@ -83,7 +83,7 @@ impl Backend for Z3Backend {
             let enc = encode_concrete(program, "", NanBits::Free, row);
             solver.push();
             solver.assert(enc.constraints());
-            *verdict = match solver.check() {
+            *verdict = match semfuzz_smt::solve::check_within(&solver, TIMEOUT_MS) {
                 SatResult::Sat => {
                     let model = solver.get_model().ok_or_else(|| {
                         BackendError::failed("z3", "Z3 said sat but gave no model")
