@@ -244,59 +244,52 @@ pub fn check(
         }
     };
     let file = SourceFile::new(name, text);
-    let mut ev = Evaluator::of_kind(&f.program, evaluator);
-    let mut out = vec![Accept::default(); ev.n_parts()];
+    let ev = Evaluator::of_kind(&f.program, evaluator);
     let (mut passed, mut failed) = (0usize, 0usize);
     let ran = match gpu {
         Some(device) => Some(run_on_gpu(&f, path, device, &file.text)?),
         None => None,
     };
-    for (n, raw) in file.text.lines().enumerate() {
-        let content = raw.split('#').next().unwrap_or("").trim();
-        if content.is_empty() {
-            continue;
-        }
-        let Some((who, results)) = &ran else {
-            match check_line(&f, &mut ev, &mut out, content) {
-                Ok(problems) if problems.is_empty() => {
+    // The GPU's results are appended: the line printed back is one `check-ptx` reads.
+    let lines: Vec<(usize, String)> = file
+        .text
+        .lines()
+        .enumerate()
+        .filter_map(|(n, raw)| {
+            let content = raw.split('#').next().unwrap_or("").trim();
+            match &ran {
+                _ if content.is_empty() => None,
+                None => Some((n, content.to_string())),
+                Some((_, results)) => Some((n, format!("{content} {}", results[&n]))),
+            }
+        })
+        .collect();
+    for chunk in lines.chunks(LINES_PER_ROUND) {
+        for ((n, line), problems) in chunk.iter().zip(check_lines(&f, &ev, chunk)) {
+            let who = ran.as_ref().map(|(who, _)| who);
+            match (problems, who) {
+                (Ok(problems), _) if problems.is_empty() => {
                     passed += 1;
                     if !quiet {
-                        outln!("ok");
+                        match who {
+                            Some(who) => outln!("{line}  # {who}: ok"),
+                            None => outln!("ok"),
+                        }
                     }
                 }
-                Ok(problems) => {
+                (Ok(problems), Some(who)) => {
                     failed += 1;
-                    outln!(
-                        "mismatch: line {}: {content}: {}",
-                        n + 1,
-                        problems.join("; ")
-                    );
+                    outln!("{line}  # {who}: mismatch: {}", problems.join("; "));
                 }
-                Err(mut d) => {
+                (Ok(problems), None) => {
+                    failed += 1;
+                    outln!("mismatch: line {}: {line}: {}", n + 1, problems.join("; "));
+                }
+                (Err(mut d), _) => {
                     failed += 1;
                     d.message = format!("line {}: {}", n + 1, d.message);
                     outln!("{d}");
                 }
-            }
-            continue;
-        };
-        // The GPU's results, appended: the line printed back is one `check-ptx` reads.
-        let line = format!("{content} {}", results[&n]);
-        match check_line(&f, &mut ev, &mut out, &line) {
-            Ok(problems) if problems.is_empty() => {
-                passed += 1;
-                if !quiet {
-                    outln!("{line}  # {who}: ok");
-                }
-            }
-            Ok(problems) => {
-                failed += 1;
-                outln!("{line}  # {who}: mismatch: {}", problems.join("; "));
-            }
-            Err(mut d) => {
-                failed += 1;
-                d.message = format!("line {}: {}", n + 1, d.message);
-                outln!("{d}");
             }
         }
     }
@@ -306,6 +299,45 @@ pub fn check(
     );
     Ok(failed == 0)
 }
+
+/// How many lines `check-ptx` judges between two prints of its verdicts: a CTA's row takes
+/// 0.1 ms in the interpreter, so a round is under a second and progress shows.
+const LINES_PER_ROUND: usize = 4096;
+
+/// The problems of each of `lines`, judged by as many workers as the machine has cores, each
+/// with its own sibling of `ev` (a CTA's rows are independent; the compiled code is shared).
+fn check_lines(
+    f: &PtxFunction,
+    ev: &Evaluator,
+    lines: &[(usize, String)],
+) -> Vec<Result<Vec<String>, Diagnostic>> {
+    let workers = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(lines.len().div_ceil(MIN_LINES_PER_WORKER))
+        .max(1);
+    let share = lines.len().div_ceil(workers).max(1);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = lines
+            .chunks(share)
+            .map(|part| {
+                let mut ev = ev.sibling();
+                scope.spawn(move || {
+                    let mut out = vec![Accept::default(); ev.n_parts()];
+                    part.iter()
+                        .map(|(_, line)| check_line(f, &mut ev, &mut out, line))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("a check-ptx worker does not panic"))
+            .collect()
+    })
+}
+
+/// Below this many lines a second worker costs more than it saves.
+const MIN_LINES_PER_WORKER: usize = 64;
 
 /// Runs every line's arguments through the function on the GPU `device` (`cuda` or
 /// `cuda:N`) in one launch; returns the device's name and, by line index, its results as hex

@@ -757,6 +757,43 @@ fn ptx_commands_give_the_same_answers_with_either_evaluator() {
     assert_eq!(answers[0], answers[1]);
 }
 
+/// `check-ptx` splits many lines among workers, one per core, and still prints each
+/// line's verdict in the file's order, with its own line number.
+#[test]
+fn check_ptx_judges_many_lines_in_order() {
+    let fixture = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../ptx/fixtures/llvm22-sm_70.ptx"
+    );
+    // bf16: 1 + 2 = 3 (0x4040); every third line claims 0x4041.
+    let lines: String = (1..=300)
+        .map(|n| {
+            format!(
+                "0x3f80 0x4000 {}\n",
+                if n % 3 == 0 { "0x4041" } else { "0x4040" }
+            )
+        })
+        .collect();
+    let (code, out, err) = run(&["check-ptx", fixture, "--func", "fadd_bf16"], Some(&lines));
+    assert_eq!(code, 1, "{out}{err}");
+    let heads = headlines(&out);
+    for n in 1..=300 {
+        let head = &heads[n - 1];
+        if n % 3 == 0 {
+            assert!(
+                head.starts_with(&format!("mismatch: line {n}: ")),
+                "{n}: {head}"
+            );
+        } else {
+            assert_eq!(*head, "ok", "line {n}");
+        }
+    }
+    assert!(
+        out.ends_with("200 passed, 100 failed (jit evaluator)\n"),
+        "{out}"
+    );
+}
+
 /// PTX 9.7.3: "`mul`/`sub` sequences with no rounding modifiers may be optimized to use
 /// fused-multiply-add": a function that writes them allows the unfused and the fused result
 /// (ptxas fuses them; an H200 ran libNVVM's `frem` so: docs/gpu.md), and nothing else; with

@@ -507,6 +507,15 @@ impl<'p> Evaluator<'p> {
         }
     }
 
+    /// A fresh evaluator of the same kind on the same program, sharing the compiled code:
+    /// one per worker thread, with no second compilation.
+    pub fn sibling(&self) -> Evaluator<'p> {
+        match &self.inner {
+            Inner::Interp(_) => Evaluator::interpreted(self.program),
+            Inner::Jit { code, .. } => Evaluator::compiled(self.program, Arc::clone(code)),
+        }
+    }
+
     /// Which evaluator runs.
     pub fn kind(&self) -> EvaluatorKind {
         match self.inner {
