@@ -49,6 +49,15 @@ pub struct EncodedPart {
     pub choices: Vec<Choice>,
 }
 
+/// The choices [`Encoder::choice_term`] names as it meets an outcome tree's leaves: variables
+/// `{name}{n}`, `n` counting up, each read in the format `hint`.
+struct Leaves {
+    name: String,
+    n: usize,
+    choices: Vec<Choice>,
+    hint: Option<Format>,
+}
+
 /// A nondeterministic leaf of an outcome as a fresh variable.
 #[derive(Clone, Debug)]
 pub struct Choice {
@@ -858,15 +867,14 @@ pub fn encode_vals(program: &Program, prefix: &str, ctx: &Rc<Ctx>, inputs: Vec<V
                 _ => None,
             };
             let allowed = enc.allowed(&p.outcome, &result, hint);
-            let mut choices = Vec::new();
-            let mut n = 0;
-            let term = enc.choice_term(
-                &p.outcome,
-                &format!("{prefix}{}_{j}_c", d.name),
-                &mut n,
-                &mut choices,
-                (hint, &Bool::from_bool(true)),
-            );
+            let mut leaves = Leaves {
+                name: format!("{prefix}{}_{j}_c", d.name),
+                n: 0,
+                choices: Vec::new(),
+                hint,
+            };
+            let term = enc.choice_term(&p.outcome, &mut leaves, &Bool::from_bool(true));
+            let choices = leaves.choices;
             parts.push(EncodedPart {
                 result,
                 allowed,
@@ -1294,15 +1302,14 @@ impl Encoder<'_> {
             Op::Select(c, a, b) => Val::select(self.val(*c), self.val(*a), self.val(*b), ctx),
             Op::Choose(k) => {
                 let outcome = &self.choices[*k as usize];
-                let mut found = std::mem::take(&mut self.intermediate);
-                let v = self.choice_term(
-                    outcome,
-                    &format!("{}choice{k}_", self.prefix),
-                    &mut 0,
-                    &mut found,
-                    (leaf_format(outcome), &Bool::from_bool(true)),
-                );
-                self.intermediate = found;
+                let mut leaves = Leaves {
+                    name: format!("{}choice{k}_", self.prefix),
+                    n: 0,
+                    choices: std::mem::take(&mut self.intermediate),
+                    hint: leaf_format(outcome),
+                };
+                let v = self.choice_term(outcome, &mut leaves, &Bool::from_bool(true));
+                self.intermediate = leaves.choices;
                 v
             }
         }
@@ -1313,42 +1320,17 @@ impl Encoder<'_> {
     /// there only, as elsewhere its value is not read (`ex2`'s approximation where the input
     /// is NaN). Required everywhere, it would constrain the approximation's free function at
     /// bits no computation reads, which can leave a source no choice a target's run needs.
-    fn choice_term(
-        &self,
-        o: &Outcome,
-        name: &str,
-        n: &mut usize,
-        choices: &mut Vec<Choice>,
-        (hint, reached): (Option<Format>, &Bool),
-    ) -> Val {
+    fn choice_term(&self, o: &Outcome, leaves: &mut Leaves, reached: &Bool) -> Val {
         match o {
             Outcome::Exact(v) => self.val(*v).clone(),
             Outcome::OneOf(vs) if vs.len() == 1 => self.val(vs[0]).clone(),
             // A known condition takes its branch alone: the other's choices are no choices.
             Outcome::Select(c, a, b) => match self.val(*c).known() {
-                Some(k) => self.choice_term(
-                    if k & 1 == 1 { a } else { b },
-                    name,
-                    n,
-                    choices,
-                    (hint, reached),
-                ),
+                Some(k) => self.choice_term(if k & 1 == 1 { a } else { b }, leaves, reached),
                 None => {
                     let taken = self.pred(*c);
-                    let a = self.choice_term(
-                        a,
-                        name,
-                        n,
-                        choices,
-                        (hint, &Bool::and(&[reached, &taken])),
-                    );
-                    let b = self.choice_term(
-                        b,
-                        name,
-                        n,
-                        choices,
-                        (hint, &Bool::and(&[reached, &taken.not()])),
-                    );
+                    let a = self.choice_term(a, leaves, &Bool::and(&[reached, &taken]));
+                    let b = self.choice_term(b, leaves, &Bool::and(&[reached, &taken.not()]));
                     Val::select(self.val(*c), &a, &b, self.ctx)
                 }
             },
@@ -1360,8 +1342,8 @@ impl Encoder<'_> {
                     Outcome::OneOf(vs) => self.val(vs[0]).width(),
                     _ => unreachable!("exact and select are handled above"),
                 };
-                let var = BV::new_const(format!("{name}{n}"), width);
-                *n += 1;
+                let var = BV::new_const(format!("{}{}", leaves.name, leaves.n), width);
+                leaves.n += 1;
                 let witness = match leaf {
                     Outcome::AnyNan(f) => Some(BV::from_u64(f.default_nan(), width)),
                     Outcome::OneOf(vs) => Some(self.bits(vs[0])),
@@ -1377,8 +1359,10 @@ impl Encoder<'_> {
                     }
                     _ => None,
                 };
-                choices.push(Choice {
-                    allowed: reached.implies(self.allowed(leaf, &var, hint)).simplify(),
+                leaves.choices.push(Choice {
+                    allowed: reached
+                        .implies(self.allowed(leaf, &var, leaves.hint))
+                        .simplify(),
                     var: var.clone(),
                     witness,
                     nan: matches!(leaf, Outcome::AnyNan(_)),

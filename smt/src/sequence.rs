@@ -1108,20 +1108,14 @@ fn quantified(s: &SideTerm, pin: Option<&[(BV, BV)]>) -> (Bool, Vec<Bool>) {
     let mut holds = s.holds.substitute(&pairs);
     let definitions: Vec<Bool> = s.definitions.iter().map(|d| d.substitute(&pairs)).collect();
     for c in expanded {
-        holds = Bool::or(&[
-            holds.substitute(&[(&c.var, &zero)]).simplify(),
-            holds.substitute(&[(&c.var, &one)]).simplify(),
-        ]);
+        holds = for_some_value(&holds, &c.var, [zero.clone(), one.clone()]);
     }
     for c in learned {
-        let cases: Vec<Bool> = c
-            .witness
-            .iter()
-            .cloned()
-            .chain(learned_for(c))
-            .map(|value| holds.substitute(&[(&c.var, &value)]).simplify())
-            .collect();
-        holds = Bool::or(&cases);
+        holds = for_some_value(
+            &holds,
+            &c.var,
+            c.witness.iter().cloned().chain(learned_for(c)),
+        );
     }
     if free.is_empty() {
         (holds, definitions)
@@ -1135,6 +1129,16 @@ fn quantified(s: &SideTerm, pin: Option<&[(BV, BV)]>) -> (Bool, Vec<Bool>) {
             .collect();
         (exists_const(&bound, &[], &Bool::and(&body)), Vec::new())
     }
+}
+
+/// `holds` for some value of `var` among `values`: the disjunction of its cases, each
+/// simplified with the value in place.
+fn for_some_value(holds: &Bool, var: &BV, values: impl IntoIterator<Item = BV>) -> Bool {
+    let cases: Vec<Bool> = values
+        .into_iter()
+        .map(|value| holds.substitute(&[(var, &value)]).simplify())
+        .collect();
+    Bool::or(&cases)
 }
 
 impl<'s> Query<'s> {
