@@ -264,9 +264,9 @@ pub fn check(
             }
         })
         .collect();
+    let who = ran.as_ref().map(|(who, _)| who);
     for chunk in lines.chunks(LINES_PER_ROUND) {
         for ((n, line), problems) in chunk.iter().zip(check_lines(&f, &ev, chunk)) {
-            let who = ran.as_ref().map(|(who, _)| who);
             match (problems, who) {
                 (Ok(problems), _) if problems.is_empty() => {
                     passed += 1;
